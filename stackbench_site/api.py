@@ -1,0 +1,392 @@
+"""The JSON API for CI systems and scripts (django-ninja): token authentication (Authorization: Bearer <token>,
+acting with the token's user's permissions), an OpenAPI document at /api/v1/openapi.json, and the same
+actions as the dashboard. Finding shapes reuse the file formats (Gap, ExampleResult) rather than restate them."""
+from datetime import datetime
+from typing import Annotated, Literal, Union
+
+from django.contrib.auth import get_user_model
+from django.http import FileResponse
+from django.shortcuts import get_object_or_404
+from ninja import NinjaAPI, Query, Router, Schema, Status
+from ninja.errors import HttpError
+from ninja.security import HttpBearer
+from pydantic import Field
+
+from audits.actions import RunNotStarted, do_start_audit, do_start_validation
+from audits.formats import ExampleResult as ExampleResultFormat
+from audits.models import ApiToken, ExampleResult, Gap, Problem, Run, RunKind, RunStatus, gate_problems
+from walkthroughs.formats import Gap as GapFormat
+from walkthroughs.models import Library, Walkthrough
+
+MAX_PAGE = 200
+MAX_OFFSET = 10_000_000
+# Ids are 64-bit in every database; a larger number in a URL is simply not found, never an overflow.
+Id = Annotated[int, Field(ge=1, le=2**63 - 1)]
+
+
+class TokenAuth(HttpBearer):
+    def authenticate(self, request, token):
+        user = ApiToken.authenticate(token)
+        if user is not None:
+            request.user = user
+        return user
+
+
+COMMON_RESPONSES = {
+    "401": {"description": "No token, or not a valid one",
+            "content": {"application/json": {"schema": {"type": "object", "properties": {"detail": {"type": "string"}},
+                                                        "required": ["detail"]}}}},
+    "422": {"description": "The request does not match this operation's parameters",
+            "content": {"application/json": {"schema": {"type": "object", "properties": {"detail": {"type": "array"}},
+                                                        "required": ["detail"]}}}},
+}
+
+
+class StackbenchAPI(NinjaAPI):
+    def get_openapi_schema(self, *args, **kwargs):
+        """Every operation can answer 401 (token) and 422 (invalid input); say so once for all of them."""
+        schema = super().get_openapi_schema(*args, **kwargs)
+        for operations in schema["paths"].values():
+            for operation in operations.values():
+                for status, response in COMMON_RESPONSES.items():
+                    operation.setdefault("responses", {}).setdefault(status, response)
+        return schema
+
+
+api = StackbenchAPI(title="Stackbench API", version="1", auth=TokenAuth(), docs_url=None, urls_namespace="api",
+                    description="Where a library's docs fail the people who follow them: libraries, runs, gaps and "
+                                "problems, for CI systems.")
+
+
+class Page(Schema):
+    limit: int = Field(50, ge=1, le=MAX_PAGE)
+    offset: int = Field(0, ge=0, le=MAX_OFFSET)
+
+
+class ErrorOut(Schema):
+    detail: str
+
+
+class LibraryOut(Schema):
+    id: int
+    name: str
+    pypi_name: str
+    default_version: str
+    default_backend: str
+    docs_repo: str
+    docs_folder: str
+
+
+class RunOut(Schema):
+    id: int
+    kind: str
+    status: str
+    library: str
+    library_version: str
+    walkthrough_id: str | None
+    doc_pages: list[str]
+    backend: str
+    progress_current: int
+    progress_total: int
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    duration_seconds: float | None
+    error: str
+    docs_commit: str
+    previous_run_id: int | None
+    files: list[str]
+    url: str
+
+    @staticmethod
+    def of(run: Run) -> "RunOut":
+        return RunOut(
+            id=run.pk, kind=run.kind, status=run.status, library=run.library.name, library_version=run.library_version,
+            walkthrough_id=run.walkthrough.walkthrough_id if run.walkthrough_id else None,
+            doc_pages=[page.page for page in run.doc_pages.all()], backend=run.backend,
+            progress_current=run.progress_current, progress_total=run.progress_total, created_at=run.created_at,
+            started_at=run.started_at, finished_at=run.finished_at, duration_seconds=run.duration_seconds,
+            error=run.error, docs_commit=run.docs_commit, previous_run_id=run.previous_run_id, files=run.output_files,
+            url=run.get_absolute_url(),
+        )
+
+
+class AuditRunIn(Schema):
+    kind: Literal["audit"]
+    walkthrough_id: str = Field(min_length=1, max_length=200, description="The walkthrough id (its file stem)")
+    version: str | None = Field(None, max_length=100)
+    backend: Literal["rules", "claude"] | None = None
+    timeout: int | None = Field(None, ge=1, le=3600)
+
+
+class ValidationRunIn(Schema):
+    kind: Literal["validation"]
+    library: str = Field(min_length=1, max_length=200, description="The library's name")
+    pages: list[str] | None = Field(None, description="Doc pages to validate (default: all of the library's)")
+    version: str | None = Field(None, max_length=100)
+    timeout: int | None = Field(None, ge=1, le=3600)
+
+
+StartRunIn = Annotated[Union[AuditRunIn, ValidationRunIn], Field(discriminator="kind")]
+
+
+class GapOut(GapFormat):
+    id: int
+    run_id: int
+    problem_id: int | None
+
+
+class ExampleFailureOut(ExampleResultFormat):
+    id: int
+    run_id: int
+    page: str
+    problem_id: int | None
+
+
+class ProblemOut(Schema):
+    id: int
+    kind: str
+    library: str
+    walkthrough_id: str | None
+    doc_page: str | None
+    step_number: int | None
+    step_title: str
+    example_index: int | None
+    gap_type: str
+    severity: str
+    title: str
+    first_run_id: int | None
+    last_run_id: int | None
+    first_seen_at: datetime
+    last_seen_at: datetime
+    sightings: int
+    lifecycle: str
+    triage_state: str
+    triage_reason: str
+    assignee: str | None
+    url: str
+
+    @staticmethod
+    def of(problem: Problem) -> "ProblemOut":
+        return ProblemOut(
+            id=problem.pk, kind=problem.kind, library=problem.library.name,
+            walkthrough_id=problem.walkthrough.walkthrough_id if problem.walkthrough_id else None,
+            doc_page=problem.doc_page.page if problem.doc_page_id else None, step_number=problem.step_number,
+            step_title=problem.step_title, example_index=problem.example_index, gap_type=problem.gap_type,
+            severity=problem.severity, title=problem.title, first_run_id=problem.first_run_id,
+            last_run_id=problem.last_run_id, first_seen_at=problem.first_seen_at, last_seen_at=problem.last_seen_at,
+            sightings=problem.sightings, lifecycle=problem.lifecycle, triage_state=problem.triage_state,
+            triage_reason=problem.triage_reason, assignee=problem.assignee.get_username() if problem.assignee else None,
+            url=problem.get_absolute_url(),
+        )
+
+
+class QuietingPatch(Schema):
+    triage_state: Literal["false_positive", "wont_fix"]
+    reason: str = Field(min_length=1, max_length=2000, pattern=r"\S", description="Why: required to quiet a problem")
+    assignee: str | None = Field(None, description="A username; an empty string unassigns")
+
+
+class StatePatch(Schema):
+    triage_state: Literal["open", "confirmed", "fixed"] | None = None
+    reason: str = Field("", max_length=2000)
+    assignee: str | None = Field(None, description="A username; an empty string unassigns")
+
+
+ProblemPatch = Union[QuietingPatch, StatePatch]
+
+
+class GateOut(Schema):
+    run_id: int
+    fail_on: str
+    passed: bool
+    status: str
+    problems: list[ProblemOut]
+
+
+def _require(request, permission: str):
+    if not request.user.has_perm(permission):
+        raise HttpError(403, f"your token's user lacks the {permission} permission")
+
+
+def _runs():
+    return Run.objects.select_related("library", "walkthrough").prefetch_related("doc_pages")
+
+
+def _problems():
+    return Problem.objects.select_related("library", "walkthrough", "doc_page", "assignee")
+
+
+libraries = Router(tags=["libraries"])
+runs = Router(tags=["runs"])
+findings = Router(tags=["gaps and problems"])
+
+
+@libraries.get("/", response=list[LibraryOut])
+def list_libraries(request, page: Query[Page]):
+    return list(Library.objects.all()[page.offset:page.offset + page.limit])
+
+
+@libraries.get("/{library_id}", response={200: LibraryOut, 404: ErrorOut})
+def get_library(request, library_id: Id):
+    return get_object_or_404(Library, pk=library_id)
+
+
+class RunFilter(Schema):
+    library: str | None = None
+    kind: Literal["audit", "validation"] | None = None
+    status: Literal["queued", "running", "succeeded", "failed", "cancelled"] | None = None
+
+
+@runs.get("/", response=list[RunOut])
+def list_runs(request, filters: Query[RunFilter], page: Query[Page]):
+    found = _runs().newest_first()
+    if filters.library:
+        found = found.filter(library__name__iexact=filters.library)
+    if filters.kind:
+        found = found.filter(kind=filters.kind)
+    if filters.status:
+        found = found.filter(status=filters.status)
+    return [RunOut.of(run) for run in found[page.offset:page.offset + page.limit]]
+
+
+@runs.post("/", response={201: RunOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 503: ErrorOut})
+def start_run(request, payload: StartRunIn):
+    """Start an audit (walkthrough_id) or a validation (library, optionally some pages)."""
+    _require(request, "audits.start_run")
+    options = {"timeout": payload.timeout} if payload.timeout else {}
+    try:
+        if payload.kind == RunKind.AUDIT:
+            walkthrough = get_object_or_404(Walkthrough.objects.select_related("library"), walkthrough_id=payload.walkthrough_id)
+            if payload.backend == "claude":
+                from audits.claude_auditor import claude_unavailable_reason
+
+                if claude_unavailable_reason():
+                    return Status(400, {"detail": claude_unavailable_reason()})
+            run = do_start_audit(walkthrough, user=request.user, backend=payload.backend, version=payload.version,
+                                 origin="api", options=options)
+        else:
+            library = get_object_or_404(Library, name__iexact=payload.library)
+            pages = library.doc_pages.all()
+            if payload.pages:
+                pages = pages.filter(page__in=payload.pages)
+            run = do_start_validation(library, list(pages), user=request.user, version=payload.version, origin="api",
+                                      options=options)
+    except RunNotStarted as exc:
+        status = 503 if "not reachable" in str(exc) else 400
+        return Status(status, {"detail": str(exc)})
+    return Status(201, RunOut.of(_runs().get(pk=run.pk)))
+
+
+@runs.get("/{run_id}", response={200: RunOut, 404: ErrorOut})
+def get_run(request, run_id: Id):
+    return RunOut.of(get_object_or_404(_runs(), pk=run_id))
+
+
+@runs.post("/{run_id}/cancel", response={200: RunOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut})
+def cancel_run(request, run_id: Id):
+    _require(request, "audits.start_run")
+    run = get_object_or_404(_runs(), pk=run_id)
+    if not run.request_cancel():
+        return Status(409, {"detail": f"run {run.pk} has already ended ({run.status})"})
+    return RunOut.of(run)
+
+
+@runs.get("/{run_id}/files/{path:name}", response={404: ErrorOut})
+def get_run_file(request, run_id: Id, name: str):
+    """A file the run wrote, in the format of the existing Stackbench tools."""
+    run = get_object_or_404(Run, pk=run_id)
+    path = run.output_file(name)
+    if path is None:
+        return Status(404, {"detail": f"run {run_id} has no file {name}"})
+    return FileResponse(open(path, "rb"), filename=path.name)
+
+
+@runs.get("/{run_id}/gate", response={200: GateOut, 400: ErrorOut, 404: ErrorOut})
+def gate(request, run_id: Id, fail_on: Literal["new-critical", "new-error", "new-warning", "new-info"] = "new-critical"):
+    """Passed unless the run has new or regressed problems at or above the severity (a run still going, or one
+    that failed, does not pass)."""
+    run = get_object_or_404(Run.objects.select_related("library"), pk=run_id)
+    offending = gate_problems(run, fail_on)
+    problems = [ProblemOut.of(p) for p in _problems().filter(pk__in=[p.pk for p in offending]).order_by("-rank", "pk")]
+    passed = run.status == RunStatus.SUCCEEDED and not problems
+    return GateOut(run_id=run.pk, fail_on=fail_on, passed=passed, status=run.status, problems=problems)
+
+
+class GapFilter(Schema):
+    run_id: Id | None = None
+    library: str | None = None
+    severity: Literal["critical", "warning", "info"] | None = None
+    gap_type: Literal["clarity", "prerequisite", "logical_flow", "execution_error", "completeness",
+                      "cross_reference"] | None = None
+
+
+@findings.get("/gaps", response=list[GapOut])
+def list_gaps(request, filters: Query[GapFilter], page: Query[Page]):
+    found = Gap.objects.order_by("-run_id", "step_number", "seq")
+    if filters.run_id is not None:
+        found = found.filter(run_id=filters.run_id)
+    if filters.library:
+        found = found.filter(run__library__name__iexact=filters.library)
+    if filters.severity:
+        found = found.filter(severity=filters.severity)
+    if filters.gap_type:
+        found = found.filter(gap_type=filters.gap_type)
+    return [GapOut(**gap.to_format().model_dump(), id=gap.pk, run_id=gap.run_id, problem_id=gap.problem_id)
+            for gap in found[page.offset:page.offset + page.limit]]
+
+
+@findings.get("/example-failures", response=list[ExampleFailureOut])
+def list_example_failures(request, page: Query[Page], run_id: Id | None = None):
+    found = ExampleResult.objects.failures().select_related("document").order_by("-document__run_id", "pk")
+    if run_id is not None:
+        found = found.filter(document__run_id=run_id)
+    return [ExampleFailureOut(**r.to_format().model_dump(), id=r.pk, run_id=r.document.run_id, page=r.document.page,
+                              problem_id=r.problem_id) for r in found[page.offset:page.offset + page.limit]]
+
+
+class ProblemFilter(Schema):
+    library: str | None = None
+    kind: Literal["audit", "validation"] | None = None
+    triage_state: Literal["open", "confirmed", "false_positive", "wont_fix", "fixed"] | None = None
+    lifecycle: Literal["new", "ongoing", "fixed", "regressed"] | None = None
+    severity: Literal["critical", "warning", "info", "error"] | None = None
+
+
+@findings.get("/problems", response=list[ProblemOut])
+def list_problems(request, filters: Query[ProblemFilter], page: Query[Page]):
+    found = _problems().order_by("-rank", "-last_seen_at", "pk")
+    for field in ("kind", "triage_state", "lifecycle", "severity"):
+        if getattr(filters, field):
+            found = found.filter(**{field: getattr(filters, field)})
+    if filters.library:
+        found = found.filter(library__name__iexact=filters.library)
+    return [ProblemOut.of(problem) for problem in found[page.offset:page.offset + page.limit]]
+
+
+@findings.get("/problems/{problem_id}", response={200: ProblemOut, 404: ErrorOut})
+def get_problem(request, problem_id: Id):
+    return ProblemOut.of(get_object_or_404(_problems(), pk=problem_id))
+
+
+@findings.patch("/problems/{problem_id}", response={200: ProblemOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut})
+def change_problem(request, problem_id: Id, payload: ProblemPatch):
+    """Triage a problem: its state (false_positive and wont_fix need a reason) and its assignee."""
+    _require(request, "audits.triage_problem")
+    problem = get_object_or_404(_problems(), pk=problem_id)
+    if payload.triage_state:
+        try:
+            problem.set_state(request.user, payload.triage_state, payload.reason)
+        except ValueError as exc:
+            return Status(400, {"detail": str(exc)})
+    if payload.assignee is not None:
+        person = get_user_model().objects.filter(username=payload.assignee, is_active=True).first() if payload.assignee else None
+        if payload.assignee and person is None:
+            return Status(404, {"detail": f"there is no user {payload.assignee!r}"})
+        problem.assign(request.user, person)
+    return ProblemOut.of(_problems().get(pk=problem.pk))
+
+
+api.add_router("/libraries", libraries)
+api.add_router("/runs", runs)
+api.add_router("/", findings)

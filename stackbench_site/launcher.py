@@ -1,0 +1,128 @@
+"""`stackbench up`: everything a newcomer needs in one process tree: migrations, sample data, an admin login,
+the web server (gunicorn) and a Celery worker. Ctrl-C stops both."""
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from stackbench_site.env import envint
+
+ADMIN_USERNAME = "admin"
+
+
+def worker_command(concurrency: int, queues: str = "celery", beat: bool = False) -> list[str]:
+    """A Celery worker; with beat, it also runs the periodic recovery of runs whose worker died (one worker of a
+    deployment should)."""
+    command = [
+        sys.executable, "-m", "celery", "-A", "stackbench_site", "worker",
+        "--loglevel", "INFO", "--concurrency", str(concurrency), "--queues", queues,
+        "--hostname", f"stackbench-{secrets.token_hex(3)}@%h",
+    ]
+    if beat:
+        command += ["--beat", "--schedule", str(settings.VAR_DIR / "celerybeat-schedule")]
+    return command
+
+
+def web_command(host: str, port: int) -> list[str]:
+    # One process more than cores keeps both busy while a request waits on the database; threads absorb the
+    # rest. Keep-alive outlasts a person's pause between clicks, so connections are not closed under them.
+    workers = envint("STACKBENCH_WEB_PROCESSES", (os.cpu_count() or 1) + 1)
+    return [
+        sys.executable, "-m", "gunicorn", "stackbench_site.wsgi:application",
+        "--bind", f"{host}:{port}", "--workers", str(workers), "--threads", "4", "--timeout", "60",
+        "--keep-alive", "5", "--access-logfile", "-",
+    ]
+
+
+def ensure_admin() -> str:
+    """Create the admin user once with a generated password kept in var/ (readable only by its owner)."""
+    password_file = settings.VAR_DIR / "admin_password.txt"
+    users = get_user_model().objects
+    if not users.filter(username=ADMIN_USERNAME).exists():
+        password = secrets.token_urlsafe(12)
+        users.create_superuser(ADMIN_USERNAME, "admin@localhost", password)
+        password_file.write_text(password + "\n")
+        password_file.chmod(0o600)
+    if password_file.exists():
+        return password_file.read_text().strip()
+    return "(set earlier; reset it with: .venv/bin/python manage.py changepassword admin)"
+
+
+def load_sample_data() -> bool:
+    """Import the sample walkthrough and doc pages once. True when they were new."""
+    from audits.importing import import_paths
+    from walkthroughs.models import Walkthrough
+
+    if Walkthrough.objects.filter(walkthrough_id="wt_kv_quickstart").exists():
+        return False
+    sample = settings.SHARED_FIXTURES_DIR
+    import_paths([sample / "walkthroughs" / "wt_kv_quickstart.json"], library_name="sqlite3")
+    import_paths([sample / "extraction"])
+    return True
+
+
+def present_sample_walkthrough():
+    """Build the sample repository the Symposium walkthrough talks about, and present it."""
+    from walkthroughs.models import PresentedWalkthrough
+
+    repo = settings.VAR_DIR / "repos" / "symposium-demo"
+    if not repo.exists():
+        repo.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["bash", str(settings.SHARED_FIXTURES_DIR / "symposium" / "make_repo.sh"), str(repo)],
+                       check=True, capture_output=True, timeout=60)
+    source = (settings.SHARED_FIXTURES_DIR / "symposium" / "review.walkthrough.json").read_text()
+    PresentedWalkthrough.present(source, str(repo))
+
+
+def queue_sample_runs():
+    from audits.actions import do_start_audit, do_start_validation
+    from walkthroughs.models import Library, Walkthrough
+
+    walkthrough = Walkthrough.objects.get(walkthrough_id="wt_kv_quickstart")
+    do_start_audit(walkthrough, user=None, origin="sample")
+    for library in Library.objects.filter(doc_pages__isnull=False).distinct():
+        do_start_validation(library, list(library.doc_pages.all()), user=None, origin="sample")
+
+
+def _stop(signum, frame):
+    # SIGTERM ends `up` like Ctrl-C, so the web app and the worker are stopped too.
+    raise KeyboardInterrupt
+
+
+def run_everything(host: str, port: int, workers: int, sample_data: bool) -> int:
+    call_command("migrate", interactive=False, verbosity=0)
+    password = ensure_admin()
+    if sample_data and load_sample_data():
+        present_sample_walkthrough()
+        queue_sample_runs()
+    children = [
+        subprocess.Popen(worker_command(workers, beat=True)),
+        subprocess.Popen(web_command(host, port)),
+    ]
+    signal.signal(signal.SIGTERM, _stop)
+    url = f"http://{host}:{port}/"
+    print(f"\n  Stackbench is running at {url}\n  Log in as {ADMIN_USERNAME} / {password}\n"
+          f"  (password kept in {settings.VAR_DIR / 'admin_password.txt'}). Ctrl-C stops the web app and the worker.\n",
+          flush=True)
+    try:
+        while all(child.poll() is None for child in children):
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+        for child in children:
+            try:
+                child.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                child.kill()
+    failed = [child for child in children if child.returncode not in (0, -signal.SIGTERM, None)]
+    return 1 if failed else 0

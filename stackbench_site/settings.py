@@ -1,0 +1,174 @@
+"""Django settings. Every knob comes from the environment (see README "Configuration").
+
+With no environment at all, Stackbench runs embedded: SQLite and Celery's filesystem broker under var/.
+DATABASE_URL and CELERY_BROKER_URL switch to PostgreSQL and Redis.
+"""
+import secrets
+from pathlib import Path
+
+import dj_database_url
+
+from stackbench_site.env import envbool, envint, envlist, envstr
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(envstr("STACKBENCH_VAR", str(BASE_DIR / "var"))).resolve()
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+RUNS_DIR = VAR_DIR / "runs"
+SHARED_FIXTURES_DIR = BASE_DIR / "sample_data"
+
+
+def _secret_key():
+    """A key from the environment, or one generated once and kept in var/ for local use."""
+    configured = envstr("SECRET_KEY")
+    if configured:
+        return configured
+    key_file = VAR_DIR / "secret_key"
+    if not key_file.exists():
+        key_file.write_text(secrets.token_urlsafe(50))
+        key_file.chmod(0o600)
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = envbool("DEBUG", False)
+ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "django_celery_results",
+    "walkthroughs",
+    "audits",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+    "stackbench_site.middleware.SecurityHeadersMiddleware",
+    "stackbench_site.middleware.DatabaseUnavailableMiddleware",
+]
+
+ROOT_URLCONF = "stackbench_site.urls"
+WSGI_APPLICATION = "stackbench_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASE_URL = envstr("DATABASE_URL", f"sqlite:///{VAR_DIR / 'stackbench.sqlite3'}")
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # WAL and IMMEDIATE transactions let the web app and the worker write the same file without
+    # "database is locked" errors.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 30,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+elif DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    # The pages' correlated counts look expensive to the planner, so PostgreSQL would JIT-compile them: tens of
+    # milliseconds of compiling for a query that runs in two.
+    DATABASES["default"].setdefault("OPTIONS", {})["options"] = "-c jit=off"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = envstr("TIME_ZONE", "UTC")
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = VAR_DIR / "staticfiles"
+STATIC_ROOT.mkdir(exist_ok=True)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = False
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+
+# Uploads: a walkthrough export or a results file is small; a folder of them is a few dozen files.
+DATA_UPLOAD_MAX_MEMORY_SIZE = envint("STACKBENCH_UPLOAD_MAX_BYTES", 10 * 1024 * 1024)
+FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+STACKBENCH_UPLOAD_MAX_BYTES = DATA_UPLOAD_MAX_MEMORY_SIZE
+# Django stops parsing at this count, so an oversized upload is never read into memory (errors.bad_request).
+DATA_UPLOAD_MAX_NUMBER_FILES = envint("STACKBENCH_UPLOAD_MAX_FILES", 50)
+
+# Celery. The embedded default is the filesystem broker: it crosses processes and needs no server.
+BROKER_DIR = VAR_DIR / "broker"
+CELERY_BROKER_URL = envstr("CELERY_BROKER_URL", "filesystem://localhost//")
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    for folder in ("data", "control"):
+        (BROKER_DIR / folder).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(BROKER_DIR / "data"),
+        "data_folder_out": str(BROKER_DIR / "data"),
+        "control_folder": str(BROKER_DIR / "control"),
+    }
+else:
+    CELERY_BROKER_TRANSPORT_OPTIONS = {}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_RESULT_BACKEND = "django-db"
+CELERY_RESULT_EXTENDED = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ALWAYS_EAGER = False
+
+# Presented (Symposium) walkthroughs may show files of repositories under these folders, and of every
+# library's docs repository.
+STACKBENCH_REPO_ROOTS = envlist("STACKBENCH_REPO_ROOTS", [str(VAR_DIR / "repos")])
+STACKBENCH_BASE_URL = envstr("STACKBENCH_BASE_URL", "http://127.0.0.1:8000")
+
+# Runs: a worker reports every second while it runs one; silent this long, it is taken for dead and the run is
+# queued again once (then failed). The check runs every minute (celery beat) and when a worker starts.
+STACKBENCH_RUN_STALE_SECONDS = envint("STACKBENCH_RUN_STALE_SECONDS", 120)
+CELERY_BEAT_SCHEDULE = {
+    "recover-stale-runs": {"task": "audits.tasks.recover_stale_runs_task", "schedule": 60.0},
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "WARNING")},
+}
