@@ -1,0 +1,125 @@
+"""The walkthrough file family of formats.md: the walkthrough export, and the gap and session files the
+MCP step server writes. Field names are exact; files from the existing tool chain load unchanged."""
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+GapType = Literal["clarity", "prerequisite", "logical_flow", "execution_error", "completeness", "cross_reference"]
+Severity = Literal["critical", "warning", "info"]
+GAP_TYPES: tuple[str, ...] = get_args(GapType)
+SEVERITIES: tuple[str, ...] = get_args(Severity)
+
+
+def _as_utc(value: datetime) -> datetime:
+    # The existing tools write naive local timestamps (datetime.now().isoformat()); read them as UTC.
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
+
+
+Timestamp = Annotated[datetime, AfterValidator(_as_utc)]
+
+# Names, versions and titles are stored in bounded columns: a longer one is a malformed file, refused by field.
+NAME_MAX = 200
+ShortText = Annotated[str, Field(max_length=100)]
+Name = Annotated[str, Field(max_length=NAME_MAX)]
+Label = Annotated[str, Field(max_length=500)]
+
+
+def _file_stem(value: str) -> str:
+    # Walkthrough ids name files (<id>_session.json, <id>_audit.json).
+    if any(character in value for character in "/\\\0") or value in (".", ".."):
+        raise ValueError("a walkthrough id cannot contain a path separator or NUL, nor be . or ..")
+    return value
+
+
+WalkthroughId = Annotated[str, Field(min_length=1, max_length=NAME_MAX), AfterValidator(_file_stem)]
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class _Lenient(BaseModel):
+    # Files from other tools carry extra keys we do not use; keep reading them.
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class ContentFields(_Lenient):
+    version: str = "v1"
+    contentForUser: str = ""
+    contextForAgent: str = ""
+    operationsForAgent: str = ""
+    introductionForAgent: str = ""
+
+
+class ExportStep(_Lenient):
+    title: Label = Field(min_length=1)
+    displayOrder: int
+    createdAt: int | None = None
+    updatedAt: int | None = None
+    metadata: dict[str, Any] | None = None
+    nextStepReference: int | None = None
+    contentFields: ContentFields
+
+
+class WalkthroughInfo(_Lenient):
+    title: Label = Field(min_length=1)
+    description: str = ""
+    type: ShortText = ""
+    status: ShortText = ""
+    createdAt: int | None = None
+    updatedAt: int | None = None
+    estimatedDurationMinutes: int | None = None
+    tags: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] | None = None
+
+
+class WalkthroughExport(_Lenient):
+    version: str = "1.0"
+    exportedAt: str | None = None
+    walkthrough: WalkthroughInfo
+    steps: list[ExportStep] = Field(min_length=1)
+    metadata: dict[str, Any] | None = None
+
+    def ordered_steps(self) -> list[ExportStep]:
+        """Steps by displayOrder; real files number from 0 or from 1, so position is what counts."""
+        return sorted(self.steps, key=lambda step: step.displayOrder)
+
+    @property
+    def original_doc_path(self) -> str:
+        return str((self.metadata or {}).get("originalDocPath") or "")
+
+
+class Gap(_Lenient):
+    step_number: int = Field(ge=0)
+    step_title: Label = ""
+    gap_type: GapType
+    severity: Severity
+    description: str = Field(min_length=1)
+    suggested_fix: str | None = None
+    context: str | None = None
+    timestamp: Timestamp = Field(default_factory=utcnow)
+
+
+class Session(_Lenient):
+    walkthrough_id: WalkthroughId | Literal[""] = ""
+    walkthrough_path: str
+    current_step: int = Field(ge=0)
+    total_steps: int = Field(default=0, ge=0)
+    completed_steps: int = Field(default=0, ge=0)
+    is_complete: bool = False
+    gaps: list[Gap] = Field(default_factory=list)
+    session_started: Timestamp
+    last_updated: Timestamp | None = None
+
+
+def walkthrough_id_for(path: Path | str) -> str:
+    """The walkthrough id is the file stem: wt_ab12cd34.json -> wt_ab12cd34."""
+    return Path(path).stem
+
+
+def session_path_for(walkthrough_path: Path | str, output_dir: Path | str | None = None) -> Path:
+    walkthrough_path = Path(walkthrough_path)
+    folder = Path(output_dir) if output_dir else walkthrough_path.parent
+    return folder / f"{walkthrough_path.stem}_session.json"

@@ -1,0 +1,53 @@
+import re
+
+from django import forms
+from django.conf import settings
+
+from walkthroughs.gitdiff import is_repository
+from walkthroughs.models import Library
+
+
+class PresentForm(forms.Form):
+    walkthrough = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 12}),
+                                  help_text="The walkthrough as JSON, or in its markdown form.")
+    file = forms.FileField(required=False, help_text="Or upload it (.json or .md).")
+    repo_path = forms.CharField(max_length=500, label="Repository",
+                                help_text="The git repository its comments and diffs refer to (a library's docs "
+                                          "repository or a folder under STACKBENCH_REPO_ROOTS).")
+    library = forms.ModelChoiceField(queryset=Library.objects.all(), required=False)
+
+    def clean(self):
+        cleaned = super().clean()
+        upload = cleaned.get("file")
+        if upload and upload.size > settings.STACKBENCH_UPLOAD_MAX_BYTES:
+            raise forms.ValidationError(f"{upload.name} is over the upload limit.")
+        if not upload and not (cleaned.get("walkthrough") or "").strip():
+            raise forms.ValidationError("Paste the walkthrough or upload its file.")
+        return cleaned
+
+    def source(self) -> str:
+        upload = self.cleaned_data.get("file")
+        if upload:
+            return upload.read().decode("utf-8", "replace")
+        return self.cleaned_data["walkthrough"]
+
+
+class LibraryForm(forms.ModelForm):
+    class Meta:
+        model = Library
+        fields = ["name", "pypi_name", "default_version", "default_backend", "docs_repo", "docs_folder",
+                  "walkthrough_pattern"]
+
+    def clean_docs_repo(self):
+        repo = self.cleaned_data["docs_repo"].strip()
+        if repo and not is_repository(repo):
+            raise forms.ValidationError(f"{repo} is not a git repository on this server.")
+        return repo
+
+    def clean_walkthrough_pattern(self):
+        pattern = self.cleaned_data["walkthrough_pattern"]
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise forms.ValidationError(f"Not a valid regular expression: {exc}.") from None
+        return pattern
