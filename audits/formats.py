@@ -1,0 +1,208 @@
+"""The result file family of formats.md: the audit result, and the code-example files (extraction analysis,
+validation result, validation summary). Counts are derived from the lists they count, so reading a file
+back never changes them."""
+from collections import Counter
+from pathlib import PurePosixPath
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
+
+from walkthroughs.formats import Gap, Label, Name, ShortText, Timestamp, WalkthroughId
+
+Language = Annotated[str, Field(max_length=50)]
+ExecutionContext = Literal["sync", "async", "not_executable"]
+ExampleStatus = Literal["success", "failure", "skipped"]
+ExampleSeverity = Literal["error", "warning", "info"]
+EXAMPLE_SEVERITIES = ("error", "warning", "info")
+
+
+class _Lenient(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class AuditResult(_Lenient):
+    walkthrough_id: WalkthroughId
+    walkthrough_title: Label = ""
+    library_name: Name = ""
+    library_version: ShortText = ""
+    started_at: Timestamp
+    completed_at: Timestamp | None = None
+    duration_seconds: float = Field(default=0.0, ge=0)
+    total_steps: int = Field(ge=0)
+    completed_steps: int = Field(ge=0)
+    failed_steps: int = Field(default=0, ge=0)
+    success: bool = False
+    gaps: list[Gap] = Field(default_factory=list)
+    execution_log: str = "[]"
+    agent_log_path: str | None = None
+
+    def _count(self, field: str, value: str) -> int:
+        return sum(1 for gap in self.gaps if getattr(gap, field) == value)
+
+    @computed_field
+    def clarity_gaps(self) -> int:
+        return self._count("gap_type", "clarity")
+
+    @computed_field
+    def prerequisite_gaps(self) -> int:
+        return self._count("gap_type", "prerequisite")
+
+    @computed_field
+    def logical_flow_gaps(self) -> int:
+        return self._count("gap_type", "logical_flow")
+
+    @computed_field
+    def execution_gaps(self) -> int:
+        return self._count("gap_type", "execution_error")
+
+    @computed_field
+    def completeness_gaps(self) -> int:
+        return self._count("gap_type", "completeness")
+
+    @computed_field
+    def cross_reference_gaps(self) -> int:
+        return self._count("gap_type", "cross_reference")
+
+    @computed_field
+    def critical_gaps(self) -> int:
+        return self._count("severity", "critical")
+
+    @computed_field
+    def warning_gaps(self) -> int:
+        return self._count("severity", "warning")
+
+    @computed_field
+    def info_gaps(self) -> int:
+        return self._count("severity", "info")
+
+
+def audit_outcome(total_steps: int, completed_steps: int, gaps: list[Gap]) -> tuple[int, bool]:
+    """failed_steps are the steps never reached; success means every step was reached with no critical gap."""
+    failed_steps = max(total_steps - completed_steps, 0)
+    success = failed_steps == 0 and not any(gap.severity == "critical" for gap in gaps)
+    return failed_steps, success
+
+
+class CodeExample(_Lenient):
+    library: Name = ""
+    language: Language = "python"
+    code: str
+    imports: list[str] | str | None = None
+    has_main: bool = False
+    is_executable: bool = True
+    execution_context: ExecutionContext = "sync"
+    line: int = Field(default=0, ge=0)
+    context: str = ""
+    dependencies: list[str] = Field(default_factory=list)
+    section_hierarchy: list[str] = Field(default_factory=list)
+    markdown_anchor: str | None = None
+    code_block_index: int = Field(default=0, ge=0)
+    snippet_source: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_is_executable(cls, data: Any) -> Any:
+        # Files written before execution_context existed only say is_executable: false.
+        if isinstance(data, dict) and "execution_context" not in data and data.get("is_executable") is False:
+            return {**data, "execution_context": "not_executable"}
+        return data
+
+
+class ExtractionAnalysis(_Lenient):
+    page: Label = Field(min_length=1)
+    library: Name = Field(min_length=1)
+    version: ShortText | None = None
+    language: Language = "python"
+    signatures: list[Any] = Field(default_factory=list)
+    examples: list[CodeExample] = Field(default_factory=list)
+    processed_at: Timestamp | None = None
+    warnings: list[str] = Field(default_factory=list)
+    processing_time_ms: float | None = None
+
+    @computed_field
+    def total_signatures(self) -> int:
+        return len(self.signatures)
+
+    @computed_field
+    def total_examples(self) -> int:
+        return len(self.examples)
+
+
+class ExampleResult(_Lenient):
+    example_index: int = Field(ge=0)
+    line: int = Field(default=0, ge=0)
+    context: str = ""
+    code: str = ""
+    status: ExampleStatus
+    severity: ExampleSeverity | None = None
+    error_message: str | None = None
+    suggestions: str | None = None
+    execution_output: str | None = None
+    depends_on_previous: bool = False
+    depends_on_example_indices: list[int] = Field(default_factory=list)
+    actual_code_executed: str = ""
+
+
+class ValidationResult(_Lenient):
+    page: Label = Field(min_length=1)
+    library: Name = Field(min_length=1)
+    version: ShortText = ""
+    language: Language = "python"
+    validation_timestamp: Timestamp
+    results: list[ExampleResult] = Field(default_factory=list)
+
+    @computed_field
+    def total_examples(self) -> int:
+        return len(self.results)
+
+    @computed_field
+    def successful(self) -> int:
+        return sum(1 for r in self.results if r.status == "success")
+
+    @computed_field
+    def failed(self) -> int:
+        return sum(1 for r in self.results if r.status == "failure")
+
+    @computed_field
+    def skipped(self) -> int:
+        return sum(1 for r in self.results if r.status == "skipped")
+
+
+class ValidationSummary(_Lenient):
+    timestamp: Timestamp
+    validation_duration_seconds: float = Field(default=0.0, ge=0)
+    num_workers: int = Field(default=1, ge=1)
+    documents: list[ValidationResult] = Field(default_factory=list)
+
+    @computed_field
+    def total_documents(self) -> int:
+        return len(self.documents)
+
+    @computed_field
+    def total_examples(self) -> int:
+        return sum(doc.total_examples for doc in self.documents)
+
+    @computed_field
+    def successful(self) -> int:
+        return sum(doc.successful for doc in self.documents)
+
+    @computed_field
+    def failed(self) -> int:
+        return sum(doc.failed for doc in self.documents)
+
+    @computed_field
+    def failed_by_severity(self) -> dict[str, int]:
+        counts = Counter(r.severity for doc in self.documents for r in doc.results if r.status == "failure")
+        return {severity: counts.get(severity, 0) for severity in EXAMPLE_SEVERITIES}
+
+
+def doc_name(page: str) -> str:
+    """A page's name in file names: its path without the extension, folders joined with __ (for a page at the top
+    of the docs, simply its stem, as the existing tools name it)."""
+    return str(PurePosixPath(page).with_suffix("")).replace("/", "__")
+
+
+def validation_file_name(page: str) -> str:
+    """code_validation/<doc>_validation.json."""
+    return f"{doc_name(page)}_validation.json"
+

@@ -1,0 +1,776 @@
+import hashlib
+import secrets
+from datetime import timedelta
+from pathlib import Path
+
+from django.conf import settings
+from django.core import signing
+from django.db import models, transaction
+from django.db.models import Count, F, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
+from django.urls import reverse
+from django.utils import timezone
+
+from audits.fingerprints import code_hash, example_fingerprint, gap_fingerprint
+from audits.formats import ExampleResult as ExampleResultFormat
+from audits.formats import ValidationResult as ValidationResultFormat
+from walkthroughs.formats import Gap as GapFormat
+from walkthroughs.models import Backend, DocPage, Library, Walkthrough
+
+SEVERITY_RANK = {"critical": 3, "warning": 2, "info": 1, "error": 3}
+SHARE_SALT = "stackbench.share-link"
+RANK_SEVERITY = {3: "critical", 2: "warning", 1: "info"}
+
+
+class RunKind(models.TextChoices):
+    AUDIT = "audit", "Walkthrough audit"
+    VALIDATION = "validation", "Code validation"
+
+
+class RunStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+ACTIVE_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING)
+
+
+class RunBackend(models.TextChoices):
+    RULES = Backend.RULES.value, Backend.RULES.label
+    CLAUDE = Backend.CLAUDE.value, Backend.CLAUDE.label
+    VENV = "venv", "Fresh virtualenvs"
+    IMPORTED = "imported", "Imported file"
+
+
+class Batch(models.Model):
+    """Everything of a library run at once: its doc pages validated and each walkthrough audited."""
+
+    library = models.ForeignKey(Library, on_delete=models.CASCADE, related_name="batches")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(default=timezone.now)
+    docs_commit = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return f"Batch #{self.pk} of {self.library}"
+
+    def get_absolute_url(self):
+        return reverse("batch", args=[self.pk])
+
+
+class RunQuerySet(models.QuerySet):
+    def audits(self):
+        return self.filter(kind=RunKind.AUDIT)
+
+    def validations(self):
+        return self.filter(kind=RunKind.VALIDATION)
+
+    def active(self):
+        return self.filter(status__in=ACTIVE_STATUSES)
+
+    def finished(self):
+        return self.exclude(status__in=ACTIVE_STATUSES)
+
+    def for_library(self, library):
+        return self.filter(library=library)
+
+    def newest_first(self):
+        return self.order_by("-created_at", "-pk")
+
+    def with_gap_counts(self):
+        """Gap counts by severity, as correlated subqueries so only the rows shown are counted."""
+        def count(severity):
+            gaps = Gap.objects.filter(run=OuterRef("pk"), severity=severity).order_by().values("run")
+            return Coalesce(Subquery(gaps.annotate(n=Count("pk")).values("n")), 0)
+
+        return self.annotate(critical_count=count("critical"), warning_count=count("warning"), info_count=count("info"))
+
+    def with_failure_counts(self):
+        failures = (ExampleResult.objects.filter(document__run=OuterRef("pk"), status="failure").order_by()
+                    .values("document__run"))
+        return self.annotate(failure_count=Coalesce(Subquery(failures.annotate(n=Count("pk")).values("n")), 0))
+
+    def claim(self, pk) -> int | None:
+        """Move a queued run to running and return its attempt number; None when another worker (or a
+        redelivered message) already has it."""
+        now = timezone.now()
+        claimed = self.filter(pk=pk, status=RunStatus.QUEUED).update(
+            status=RunStatus.RUNNING, started_at=Coalesce(F("started_at"), now), heartbeat_at=now,
+            attempts=F("attempts") + 1,
+        )
+        return self.filter(pk=pk).values_list("attempts", flat=True).first() if claimed else None
+
+    def stale(self, seconds: float):
+        """Running runs whose worker has not reported for a while: it died (SIGKILL, OOM, a lost machine)."""
+        return self.filter(status=RunStatus.RUNNING, heartbeat_at__lt=timezone.now() - timedelta(seconds=seconds))
+
+
+class Run(models.Model):
+    kind = models.CharField(max_length=20, choices=RunKind.choices)
+    library = models.ForeignKey(Library, on_delete=models.CASCADE, related_name="runs")
+    library_version = models.CharField(max_length=100, blank=True)
+    walkthrough = models.ForeignKey(Walkthrough, null=True, blank=True, on_delete=models.CASCADE, related_name="runs")
+    walkthrough_hash = models.CharField(max_length=64, blank=True, help_text="Content hash of the export audited.")
+    doc_pages = models.ManyToManyField(DocPage, blank=True, related_name="runs")
+    backend = models.CharField(max_length=20, choices=RunBackend.choices, default=RunBackend.RULES)
+    status = models.CharField(max_length=20, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True)
+    progress_current = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    progress_label = models.CharField(max_length=500, blank=True, help_text="Current step or example.")
+    last_command = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    duration_seconds = models.FloatField(null=True, blank=True)
+    started_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    origin = models.CharField(max_length=20, default="dashboard")
+    docs_commit = models.CharField(max_length=64, blank=True)
+    error = models.TextField(blank=True)
+    output_dir = models.CharField(max_length=500, blank=True)
+    output_files = models.JSONField(default=list, blank=True)
+    previous_run = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="reruns")
+    options = models.JSONField(default=dict, blank=True)
+    usage = models.JSONField(null=True, blank=True, help_text="Token usage reported by the agent.")
+    cost_usd = models.FloatField(null=True, blank=True)
+    import_key = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    celery_task_id = models.CharField(max_length=100, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="How many times a worker took it.")
+    batch = models.ForeignKey("Batch", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs")
+
+    objects = RunQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["walkthrough", "-created_at"]), models.Index(fields=["library", "-created_at"])]
+        permissions = [("start_run", "Can start, rerun and cancel runs"), ("share_run", "Can create share links")]
+
+    def __str__(self):
+        return f"Run #{self.pk} ({self.get_kind_display()})"
+
+    def get_absolute_url(self):
+        return reverse("run", args=[self.pk])
+
+    @property
+    def is_active(self):
+        return self.status in ACTIVE_STATUSES
+
+    @property
+    def subject(self):
+        if self.kind == RunKind.AUDIT:
+            return self.walkthrough.title if self.walkthrough else "(walkthrough removed)"
+        return ", ".join(page.page for page in self.doc_pages.all()) or "(no pages)"
+
+    @property
+    def severity_counts(self) -> dict:
+        """Gap counts by severity, from with_gap_counts()."""
+        return {"critical": self.critical_count, "warning": self.warning_count, "info": self.info_count}
+
+    @property
+    def finding_count(self):
+        """Gaps or failing examples, from with_gap_counts() and with_failure_counts()."""
+        return self.critical_count + self.warning_count + self.info_count + self.failure_count
+
+    @property
+    def progress_percent(self):
+        if not self.progress_total:
+            return 100 if not self.is_active else 0
+        return min(100, round(100 * self.progress_current / self.progress_total))
+
+    def elapsed(self) -> timedelta | None:
+        if self.duration_seconds is not None:
+            return timedelta(seconds=self.duration_seconds)
+        if self.started_at:
+            return (self.finished_at or timezone.now()) - self.started_at
+        return None
+
+    def output_path(self) -> Path:
+        return Path(self.output_dir)
+
+    def ensure_output_dir(self) -> Path:
+        """The run's folder for its files. The random suffix keeps a rolled-back run's leftovers from ever
+        being mistaken for a later run's files."""
+        if not self.output_dir:
+            self.output_dir = str(settings.RUNS_DIR / f"{self.pk}-{secrets.token_hex(4)}")
+            Run.objects.filter(pk=self.pk).update(output_dir=self.output_dir)
+        path = self.output_path()
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def output_file(self, name: str) -> Path | None:
+        """A file this run wrote, by its listed name; never anything outside the run's folder."""
+        if not self.output_dir or name not in self.output_files:
+            return None
+        folder = self.output_path().resolve()
+        path = (folder / name).resolve()
+        return path if path.is_relative_to(folder) and path.is_file() else None
+
+    def record_output_files(self):
+        folder = self.output_path()
+        if not self.output_dir or not folder.is_dir():
+            return
+        self.output_files = sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
+                                   if p.is_file() and not p.is_symlink())
+        Run.objects.filter(pk=self.pk).update(output_files=self.output_files)
+
+    def report_progress(self, current=None, total=None, label=None, command=None):
+        """Live progress; a plain update so a concurrent cancel is never overwritten."""
+        fields = {"heartbeat_at": timezone.now()}
+        for name, value in (("progress_current", current), ("progress_total", total),
+                            ("progress_label", label), ("last_command", command)):
+            if value is not None:
+                fields[name] = value[:500] if name == "progress_label" else value
+                setattr(self, name, fields[name])
+        Run.objects.filter(pk=self.pk).update(**fields)
+
+    def record_gap(self, seq: int, gap: GapFormat):
+        """Store a reported gap once: a retried task reporting it again finds it already there."""
+        stored, _ = Gap.objects.get_or_create(run=self, seq=seq, defaults=Gap.fields_for(self, gap))
+        return stored
+
+    def beat(self, attempt: int) -> bool:
+        """The worker of this attempt is alive. False when the run is no longer this attempt's to run
+        (cancelled, finished, or handed to another worker after this one was thought dead)."""
+        return Run.objects.filter(pk=self.pk, status=RunStatus.RUNNING, attempts=attempt).update(
+            heartbeat_at=timezone.now()) == 1
+
+    def finish(self, status, error="", **fields) -> bool:
+        """End a running run. Guarded, so a run already cancelled or finished stays as it is."""
+        now = timezone.now()
+        started = self.started_at or now
+        updated = Run.objects.filter(pk=self.pk, status=RunStatus.RUNNING).update(
+            status=status, error=error, finished_at=now, heartbeat_at=now,
+            duration_seconds=(now - started).total_seconds(), **fields,
+        )
+        self.refresh_from_db()
+        return updated == 1
+
+    def request_cancel(self) -> bool:
+        now = timezone.now()
+        updated = Run.objects.filter(pk=self.pk, status__in=ACTIVE_STATUSES).update(
+            status=RunStatus.CANCELLED, finished_at=now, error="Cancelled by a user."
+        )
+        self.refresh_from_db()
+        return updated == 1
+
+    def gaps_by_step(self):
+        grouped = {}
+        for gap in self.gaps.all():
+            grouped.setdefault((gap.step_number, gap.step_title), []).append(gap)
+        return sorted(grouped.items())
+
+
+class GapQuerySet(models.QuerySet):
+    def of_type(self, gap_type):
+        return self.filter(gap_type=gap_type)
+
+    def of_severity(self, severity):
+        return self.filter(severity=severity)
+
+    def for_library(self, library_id):
+        return self.filter(run__library_id=library_id)
+
+    def for_walkthrough(self, walkthrough_id):
+        return self.filter(run__walkthrough_id=walkthrough_id)
+
+    def search(self, text):
+        return self.filter(
+            Q(description__icontains=text) | Q(suggested_fix__icontains=text)
+            | Q(context__icontains=text) | Q(step_title__icontains=text)
+        )
+
+
+class Gap(models.Model):
+    """A gap an auditor reported on one step of one run (all Gap fields of formats.md)."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="gaps")
+    seq = models.PositiveIntegerField(help_text="Order in which the auditor reported it.")
+    step_number = models.PositiveIntegerField()
+    step_title = models.CharField(max_length=500, blank=True)
+    gap_type = models.CharField(max_length=30, db_index=True)
+    severity = models.CharField(max_length=20, db_index=True)
+    description = models.TextField()
+    suggested_fix = models.TextField(null=True, blank=True)
+    context = models.TextField(null=True, blank=True)
+    timestamp = models.DateTimeField()
+    fingerprint = models.CharField(max_length=32, db_index=True, help_text="Same problem, same fingerprint.")
+    rank = models.PositiveSmallIntegerField(default=0, help_text="3 critical, 2 warning, 1 info: sorts by severity.")
+    problem = models.ForeignKey("Problem", null=True, blank=True, on_delete=models.SET_NULL, related_name="gaps")
+
+    objects = GapQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["run", "step_number", "seq"]
+        constraints = [models.UniqueConstraint(fields=["run", "seq"], name="unique_gap_seq")]
+        indexes = [models.Index(fields=["run", "step_number", "rank"]), models.Index(fields=["-rank", "-run"])]
+
+    def __str__(self):
+        return f"{self.severity} {self.gap_type} at step {self.step_number}"
+
+    @staticmethod
+    def fields_for(run: Run, gap: GapFormat) -> dict:
+        walkthrough_id = run.walkthrough.walkthrough_id if run.walkthrough_id else ""
+        return {**gap.model_dump(), "rank": SEVERITY_RANK[gap.severity], "fingerprint": gap_fingerprint(
+            run.library.name, walkthrough_id, gap.step_title, gap.gap_type, gap.description)}
+
+    def to_format(self) -> GapFormat:
+        return GapFormat.model_validate({field: getattr(self, field) for field in GapFormat.model_fields})
+
+
+class ValidationDocument(models.Model):
+    """One document of a validation run: a page validated at one library version."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="documents")
+    doc_page = models.ForeignKey(DocPage, null=True, blank=True, on_delete=models.SET_NULL, related_name="validations")
+    page = models.CharField(max_length=500)
+    library_name = models.CharField(max_length=200)
+    version = models.CharField(max_length=100, blank=True)
+    language = models.CharField(max_length=50, default="python")
+    validation_timestamp = models.DateTimeField(null=True, blank=True)
+    install_error = models.TextField(blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True, help_text="The worker that validated it.")
+    finished = models.BooleanField(default=False)
+    import_key = models.CharField(max_length=64, null=True, blank=True, unique=True)
+
+    class Meta:
+        ordering = ["run", "page"]
+        constraints = [models.UniqueConstraint(fields=["run", "page"], name="unique_document_page")]
+
+    def __str__(self):
+        return f"{self.page} in run #{self.run_id}"
+
+    def claim(self) -> bool:
+        """Start this document once; a redelivered task finds it already started."""
+        return ValidationDocument.objects.filter(pk=self.pk, started_at__isnull=True).update(
+            started_at=timezone.now()) == 1
+
+    def to_format(self) -> ValidationResultFormat:
+        return ValidationResultFormat(
+            page=self.page, library=self.library_name, version=self.version, language=self.language,
+            validation_timestamp=self.validation_timestamp or timezone.now(),
+            results=[result.to_format() for result in self.results.all()],
+        )
+
+    def store_results(self, results) -> None:
+        """Store example results once each; rerunning after a crash finds them already stored."""
+        with transaction.atomic():
+            for result in results:
+                ExampleResult.objects.update_or_create(
+                    document=self, example_index=result.example_index,
+                    defaults=ExampleResult.fields_for(self, result),
+                )
+
+
+class ExampleResultQuerySet(models.QuerySet):
+    def failures(self):
+        return self.filter(status="failure")
+
+    def search(self, text):
+        return self.filter(Q(error_message__icontains=text) | Q(code__icontains=text) | Q(context__icontains=text)
+                           | Q(suggestions__icontains=text))
+
+
+class ExampleResult(models.Model):
+    """The outcome of one code example (all ExampleResult fields of formats.md)."""
+
+    document = models.ForeignKey(ValidationDocument, on_delete=models.CASCADE, related_name="results")
+    example_index = models.PositiveIntegerField()
+    line = models.PositiveIntegerField(default=0)
+    context = models.TextField(blank=True)
+    code = models.TextField(blank=True)
+    status = models.CharField(max_length=20, db_index=True)
+    severity = models.CharField(max_length=20, null=True, blank=True)
+    error_message = models.TextField(null=True, blank=True)
+    suggestions = models.TextField(null=True, blank=True)
+    execution_output = models.TextField(null=True, blank=True)
+    depends_on_previous = models.BooleanField(default=False)
+    depends_on_example_indices = models.JSONField(default=list, blank=True)
+    actual_code_executed = models.TextField(blank=True)
+    code_hash = models.CharField(max_length=16, blank=True, db_index=True)
+    fingerprint = models.CharField(max_length=32, blank=True, db_index=True, help_text="Set on failures.")
+    problem = models.ForeignKey("Problem", null=True, blank=True, on_delete=models.SET_NULL, related_name="example_results")
+
+    objects = ExampleResultQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["document", "example_index"]
+        constraints = [models.UniqueConstraint(fields=["document", "example_index"], name="unique_example_result")]
+
+    def __str__(self):
+        return f"{self.document.page} #{self.example_index}: {self.status}"
+
+    @staticmethod
+    def fields_for(document: "ValidationDocument", result: ExampleResultFormat) -> dict:
+        failed = result.status == "failure"
+        return {
+            **result.model_dump(exclude={"example_index"}),
+            "code_hash": code_hash(result.code),
+            "fingerprint": example_fingerprint(document.library_name, document.page, result.code,
+                                               result.error_message) if failed else "",
+        }
+
+    def to_format(self) -> ExampleResultFormat:
+        return ExampleResultFormat.model_validate(
+            {field: getattr(self, field) for field in ExampleResultFormat.model_fields}
+        )
+
+
+
+class Lifecycle(models.TextChoices):
+    NEW = "new", "New"
+    ONGOING = "ongoing", "Ongoing"
+    FIXED = "fixed", "Fixed"
+    REGRESSED = "regressed", "Regressed"
+
+
+class TriageState(models.TextChoices):
+    OPEN = "open", "Open"
+    CONFIRMED = "confirmed", "Confirmed"
+    FALSE_POSITIVE = "false_positive", "False positive"
+    WONT_FIX = "wont_fix", "Won't fix"
+    FIXED = "fixed", "Fixed (verified by a later run)"
+
+
+QUIET_STATES = (TriageState.FALSE_POSITIVE, TriageState.WONT_FIX)
+ACTIVE_LIFECYCLES = (Lifecycle.NEW, Lifecycle.ONGOING, Lifecycle.REGRESSED)
+
+
+class ProblemQuerySet(models.QuerySet):
+    def open(self):
+        return self.filter(triage_state__in=(TriageState.OPEN, TriageState.CONFIRMED))
+
+    def for_library(self, library):
+        return self.filter(library=library)
+
+    def for_walkthrough(self, walkthrough):
+        return self.filter(walkthrough=walkthrough)
+
+    def new_or_regressed(self):
+        return self.filter(lifecycle__in=(Lifecycle.NEW, Lifecycle.REGRESSED))
+
+    def assigned_to(self, user):
+        return self.filter(assignee=user)
+
+
+class Problem(models.Model):
+    """One problem, seen in one or more runs: its gaps or failing examples are its sightings."""
+
+    fingerprint = models.CharField(max_length=32, unique=True)
+    kind = models.CharField(max_length=20, choices=RunKind.choices)
+    library = models.ForeignKey(Library, on_delete=models.CASCADE, related_name="problems")
+    walkthrough = models.ForeignKey(Walkthrough, null=True, blank=True, on_delete=models.CASCADE, related_name="problems")
+    doc_page = models.ForeignKey(DocPage, null=True, blank=True, on_delete=models.CASCADE, related_name="problems")
+    step_number = models.PositiveIntegerField(null=True, blank=True)
+    step_title = models.CharField(max_length=500, blank=True)
+    example_index = models.PositiveIntegerField(null=True, blank=True)
+    code_hash = models.CharField(max_length=16, blank=True, db_index=True)
+    gap_type = models.CharField(max_length=30, blank=True)
+    severity = models.CharField(max_length=20)
+    rank = models.PositiveSmallIntegerField(default=0)
+    title = models.TextField(help_text="The latest sighting's description or error.")
+    first_run = models.ForeignKey(Run, null=True, on_delete=models.SET_NULL, related_name="+")
+    last_run = models.ForeignKey(Run, null=True, on_delete=models.SET_NULL, related_name="+")
+    first_seen_at = models.DateTimeField()
+    last_seen_at = models.DateTimeField()
+    sightings = models.PositiveIntegerField(default=1, help_text="Runs that saw it.")
+    lifecycle = models.CharField(max_length=20, choices=Lifecycle.choices, default=Lifecycle.NEW, db_index=True)
+    lifecycle_run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                                      help_text="The run that fixed it or saw it come back.")
+    triage_state = models.CharField(max_length=20, choices=TriageState.choices, default=TriageState.OPEN, db_index=True)
+    triage_reason = models.TextField(blank=True)
+    quiet_rank = models.PositiveSmallIntegerField(default=0, help_text="Severity when it was quieted.")
+    reopened_reason = models.TextField(blank=True)
+    assignee = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                 related_name="assigned_problems")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ProblemQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-rank", "-last_seen_at"]
+        indexes = [models.Index(fields=["walkthrough", "step_number"]), models.Index(fields=["library", "triage_state"])]
+        permissions = [("triage_problem", "Can triage and comment on problems")]
+
+    def __str__(self):
+        return self.title[:80]
+
+    def get_absolute_url(self):
+        return reverse("problem", args=[self.pk])
+
+    @property
+    def is_quiet(self):
+        return self.triage_state in QUIET_STATES
+
+    def note_sighting(self, run: Run, seen_at, fields: dict):
+        """A later run saw this problem again."""
+        was_fixed = self.lifecycle == Lifecycle.FIXED
+        rose = self.is_quiet and fields["rank"] > self.quiet_rank
+        for name, value in fields.items():
+            setattr(self, name, value)
+        self.last_run, self.last_seen_at = run, seen_at
+        self.lifecycle = Lifecycle.REGRESSED if was_fixed else Lifecycle.ONGOING
+        if was_fixed:
+            self.lifecycle_run = run
+            self.log_event(None, "lifecycle", "fixed", "regressed", f"Seen again in run #{run.pk}.")
+        if was_fixed and self.triage_state == TriageState.FIXED:
+            self.reopen(f"Seen again in run #{run.pk} after it was fixed.")
+        elif rose:
+            before = RANK_SEVERITY.get(self.quiet_rank, "info")
+            self.reopen(f"Its severity rose from {before} to {self.severity} in run #{run.pk}.")
+        self.save()
+
+    def set_state(self, actor, state: str, reason: str = ""):
+        """Triage. False positive and won't fix need a reason; they keep the problem quiet in later runs unless
+        its severity rises above what it was when it was quieted."""
+        if state not in TriageState.values:
+            raise ValueError(f"unknown state {state!r}; use one of: {', '.join(TriageState.values)}")
+        reason = reason.strip()
+        if state in QUIET_STATES and not reason:
+            raise ValueError(f"say why it is {TriageState(state).label.lower()}")
+        if state == self.triage_state and reason == self.triage_reason:
+            return False
+        self.log_event(actor, "state", self.triage_state, state, reason)
+        self.triage_state, self.triage_reason = state, reason
+        self.quiet_rank = self.rank if state in QUIET_STATES else 0
+        self.save(update_fields=["triage_state", "triage_reason", "quiet_rank", "updated_at"])
+        return True
+
+    def assign(self, actor, assignee):
+        if assignee == self.assignee:
+            return False
+        before = self.assignee.get_username() if self.assignee else ""
+        self.log_event(actor, "assignee", before, assignee.get_username() if assignee else "")
+        self.assignee = assignee
+        self.save(update_fields=["assignee", "updated_at"])
+        return True
+
+    def add_comment(self, author, text: str) -> "ProblemComment":
+        text = text.strip()
+        if not text:
+            raise ValueError("the comment is empty")
+        comment = self.comments.create(author=author, text=text)
+        self.log_event(author, "comment", "", "", text[:200])
+        return comment
+
+    def reopen(self, reason: str):
+        self.log_event(None, "state", self.triage_state, TriageState.OPEN, reason)
+        self.triage_state, self.reopened_reason, self.quiet_rank = TriageState.OPEN, reason, 0
+
+    def log_event(self, actor, kind: str, before: str, after: str, text: str = ""):
+        ProblemEvent.objects.create(problem=self, actor=actor, kind=kind, before=before or "", after=after or "", text=text)
+
+
+class ProblemComment(models.Model):
+    """Internal discussion of a problem (markdown); never shown on shared pages."""
+
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
+    text = models.TextField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+
+
+class ProblemEvent(models.Model):
+    """The history of a problem: who changed what and when (actor is empty for changes a run made)."""
+
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="events")
+    at = models.DateTimeField(default=timezone.now)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    kind = models.CharField(max_length=30)  # state, assignee, lifecycle, comment
+    before = models.CharField(max_length=200, blank=True)
+    after = models.CharField(max_length=200, blank=True)
+    text = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["at", "pk"]
+
+    def __str__(self):
+        return f"{self.kind}: {self.before} -> {self.after}"
+
+
+def _rank(finding) -> int:
+    return SEVERITY_RANK.get(finding.severity or "error", 0)
+
+
+def _finding_fields(run: Run, finding) -> dict:
+    """What a problem takes from its latest sighting."""
+    if isinstance(finding, Gap):
+        return {"step_number": finding.step_number, "step_title": finding.step_title, "gap_type": finding.gap_type,
+                "severity": finding.severity, "rank": finding.rank, "title": finding.description}
+    return {"example_index": finding.example_index, "code_hash": finding.code_hash, "doc_page_id": finding.document.doc_page_id,
+            "severity": finding.severity or "error", "rank": _rank(finding),
+            "title": finding.error_message or ""}
+
+
+@transaction.atomic
+def record_problems(run: Run):
+    """Fold a finished run's findings into problems: new, ongoing, regressed, and, when the run was complete,
+    fixed for those it no longer saw. Safe to call twice for the same run."""
+    if run.kind == RunKind.AUDIT:
+        findings = list(run.gaps.all())
+    else:
+        findings = list(ExampleResult.objects.failures().filter(document__run=run).select_related("document"))
+    worst: dict[str, object] = {}
+    for finding in findings:
+        if finding.fingerprint and (finding.fingerprint not in worst or _rank(finding) > _rank(worst[finding.fingerprint])):
+            worst[finding.fingerprint] = finding
+    seen_at = run.started_at or run.created_at
+    existing = {p.fingerprint: p for p in Problem.objects.select_for_update().filter(fingerprint__in=worst)}
+    touched = []
+    for fingerprint, finding in worst.items():
+        problem = existing.get(fingerprint)
+        fields = _finding_fields(run, finding)
+        if problem is None:
+            problem = Problem.objects.create(
+                fingerprint=fingerprint, kind=run.kind, library=run.library, walkthrough=run.walkthrough,
+                first_run=run, last_run=run, first_seen_at=seen_at, last_seen_at=seen_at, **fields)
+        elif problem.last_run_id != run.pk and seen_at >= problem.last_seen_at:
+            problem.note_sighting(run, seen_at, fields)
+        elif seen_at < problem.first_seen_at:
+            problem.first_run, problem.first_seen_at = run, seen_at
+            problem.save(update_fields=["first_run", "first_seen_at"])
+        touched.append(problem)
+        finding.__class__.objects.filter(**_findings_of(run), fingerprint=fingerprint).update(problem=problem)
+    _recount_sightings(run.kind, touched)
+    if run_is_complete(run):
+        _mark_fixed(run, set(worst), seen_at)
+
+
+def _findings_of(run: Run) -> dict:
+    return {"run": run} if run.kind == RunKind.AUDIT else {"document__run": run}
+
+
+def _recount_sightings(kind, problems):
+    if not problems:
+        return
+    if kind == RunKind.AUDIT:
+        counts = dict(Gap.objects.filter(problem__in=problems).values("problem").annotate(n=Count("run", distinct=True))
+                      .values_list("problem", "n"))
+    else:
+        counts = dict(ExampleResult.objects.filter(problem__in=problems).values("problem")
+                      .annotate(n=Count("document__run", distinct=True)).values_list("problem", "n"))
+    for problem in problems:
+        Problem.objects.filter(pk=problem.pk).update(sightings=counts.get(problem.pk, 1))
+
+
+GATE_THRESHOLDS = {"new-critical": 3, "new-error": 3, "new-warning": 2, "new-info": 1}
+
+
+def gate_problems(run: Run, fail_on: str) -> list[Problem]:
+    """Problems this run saw for the first time, or saw come back, at or above a severity; triaged-away
+    (false positive, won't fix) ones do not count. A CI gate fails on these and nothing older."""
+    if fail_on not in GATE_THRESHOLDS:
+        raise ValueError(f"unknown threshold {fail_on!r}; use one of: {', '.join(GATE_THRESHOLDS)}")
+    threshold = GATE_THRESHOLDS[fail_on]
+    if run.kind == RunKind.AUDIT:
+        seen = Gap.objects.filter(run=run, rank__gte=threshold).values("problem")
+    else:
+        severities = [name for name, rank in SEVERITY_RANK.items() if rank >= threshold]
+        seen = ExampleResult.objects.failures().filter(document__run=run).filter(
+            Q(severity__in=severities) | Q(severity__isnull=True)).values("problem")
+    return list(Problem.objects.filter(pk__in=seen).exclude(triage_state__in=QUIET_STATES).filter(
+        Q(first_run=run) | Q(lifecycle=Lifecycle.REGRESSED, lifecycle_run=run)).order_by("-rank", "pk"))
+
+
+def run_is_complete(run: Run) -> bool:
+    """Only a complete run can show a problem is fixed: a partial, failed or cancelled run never does."""
+    if run.status != RunStatus.SUCCEEDED:
+        return False
+    if run.kind == RunKind.AUDIT:
+        return run.progress_total > 0 and run.progress_current >= run.progress_total
+    return True
+
+
+def _mark_fixed(run: Run, seen: set[str], seen_at):
+    if run.kind == RunKind.AUDIT:
+        candidates = Problem.objects.filter(kind=RunKind.AUDIT, walkthrough=run.walkthrough)
+    else:
+        clean_pages = run.documents.filter(finished=True, install_error="").values("doc_page_id")
+        candidates = Problem.objects.filter(kind=RunKind.VALIDATION, doc_page_id__in=clean_pages)
+    fixed = list(candidates.filter(lifecycle__in=ACTIVE_LIFECYCLES, last_seen_at__lte=seen_at).exclude(fingerprint__in=seen))
+    for problem in fixed:
+        problem.log_event(None, "lifecycle", problem.lifecycle, Lifecycle.FIXED, f"Not seen in run #{run.pk}.")
+        if problem.triage_state in (TriageState.OPEN, TriageState.CONFIRMED):
+            problem.log_event(None, "state", problem.triage_state, TriageState.FIXED, f"Verified by run #{run.pk}.")
+            problem.triage_state = TriageState.FIXED
+        problem.lifecycle, problem.lifecycle_run = Lifecycle.FIXED, run
+        problem.save(update_fields=["lifecycle", "lifecycle_run", "triage_state", "updated_at"])
+
+
+class ShareLink(models.Model):
+    """A read-only link to a run for people without an account; it can expire and be revoked."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="share_links")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    @property
+    def token(self) -> str:
+        return signing.dumps({"share": self.pk, "run": self.run_id}, salt=SHARE_SALT)
+
+    def get_absolute_url(self):
+        return reverse("shared_run", args=[self.token])
+
+    @property
+    def is_usable(self) -> bool:
+        return self.revoked_at is None and (self.expires_at is None or self.expires_at > timezone.now())
+
+    def revoke(self):
+        if self.revoked_at is None:
+            self.revoked_at = timezone.now()
+            self.save(update_fields=["revoked_at"])
+
+    @classmethod
+    def from_token(cls, token: str) -> "ShareLink | None":
+        try:
+            data = signing.loads(token, salt=SHARE_SALT)
+        except signing.BadSignature:
+            return None
+        return cls.objects.select_related("run").filter(pk=data.get("share"), run_id=data.get("run")).first()
+
+
+class ApiToken(models.Model):
+    """A token for CI systems and scripts: the JSON API acts as its user, with that user's permissions."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=12, db_index=True)
+    digest = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    @staticmethod
+    def _digest(key: str) -> str:
+        return hashlib.sha256(key.encode()).hexdigest()
+
+    @classmethod
+    def issue(cls, user, name: str) -> tuple["ApiToken", str]:
+        """A new token; the key itself is returned once and only its digest is kept."""
+        key = "sb_" + secrets.token_urlsafe(32)
+        token = cls.objects.create(user=user, name=name or "token", prefix=key[:12], digest=cls._digest(key))
+        return token, key
+
+    @classmethod
+    def authenticate(cls, key: str):
+        token = cls.objects.select_related("user").filter(digest=cls._digest(key or ""), revoked_at__isnull=True).first()
+        if token is None or not token.user.is_active:
+            return None
+        cls.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+        return token.user

@@ -1,0 +1,276 @@
+"""Problems (a finding across runs) and their triage, and read-only share links for runs."""
+from datetime import timedelta
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required, permission_required
+from django.core.paginator import Paginator
+from django.db.models import Count, Q
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST, require_http_methods
+
+from audits.models import (
+    ExampleResult, Gap, Lifecycle, Problem, RunKind, RunStatus, ShareLink, TriageState,
+)
+from audits.views import _get_run, _run_findings, run_file_response
+from stackbench_site.htmx import render_page_or_partial
+from walkthroughs.models import Library, Snippet
+
+PAGE_SIZE = 50
+RECENT_RUNS = 10
+BULK_ACTIONS = {
+    "confirmed": "Confirm", "false_positive": "Mark false positive", "wont_fix": "Mark won't fix",
+    "open": "Reopen", "assign": "Assign",
+}
+
+
+def _get_problem(problem_id) -> Problem:
+    return get_object_or_404(
+        Problem.objects.select_related("library", "walkthrough", "doc_page", "assignee", "first_run", "last_run"),
+        pk=problem_id)
+
+
+def _get_share(token) -> ShareLink:
+    share = ShareLink.from_token(token)
+    if share is None:
+        raise Http404("No such share link.")
+    return share
+
+
+def _people():
+    return get_user_model().objects.filter(is_active=True).order_by("username")
+
+
+def _filtered_problems(request, params) -> "Problem.objects":
+    problems = Problem.objects.all()
+    if params["library"].isdigit():
+        problems = problems.filter(library_id=int(params["library"]))
+    if params["kind"] in RunKind.values:
+        problems = problems.filter(kind=params["kind"])
+    if params["state"] == "active":
+        problems = problems.open()
+    elif params["state"] in TriageState.values:
+        problems = problems.filter(triage_state=params["state"])
+    if params["lifecycle"] == "new_or_regressed":
+        problems = problems.new_or_regressed()
+    elif params["lifecycle"] in Lifecycle.values:
+        problems = problems.filter(lifecycle=params["lifecycle"])
+    if params["severity"]:
+        problems = problems.filter(severity=params["severity"])
+    if params["assignee"] == "me":
+        problems = problems.assigned_to(request.user)
+    elif params["assignee"] == "none":
+        problems = problems.filter(assignee__isnull=True)
+    elif params["assignee"].isdigit():
+        problems = problems.filter(assignee_id=int(params["assignee"]))
+    if params["walkthrough"].isdigit():
+        problems = problems.filter(walkthrough_id=int(params["walkthrough"]))
+    if params["q"]:
+        problems = problems.filter(Q(title__icontains=params["q"]) | Q(step_title__icontains=params["q"]))
+    return problems
+
+
+PROBLEM_KEYS = ("library", "kind", "state", "lifecycle", "severity", "assignee", "walkthrough", "q", "sort")
+PROBLEM_SORTS = {"severity": ("-rank", "-last_seen_at"), "newest": ("-last_seen_at",), "oldest": ("first_seen_at",),
+                 "sightings": ("-sightings", "-rank")}
+
+
+def _params(request):
+    params = {key: request.GET.get(key, request.POST.get(key, "")).strip() for key in PROBLEM_KEYS}
+    if "state" not in request.GET and "state" not in request.POST:
+        params["state"] = "active"
+    return params
+
+
+@login_required
+@require_GET
+def problems(request):
+    params = _params(request)
+    found = _filtered_problems(request, params)
+    sort = params["sort"] if params["sort"] in PROBLEM_SORTS else "severity"
+    states = dict(found.order_by().values_list("triage_state").annotate(n=Count("id")))
+    page = Paginator(found.select_related("library", "walkthrough", "doc_page", "assignee").order_by(*PROBLEM_SORTS[sort]),
+                     PAGE_SIZE).get_page(request.GET.get("page"))
+    return render_page_or_partial(request, "audits/problems.html", "audits/_problem_results.html", {
+        "page": page, "params": params, "sort": sort, "state_counts": states, "total": found.count(),
+        "libraries": Library.objects.all(), "people": _people(), "states": TriageState.choices,
+        "lifecycles": Lifecycle.choices, "bulk_actions": BULK_ACTIONS, "query": request.GET.urlencode(),
+    })
+
+
+def _sightings(problem: Problem):
+    if problem.kind == RunKind.AUDIT:
+        return Gap.objects.filter(problem=problem).select_related("run").order_by("-run_id")[:PAGE_SIZE]
+    return (ExampleResult.objects.filter(problem=problem).select_related("document__run", "document__doc_page")
+            .order_by("-document__run_id")[:PAGE_SIZE])
+
+
+def _recent_presence(problem: Problem) -> tuple[int, int, str]:
+    """Seen in N of the last M finished runs over the same walkthrough or page (with the same backend as its
+    latest sighting, since an agent's findings vary from run to run)."""
+    runs = problem.library.runs.filter(kind=problem.kind, status=RunStatus.SUCCEEDED)
+    if problem.walkthrough_id:
+        runs = runs.filter(walkthrough_id=problem.walkthrough_id)
+    elif problem.doc_page_id:
+        runs = runs.filter(doc_pages=problem.doc_page_id)
+    backend = problem.last_run.backend if problem.last_run else ""
+    if backend:
+        runs = runs.filter(backend=backend)
+    recent = list(runs.order_by("-created_at", "-pk").values_list("pk", flat=True)[:RECENT_RUNS])
+    if problem.kind == RunKind.AUDIT:
+        seen = Gap.objects.filter(problem=problem, run_id__in=recent).values("run").distinct().count()
+    else:
+        seen = ExampleResult.objects.filter(problem=problem, document__run_id__in=recent).values("document__run").distinct().count()
+    return seen, len(recent), backend
+
+
+def _same_snippet(problem: Problem):
+    """Audit gaps and code-example failures about the same code, so the evidence sits together."""
+    if problem.kind == RunKind.AUDIT and problem.walkthrough_id:
+        hashes = Snippet.objects.filter(step__walkthrough_id=problem.walkthrough_id, step__position=problem.step_number)
+        return Problem.objects.filter(kind=RunKind.VALIDATION, code_hash__in=hashes.values("code_hash")).select_related("doc_page")
+    if problem.code_hash:
+        steps = Snippet.objects.filter(code_hash=problem.code_hash).values("step__walkthrough_id", "step__position")
+        match = Q(pk__in=[])
+        for step in steps:
+            match |= Q(walkthrough_id=step["step__walkthrough_id"], step_number=step["step__position"])
+        return Problem.objects.filter(match, kind=RunKind.AUDIT).select_related("walkthrough")
+    return Problem.objects.none()
+
+
+@login_required
+@require_GET
+def problem(request, problem_id):
+    problem = _get_problem(problem_id)
+    seen, out_of, backend = _recent_presence(problem)
+    events = list(problem.events.select_related("actor"))
+    comments = list(problem.comments.select_related("author"))
+    history = sorted([("event", e.at, e) for e in events] + [("comment", c.created_at, c) for c in comments],
+                     key=lambda item: item[1])
+    return render(request, "audits/problem.html", {
+        "problem": problem, "sightings": _sightings(problem), "seen": seen, "out_of": out_of, "backend": backend,
+        "related": _same_snippet(problem), "history": history, "people": _people(), "states": TriageState.choices,
+    })
+
+
+@login_required
+@permission_required("audits.triage_problem", raise_exception=True)
+@require_POST
+def problem_triage(request, problem_id):
+    problem = _get_problem(problem_id)
+    try:
+        changed = problem.set_state(request.user, request.POST.get("state", problem.triage_state),
+                                    request.POST.get("reason", ""))
+    except ValueError as exc:
+        messages.error(request, str(exc).capitalize() + ".")
+        return redirect(problem)
+    assignee = request.POST.get("assignee", "")
+    if assignee != "keep":
+        person = _people().filter(pk=int(assignee)).first() if assignee.isdigit() else None
+        changed = problem.assign(request.user, person) or changed
+    messages.success(request, "Saved." if changed else "Nothing changed.")
+    return redirect(problem)
+
+
+@login_required
+@permission_required("audits.triage_problem", raise_exception=True)
+@require_POST
+def problem_comment(request, problem_id):
+    problem = _get_problem(problem_id)
+    try:
+        problem.add_comment(request.user, request.POST.get("text", ""))
+    except ValueError:
+        messages.error(request, "Write something before posting the comment.")
+    return redirect(problem.get_absolute_url() + "#history")
+
+
+@login_required
+@permission_required("audits.triage_problem", raise_exception=True)
+@require_http_methods(["POST"])
+def problems_bulk(request):
+    """Change many problems at once: first a confirmation saying how many rows change, then the change."""
+    params = _params(request)
+    action = request.POST.get("action", "")
+    if action not in BULK_ACTIONS:
+        messages.error(request, "Choose what to do with the selected problems.")
+        return redirect(f"/problems/?{request.POST.get('query', '')}")
+    if request.POST.get("scope") == "all":
+        chosen = _filtered_problems(request, params)
+    else:
+        chosen = Problem.objects.filter(pk__in=[int(p) for p in request.POST.getlist("problem") if p.isdigit()])
+    count = chosen.count()
+    reason = request.POST.get("reason", "").strip()
+    assignee_id = request.POST.get("assignee", "")
+    if action in ("false_positive", "wont_fix") and not reason:
+        messages.error(request, f"Say why they are {BULK_ACTIONS[action].split(' ', 1)[-1]}.")
+        return redirect(f"/problems/?{request.POST.get('query', '')}")
+    if request.POST.get("confirm") != "yes":
+        return render(request, "audits/problems_bulk_confirm.html", {
+            "count": count, "action": action, "label": BULK_ACTIONS[action], "reason": reason,
+            "assignee": _people().filter(pk=int(assignee_id)).first() if assignee_id.isdigit() else None,
+            "ids": [] if request.POST.get("scope") == "all" else list(chosen.values_list("pk", flat=True)),
+            "post": request.POST,
+        })
+    changed = 0
+    person = _people().filter(pk=int(assignee_id)).first() if assignee_id.isdigit() else None
+    for item in chosen.select_related("assignee"):
+        if action == "assign":
+            changed += item.assign(request.user, person)
+        else:
+            changed += item.set_state(request.user, action, reason)
+    messages.success(request, f"{changed} of {count} problem{'s' if count != 1 else ''} changed.")
+    return redirect(f"/problems/?{request.POST.get('query', '')}")
+
+
+@login_required
+@permission_required("audits.share_run", raise_exception=True)
+@require_POST
+def run_share(request, run_id):
+    run = _get_run(run_id)
+    days = request.POST.get("days", "").strip()
+    expires = timezone.now() + timedelta(days=int(days)) if days.isdigit() and int(days) > 0 else None
+    share = ShareLink.objects.create(run=run, created_by=request.user, expires_at=expires)
+    messages.success(request, f"Share link created: {request.build_absolute_uri(share.get_absolute_url())}")
+    return redirect(run.get_absolute_url() + "#sharing")
+
+
+@login_required
+@permission_required("audits.share_run", raise_exception=True)
+@require_POST
+def share_revoke(request, share_id):
+    share = get_object_or_404(ShareLink.objects.select_related("run"), pk=share_id)
+    share.revoke()
+    messages.success(request, "The share link was revoked; it now answers 410 Gone.")
+    return redirect(share.run.get_absolute_url() + "#sharing")
+
+
+def _usable_share(request, token):
+    share = _get_share(token)
+    if not share.is_usable:
+        why = "was revoked" if share.revoked_at else "has expired"
+        return share, render(request, "audits/share_gone.html", {"why": why}, status=410)
+    return share, None
+
+
+@require_GET
+def shared_run(request, token):
+    """A run for people without an account: read-only, no triage, no internal comments."""
+    share, gone = _usable_share(request, token)
+    if gone:
+        return gone
+    run = _get_run(share.run_id)
+    return render(request, "audits/shared_run.html", {"run": run, "share": share, "token": token, **_run_findings(run)})
+
+
+@require_GET
+def shared_run_file(request, token, name):
+    share, gone = _usable_share(request, token)
+    if gone:
+        return gone
+    path = share.run.output_file(name)
+    if path is None:
+        raise Http404("No such file in this run.")
+    return run_file_response(path)
+

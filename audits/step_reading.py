@@ -1,0 +1,389 @@
+"""Reading one walkthrough step the way a newcomer would: what it tells them to do (commands, files to
+write, Python to run, servers to start), what it promises they will see, and what it leaves unsaid.
+
+The step's markdown (contentForUser) is what the reader sees; operationsForAgent is prose ("1. Create the
+directory: mkdir app") that names the same work. Both are read; work only the operations name is done too,
+and noted as never shown to the reader."""
+import ast
+import re
+import shlex
+import shutil
+from dataclasses import dataclass, field
+
+from markdown_it import MarkdownIt
+
+SHELL_LANGUAGES = {"bash", "sh", "shell", "console", "zsh", "shell-session", "terminal", "shellsession", "cmd"}
+PYTHON_LANGUAGES = {"python", "py", "python3", "pycon", "ipython"}
+OUTPUT_LANGUAGES = {"text", "txt", "output", "plaintext", "plain", "log", "stdout"}
+SHELL_BUILTINS = {"cd", "export", "source", ".", "echo", "set", "unset", "alias", "printf", "pushd", "popd", "read",
+                  "eval", "exec", "ulimit", "umask", "wait", "test", "[", "true", "false", "type", "hash"}
+KNOWN_TOOLS = {
+    "npm", "npx", "yarn", "pnpm", "pip", "pip3", "python", "python3", "node", "uv", "uvx", "poetry", "pipx", "git",
+    "curl", "wget", "docker", "cargo", "go", "make", "java", "mvn", "gradle", "deno", "bun", "brew", "apt", "apt-get",
+    "conda", "mamba", "rustup", "dotnet", "ruby", "gem", "bundle", "php", "composer", "kubectl", "helm", "terraform",
+    "aws", "gcloud", "az", "sqlite3", "psql", "mysql", "redis-cli", "mkdir", "touch", "ls", "cat", "cp", "mv", "rm",
+    "chmod", "tar", "unzip", "grep", "sed", "awk", "head", "tail", "sort", "wc", "find", "jq", "pytest", "django-admin",
+    "flask", "uvicorn", "gunicorn", "streamlit", "jupyter", "tox", "nox", "ruff", "black", "mypy", "rails", "next",
+    "vite", "tsc", "ng", "vue", "expo", "swift", "xcodebuild", "gh", "heroku", "vercel", "netlify", "fly", "sam",
+    "openssl", "ssh", "scp", "rsync", "diff", "patch", "env", "which", "sleep", "kill", "ps", "lsof", "http",
+}
+# Tools a reader of a Python library's docs is assumed to have already.
+BASELINE_TOOLS = {"cd", "mkdir", "ls", "cat", "echo", "cp", "mv", "rm", "touch", "pwd", "export", "source", ".",
+                  "printf", "grep", "sed", "head", "tail", "chmod", "test", "[", "true", "false", "sleep", "env",
+                  "which", "python", "python3", "pip", "pip3", "set", "unset", "wc", "sort", "find", "tar", "kill",
+                  "read", "alias", "type", "diff", "awk", "unzip", "ps", "wait", "eval", "exec", "pushd", "popd"}
+TOOL_NAMES = {"node": ("node", "node.js", "nodejs"), "npm": ("npm", "node.js", "nodejs"),
+              "npx": ("npx", "npm", "node.js"), "uv": ("uv",), "docker": ("docker",), "git": ("git",)}
+SETUP_ONLY_COMMANDS = {"cd", "mkdir", "touch", "cp", "mv", "export", "source", ".", "set", "unset", "alias",
+                       "pushd", "popd", "rm", "chmod", "ln"}
+STANDARD_ENV = {"HOME", "PATH", "PWD", "OLDPWD", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TMPDIR",
+                "VIRTUAL_ENV", "PYTHONPATH", "CI", "HOSTNAME", "UID", "RANDOM", "SECONDS", "LINENO", "PPID"}
+
+SERVER_PATTERNS = [
+    r"\b(npm|yarn|pnpm|bun)\s+(run\s+)?(dev|start|serve|preview)\b", r"\bnext\s+(dev|start)\b",
+    r"\bvite\b(?!\s+build)", r"\b(uvicorn|gunicorn|hypercorn|daphne)\b", r"\bflask\s+run\b",
+    r"manage\.py\s+runserver\b", r"\bpython3?\s+-m\s+http\.server\b", r"\bjupyter\s+(notebook|lab)\b",
+    r"\bstreamlit\s+run\b", r"\bdocker(-|\s+)compose\s+up\b(?!.*\s-d\b)", r"\bredis-server\b",
+    r"--watch\b", r"\btail\s+-f\b", r"\bfastapi\s+(dev|run)\b", r"\bcelery\b.*\bworker\b", r"\bmkdocs\s+serve\b",
+]
+VAGUE_PHRASES = [
+    r"in the usual way", r"as usual", r"the usual way", r"appropriate(ly)?", r"as needed", r"as necessary",
+    r"accordingly", r"etc\.", r"and so on", r"somehow", r"whatever", r"suitable", r"properly",
+    r"the right (settings|values|way|options)", r"as you see fit", r"your preferred", r"and similar",
+    r"some configuration", r"relevant settings",
+]
+INSTRUCTION_VERBS = (r"\b(apply|configure|set up|setup|tune|install|create|update|add|run|deploy|enable|adjust|"
+                     r"modify|edit|change|write|build|start|connect|initiali[sz]e|migrate|register|load|open|"
+                     r"replace|import|call|execute|define|generate)\b")
+VERIFICATION_CUES = (r"\b(prints?|outputs?|should (see|print|show|return|display|look)|you('ll| will) see|returns?|"
+                     r"displays?|shows?|expected|verify|verif(y|ies)|check that|confirm|success indicators?|"
+                     r"succeeds?|you should have|responds? with|creates? a file)\b")
+EXPECTED_OUTPUT = re.compile(r"(?:prints?|outputs?|returns?|shows?|displays?|should see|you(?:'ll| will) see|"
+                             r"responds? with)\s*:?\s*`([^`\n]+)`", re.IGNORECASE)
+CROSS_REFERENCE = re.compile(
+    r"\b(see|refer to|as described in|as explained in|as shown in|check out|read more|covered in|described in|"
+    r"explained in|consult|documented in|follow the|according to)\b[^.\n]{0,80}?\b(guide|docs|documentation|"
+    r"tutorial|section|page|chapter|reference|article|instructions|readme|quickstart|manual)\b",
+    re.IGNORECASE,
+)
+LINK = re.compile(r"\[[^\]]+\]\([^)]+\)|https?://|<https?:")
+FILE_INTRO = re.compile(
+    r"\b(create|update|add|save|edit|write|open|modify|put|change|replace|make|paste|append|insert|in)\b"
+    r"[^`\n]{0,60}`([^`\s]+)`[^`\n]{0,40}$",
+    re.IGNORECASE,
+)
+APPEND_VERBS = {"add", "append", "insert", "paste"}
+PATH_LIKE = re.compile(r"^(?!https?://)(?:[\w.@~-]+/)*[\w@-][\w.@-]*\.[A-Za-z0-9]{1,8}$|^(?:[\w.@~-]+/)+[\w.@-]+/?$")
+PLACEHOLDER = re.compile(
+    r"<\s*(?=[^<>\n]*(?:your|my|key|token|name|path|id|url|password|secret|value|project|user|host|port|[A-Z]{3}))"
+    r"[A-Za-z_][\w .-]{0,40}>|\b(?:YOUR|MY)_[A-Z0-9_]+\b|\byour[-_](?:api[-_])?(?:key|token|secret|password)\b|"
+    r"\bx{4,}\b|\bREPLACE_ME\b|\bCHANGEME\b",
+)
+ENV_IN_SHELL = re.compile(r"\$\{?([A-Z][A-Z0-9_]{2,})\}?")
+ENV_IN_PYTHON = re.compile(r"os\.(?:environ(?:\.get)?\s*[\[(]|getenv\s*\()\s*['\"]([A-Z][A-Z0-9_]+)['\"]")
+ENV_ASSIGNED = re.compile(r"(?:^|[\s;&|])(?:export\s+)?([A-Z][A-Z0-9_]+)=")
+OPS_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+", re.MULTILINE)
+RUN_LABEL = re.compile(r"\b(run|execute|type|enter|launch|start|install|command)\b[^:]{0,30}:\s*(.+)$", re.IGNORECASE)
+PROSE_SECOND_WORDS = {"sure", "it", "the", "a", "an", "your", "this", "that", "certain", "that's", "sure,", "of", "is"}
+
+_markdown = MarkdownIt("commonmark")
+
+
+@dataclass
+class Action:
+    kind: str  # command, background, file, python
+    text: str
+    source: str = "content"  # content or operations
+    path: str | None = None
+    append: bool = False
+    language: str = ""
+    expected_output: str | None = None
+
+
+@dataclass
+class StepPlan:
+    actions: list[Action] = field(default_factory=list)
+    unshown_operations: list[str] = field(default_factory=list)
+    unplaced_blocks: list[str] = field(default_factory=list)
+    unwritable_files: list[str] = field(default_factory=list)
+    placeholders: list[tuple[str, bool]] = field(default_factory=list)  # (placeholder, explained)
+    expected_outputs: list[str] = field(default_factory=list)
+    has_verification: bool = False
+    vague_phrases: list[str] = field(default_factory=list)
+    has_instruction: bool = False
+    unlinked_references: list[str] = field(default_factory=list)
+    backticked_paths: list[str] = field(default_factory=list)
+    reader_text: str = ""
+
+    @property
+    def has_concrete_work(self) -> bool:
+        return bool(self.actions or self.placeholders)
+
+
+def split_shell_lines(block: str, console: bool = False) -> tuple[list[str], list[str]]:
+    """Commands of a shell block, joining continuations, heredocs and unbalanced quotes. In console blocks
+    only prompted lines ($ or >) are commands; the rest is expected output."""
+    commands, output, current, heredoc_end = [], [], "", None
+    for raw in block.splitlines():
+        line = raw.rstrip()
+        if heredoc_end is not None:
+            current += "\n" + raw
+            if line.strip() == heredoc_end:
+                commands.append(current)
+                current, heredoc_end = "", None
+            continue
+        stripped = line.strip()
+        if not current:
+            prompted = re.match(r"^(?:\$|%|>|❯|#\s*\$)\s+(.*)$", stripped)
+            if console or block.lstrip().startswith(("$ ", "% ")):
+                if not prompted:
+                    if stripped:
+                        output.append(stripped)
+                    continue
+                stripped = prompted.group(1)
+            elif prompted:
+                stripped = prompted.group(1)
+            if not stripped or stripped.startswith("#"):
+                continue
+            current = stripped
+        else:
+            current += "\n" + stripped
+        heredoc = re.search(r"<<-?\s*['\"]?([A-Za-z_][A-Za-z0-9_]*)['\"]?", current)
+        if heredoc and current.count("\n") == 0:
+            heredoc_end = heredoc.group(1)
+            continue
+        if current.endswith("\\"):
+            current = current[:-1].rstrip() + " "
+            continue
+        try:
+            shlex.split(current)
+        except ValueError:
+            continue
+        commands.append(current.strip())
+        current = ""
+    if current.strip():
+        commands.append(current.strip())
+    return commands, output
+
+
+def strip_python_prompts(code: str) -> str:
+    """A `>>>` session becomes the code it types; its output lines are dropped."""
+    if ">>> " not in code:
+        return code
+    lines = []
+    for line in code.splitlines():
+        if line.startswith((">>> ", "... ")) or line in (">>>", "..."):
+            lines.append(line[4:])
+    return "\n".join(lines)
+
+
+def command_words(command: str) -> list[str]:
+    """The programs a command line runs (first word of each segment, after VAR=value assignments)."""
+    words = []
+    for segment in re.split(r"&&|\|\||;|\||\n|\$\(|`", command):
+        try:
+            parts = shlex.split(segment, comments=True)
+        except ValueError:
+            parts = segment.split()
+        while parts and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", parts[0]):
+            parts.pop(0)
+        if parts and parts[0] in {"sudo", "time", "nohup", "exec", "command"} and len(parts) > 1:
+            parts.pop(0)
+        if parts and re.match(r"^[\w./+-]+$", parts[0]):
+            words.append(parts[0])
+    return words
+
+
+def is_server_command(command: str) -> bool:
+    return any(re.search(pattern, command) for pattern in SERVER_PATTERNS)
+
+
+def is_setup_only(command: str) -> bool:
+    """Commands that only arrange files and the shell; their effect is visible in the next step."""
+    words = command_words(command)
+    allowed = SETUP_ONLY_COMMANDS | ({"echo", "printf", "cat", "tee"} if re.search(r"(>>?|\btee\b)\s*\S", command) else set())
+    return bool(words) and all(word in allowed for word in words)
+
+
+def defines_only(code: str) -> bool:
+    """Python that only imports, assigns and defines: it prepares later steps and prints nothing."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    definitions = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef,
+                   ast.ClassDef)
+    return all(isinstance(node, definitions) for node in tree.body)
+
+
+def looks_like_command(text: str, labelled: bool, path: str | None = None) -> bool:
+    text = text.strip().rstrip(".").strip()
+    if not text or len(text) > 400 or text.endswith("?"):
+        return False
+    words = text.split()
+    first = words[0]
+    if not re.match(r"^[\w./+-]+$", first):
+        return False
+    if len(words) > 1 and words[1].lower() in PROSE_SECOND_WORDS:
+        return False
+    known = first in SHELL_BUILTINS or first in KNOWN_TOOLS or first.startswith("./") or first.endswith(".sh")
+    if known:
+        return True
+    return labelled and shutil.which(first, path=path) is not None
+
+
+def _normalize(command: str) -> str:
+    return re.sub(r"\s+", " ", command.strip().rstrip(";")).strip()
+
+
+def _strip_code_spans(text: str) -> str:
+    return re.sub(r"`[^`]*`", "", text)
+
+
+def read_step(step: dict, path_for_lookup: str | None = None) -> StepPlan:
+    """Turn a step (as next_step serves it) into what a reader would do and what to check."""
+    content = step.get("contentForUser") or ""
+    operations = step.get("operationsForAgent") or ""
+    plan = StepPlan(reader_text=content)
+    _read_content(content, plan)
+    _read_operations(operations, plan, path_for_lookup)
+    prose = _strip_code_blocks(content) + "\n" + operations
+    plan.expected_outputs += [m.group(1).strip() for m in EXPECTED_OUTPUT.finditer(prose)]
+    plan.has_verification = bool(re.search(VERIFICATION_CUES, prose, re.IGNORECASE)) or any(
+        action.expected_output for action in plan.actions)
+    plain_prose = _strip_code_spans(prose)
+    plan.vague_phrases = sorted({m.group(0).lower() for pattern in VAGUE_PHRASES
+                                 for m in re.finditer(r"\b" + pattern + r"(?!\w)", plain_prose, re.IGNORECASE)})
+    plan.has_instruction = bool(re.search(INSTRUCTION_VERBS, plain_prose, re.IGNORECASE))
+    for sentence in re.split(r"(?<=[.!?])\s+|\n", _strip_code_blocks(content)):
+        if CROSS_REFERENCE.search(sentence) and not LINK.search(sentence) and not re.search(
+                r"\b(above|below|previous step|next step)\b", sentence, re.IGNORECASE):
+            plan.unlinked_references.append(sentence.strip())
+    for action in plan.actions:
+        if action.kind in ("command", "background", "python"):
+            for match in PLACEHOLDER.finditer(action.text):
+                explained = re.search(r"\b(replace|substitute|where|fill in|your own)\b[^.\n]*"
+                                      + re.escape(match.group(0)), prose, re.IGNORECASE) is not None
+                plan.placeholders.append((match.group(0), explained))
+    return plan
+
+
+def _strip_code_blocks(markdown: str) -> str:
+    return re.sub(r"```.*?```|~~~.*?~~~", "", markdown, flags=re.DOTALL)
+
+
+def _read_content(content: str, plan: StepPlan):
+    last_paragraph, last_runnable = "", None
+    for token in _markdown.parse(content):
+        if token.type == "inline":
+            last_paragraph = token.content
+            plan.backticked_paths += [span for span in re.findall(r"`([^`\s]+)`", token.content)
+                                      if PATH_LIKE.match(span) and "." in span.rsplit("/", 1)[-1]]
+            continue
+        if token.type not in ("fence", "code_block"):
+            continue
+        info = (token.info or "").strip()
+        language = info.split()[0].lower().strip("{}.") if info else ""
+        body = token.content
+        path, append = _file_target(info, last_paragraph, body)
+        if path:
+            plan.actions.append(Action("file", body, path=path, append=append, language=language))
+            last_runnable = None
+        elif language in OUTPUT_LANGUAGES or (not language and last_runnable and not _looks_like_shell(body)):
+            if last_runnable is not None and last_runnable.expected_output is None:
+                last_runnable.expected_output = body.strip()
+        elif language in SHELL_LANGUAGES or (not language and _looks_like_shell(body)):
+            commands, output = split_shell_lines(body, console=language in {"console", "shell-session", "terminal"})
+            for command in commands:
+                kind = "background" if is_server_command(command) else "command"
+                plan.actions.append(Action(kind, command, language=language or "bash"))
+            if plan.actions and commands:
+                last_runnable = plan.actions[-1]
+                if output:
+                    last_runnable.expected_output = "\n".join(output)
+        elif language in PYTHON_LANGUAGES:
+            plan.actions.append(Action("python", strip_python_prompts(body), language="python"))
+            last_runnable = plan.actions[-1]
+        elif re.search(r"\b(add|put|paste|insert|append)\b", last_paragraph, re.IGNORECASE):
+            plan.unplaced_blocks.append(f"{language or 'code'} block after “{last_paragraph.strip()[:80]}”")
+        last_paragraph = ""
+
+
+def _looks_like_shell(body: str) -> bool:
+    first = body.strip().splitlines()[0] if body.strip() else ""
+    return first.startswith(("$ ", "% ")) or (command_words(first)[:1] and command_words(first)[0] in KNOWN_TOOLS | SHELL_BUILTINS)
+
+
+def _file_target(info: str, paragraph: str, body: str) -> tuple[str | None, bool]:
+    titled = re.search(r"(?:title|file|filename|path)\s*=\s*\"?([^\s\"}]+)", info)
+    if titled and PATH_LIKE.match(titled.group(1)):
+        return titled.group(1), False
+    sentence = re.split(r"(?<=[.!?])\s+", paragraph.strip())[-1] if paragraph.strip() else ""
+    intro = FILE_INTRO.search(sentence)
+    if intro and PATH_LIKE.match(intro.group(2)) and not intro.group(2).startswith(("http", "-")):
+        return intro.group(2), intro.group(1).lower() in APPEND_VERBS
+    if re.fullmatch(r"`[^`]+`\s*:?", sentence) and PATH_LIKE.match(sentence.strip(":` ")):
+        return sentence.strip(":` "), False
+    return None, False
+
+
+def _read_operations(operations: str, plan: StepPlan, path_for_lookup: str | None):
+    shown = {_normalize(a.text) for a in plan.actions if a.kind in ("command", "background")}
+    shown_blob = _normalize(" ".join(a.text for a in plan.actions))
+    files = {a.path for a in plan.actions if a.kind == "file"}
+    items = [item.strip() for item in OPS_ITEM.split(operations) if item.strip()]
+    for item in items:
+        for command in _commands_in_operation(item, path_for_lookup):
+            normalized = _normalize(command)
+            if normalized in shown or normalized in shown_blob:
+                continue
+            shown.add(normalized)
+            kind = "background" if is_server_command(command) else "command"
+            plan.actions.append(Action(kind, command, source="operations"))
+            plan.unshown_operations.append(command)
+        for path in _files_in_operation(item):
+            if path in files:
+                continue
+            files.add(path)
+            block = next((a for a in plan.actions if a.kind == "python" and a.source == "content"), None)
+            if block is not None and re.search(r"\b(shown|above|below|following|this|the code)\b", item, re.IGNORECASE):
+                block.kind, block.path = "file", path
+            else:
+                plan.unwritable_files.append(path)
+
+
+def _commands_in_operation(item: str, path_for_lookup: str | None) -> list[str]:
+    found = []
+    labelled = RUN_LABEL.search(item)
+    if labelled:
+        candidate = labelled.group(2).strip().strip("`")
+        if looks_like_command(candidate, labelled=True, path=path_for_lookup):
+            return [candidate.rstrip(".") if not candidate.endswith("..") else candidate]
+    for span in re.findall(r"`([^`\n]+)`", item):
+        if " " in span.strip() and looks_like_command(span, labelled=False):
+            found.append(span.strip())
+    if found:
+        return found
+    if ":" in item:
+        after = item.split(":", 1)[1].strip()
+        if looks_like_command(after, labelled=False):
+            found.append(after.rstrip("."))
+    return found
+
+
+def _files_in_operation(item: str) -> list[str]:
+    match = re.match(r"^(create|add|write|save)\b(?:\s+(?:a|the|new))?(?:\s+file)?(?:\s+(?:named|called))?\s+`?([^\s`,:]+)`?",
+                     item, re.IGNORECASE)
+    if match and PATH_LIKE.match(match.group(2)) and "." in match.group(2).rsplit("/", 1)[-1]:
+        return [match.group(2)]
+    return []
+
+
+def env_vars_used(action: Action) -> set[str]:
+    if action.kind == "python":
+        names = set(ENV_IN_PYTHON.findall(action.text))
+    elif action.kind in ("command", "background"):
+        names = set(ENV_IN_SHELL.findall(action.text)) - set(ENV_ASSIGNED.findall(action.text))
+    else:
+        return set()
+    return {name for name in names if name not in STANDARD_ENV}

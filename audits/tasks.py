@@ -1,0 +1,236 @@
+"""Celery tasks. Each takes primary keys, re-fetches, claims its run with a guarded update (so a redelivered
+task is a no-op) and stores progress and findings as they happen, so a run that dies keeps what it found."""
+import logging
+import time
+
+from pathlib import Path
+
+from celery import group
+from celery.signals import worker_ready
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+from audits.actions import RunNotStarted, queue
+from audits.auditing import AuditError, AuditObserver, AuditRequest, run_audit
+from audits.formats import ValidationSummary, validation_file_name
+from audits.models import ExampleResult, Run, RunKind, RunStatus, ValidationDocument, record_problems
+from audits.rules_auditor import AuditCancelled
+from audits.sandbox import Limits, sweep_leftover_jails
+from audits.validator import ValidationObserver, ValidationOptions, validate_document
+from stackbench_site.celery import app
+from stackbench_site.env import envbool, envlist
+from stackbench_site.jsonfiles import write_model
+
+logger = logging.getLogger(__name__)
+
+
+class RunObserver(AuditObserver):
+    """Feeds a stored run: progress, the last command, and each gap the moment the step server stores it."""
+
+    def __init__(self, run: Run, attempt: int):
+        self.run = run
+        self.cancel = Lease(run, attempt)
+
+    def step_started(self, number, total, title):
+        self.run.report_progress(current=number, total=total, label=f"Step {number}: {title}")
+
+    def gap_reported(self, seq, gap):
+        self.run.record_gap(seq, gap)
+
+    def command_started(self, command):
+        self.run.report_progress(command=command)
+
+    def agent_finished(self, usage, cost_usd):
+        Run.objects.filter(pk=self.run.pk).update(usage=usage, cost_usd=cost_usd)
+
+    def should_stop(self) -> bool:
+        return self.cancel()
+
+    def close(self):
+        connection.close()
+
+
+@app.task(acks_late=True, reject_on_worker_lost=True)
+def run_audit_task(run_id: int):
+    attempt = Run.objects.claim(run_id)
+    if attempt is None:
+        logger.info("run %s is not queued any more; nothing to do", run_id)
+        return
+    run = Run.objects.select_related("walkthrough", "library").get(pk=run_id)
+    output = run.ensure_output_dir()
+    inputs = output / "input"
+    inputs.mkdir(exist_ok=True)
+    walkthrough_path = inputs / f"{run.walkthrough.walkthrough_id}.json"
+    walkthrough_path.write_text(run.walkthrough.export_json())
+    options = run.options or {}
+    request = AuditRequest(
+        walkthrough_path=walkthrough_path, output_dir=output, library_name=run.library.name,
+        library_version=run.library_version,
+        limits=Limits.from_env(**({"timeout": float(options["timeout"])} if options.get("timeout") else {})),
+    )
+    try:
+        result = run_audit(request, backend=run.backend, observer=RunObserver(run, attempt))
+    except AuditCancelled:
+        close_run(run)
+        return
+    except AuditError as exc:
+        close_run(run, RunStatus.FAILED, error=str(exc))
+        return
+    except Exception as exc:
+        logger.exception("audit run %s failed", run_id)
+        close_run(run, RunStatus.FAILED, error=f"The audit stopped on an internal error: {exc!r}")
+        return
+    for seq, gap in enumerate(result.gaps):
+        run.record_gap(seq, gap)
+    close_run(run, RunStatus.SUCCEEDED, progress_current=result.completed_steps, progress_total=result.total_steps)
+
+
+def close_run(run: Run, status=None, **fields):
+    """List the run's files, end it (unless it was cancelled meanwhile) and fold its findings into problems."""
+    run.record_output_files()
+    if status is not None:
+        run.finish(status, **fields)
+    run.refresh_from_db()
+    record_problems(run)
+
+
+
+class DocumentObserver(ValidationObserver):
+    """Stores each example's result the moment it is known, and moves the run's progress on."""
+
+    def __init__(self, run: Run, document: ValidationDocument, attempt: int):
+        self.run, self.document = run, document
+        self.cancel = Lease(run, attempt)
+
+    def example_finished(self, page, result):
+        self.document.store_results([result])
+        done = ExampleResult.objects.filter(document__run=self.run).count()
+        self.run.report_progress(current=done, label=f"{page} #{result.example_index}")
+
+    def should_stop(self):
+        return self.cancel()
+
+
+class Lease:
+    """This attempt's hold on a run: a heartbeat at most once a second, and the answer to "should I stop?" —
+    yes once the run was cancelled, or handed to another worker because this one was thought dead."""
+
+    def __init__(self, run: Run, attempt: int):
+        self.run, self.attempt = run, attempt
+        self.beaten_at, self.lost = 0.0, False
+
+    def __call__(self) -> bool:
+        now = time.monotonic()
+        if not self.lost and now - self.beaten_at > 1.0:
+            self.beaten_at = now
+            self.lost = not self.run.beat(self.attempt)
+        return self.lost
+
+
+@app.task(bind=True, acks_late=True, reject_on_worker_lost=True)
+def validate_document_task(self, run_id: int, document_id: int):
+    Run.objects.claim(run_id)
+    run = Run.objects.select_related("library").get(pk=run_id)
+    document = ValidationDocument.objects.select_related("doc_page").get(pk=document_id)
+    if run.status != RunStatus.RUNNING or not document.claim():
+        return
+    attempt = run.attempts
+    ValidationDocument.objects.filter(pk=document.pk).update(worker=self.request.hostname or "")
+    options = run.options or {}
+    validation_options = ValidationOptions(
+        timeout=float(options.get("timeout", 30)), num_workers=1,
+        find_links=[Path(p) for p in options.get("find_links") or envlist("STACKBENCH_FIND_LINKS")],
+        offline=bool(options.get("offline", envbool("STACKBENCH_NO_INDEX", False))),
+    )
+    analysis = document.doc_page.analysis()
+    analysis.version = run.library_version or analysis.version
+    try:
+        result = validate_document(analysis, validation_options, DocumentObserver(run, document, attempt))
+        install_error = next((r.error_message for r in result.results
+                              if r.severity == "warning" and (r.error_message or "").startswith("Installing ")), "")
+        write_model(run.ensure_output_dir() / validation_file_name(document.page), result)
+        ValidationDocument.objects.filter(pk=document.pk).update(
+            finished=True, validation_timestamp=result.validation_timestamp, install_error=install_error)
+    except Exception as exc:
+        logger.exception("validation of %s in run %s failed", document.page, run_id)
+        ValidationDocument.objects.filter(pk=document.pk).update(
+            finished=True, install_error=f"The validation stopped on an internal error: {exc!r}")
+    finish_validation_if_done(run)
+
+
+def finish_validation_if_done(run: Run):
+    """The last document to finish closes the run (the guarded finish makes a race harmless)."""
+    if run.documents.filter(finished=False).exists():
+        return
+    run.refresh_from_db()
+    if run.status != RunStatus.RUNNING:
+        close_run(run)
+        return
+    documents = list(run.documents.prefetch_related("results"))
+    folder = run.ensure_output_dir()
+    summary = ValidationSummary(
+        timestamp=timezone.now(), validation_duration_seconds=(timezone.now() - run.started_at).total_seconds(),
+        num_workers=len({d.worker for d in documents if d.worker}) or 1,
+        documents=[document.to_format() for document in documents],
+    )
+    write_model(folder / "validation_summary.json", summary)
+    broken = [d for d in documents if d.install_error.startswith("The validation stopped")]
+    if broken:
+        close_run(run, RunStatus.FAILED, error="; ".join(f"{d.page}: {d.install_error}" for d in broken))
+    else:
+        close_run(run, RunStatus.SUCCEEDED, progress_current=summary.total_examples)
+
+
+MAX_ATTEMPTS = 2
+
+
+def recover_stale_runs(stale_seconds: float | None = None) -> list[tuple[int, str]]:
+    """Runs whose worker stopped reporting (killed, out of memory, machine gone) are queued again once; a run
+    that dies twice is failed with the reason. What they found before is kept (gaps and example results are
+    stored once each, so the new attempt does not duplicate them)."""
+    stale_seconds = stale_seconds if stale_seconds is not None else settings.STACKBENCH_RUN_STALE_SECONDS
+    handled = []
+    for run in Run.objects.stale(stale_seconds).select_related("library"):
+        silent = f"its worker stopped reporting for over {stale_seconds:.0f} s"
+        if run.attempts >= MAX_ATTEMPTS:
+            if run.finish(RunStatus.FAILED, error=f"The run was given up: {silent}, {run.attempts} times. "
+                                                  "What it found before is kept."):
+                run.record_output_files()
+                record_problems(run)
+                handled.append((run.pk, "failed"))
+            continue
+        requeued = Run.objects.filter(pk=run.pk, status=RunStatus.RUNNING, attempts=run.attempts).update(
+            status=RunStatus.QUEUED, progress_label=f"Queued again: {silent}")
+        if not requeued:
+            continue
+        if run.kind == RunKind.AUDIT:
+            signature = run_audit_task.si(run.pk)
+        else:
+            documents = list(run.documents.filter(finished=False))
+            ValidationDocument.objects.filter(pk__in=[d.pk for d in documents]).update(started_at=None)
+            signature = group(validate_document_task.si(run.pk, d.pk) for d in documents)
+        try:
+            queue(signature, what=f"run #{run.pk}")
+        except RunNotStarted as exc:
+            # Left as it was (running and silent), so the next check tries again once the broker is back.
+            Run.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(status=RunStatus.RUNNING)
+            logger.warning("could not queue run %s again: %s", run.pk, exc)
+            continue
+        handled.append((run.pk, "requeued"))
+    return handled
+
+
+@app.task
+def recover_stale_runs_task():
+    return recover_stale_runs()
+
+
+@worker_ready.connect
+def _recover_on_start(**kwargs):
+    # A worker that starts after a crash picks up what the crashed one left behind.
+    try:
+        sweep_leftover_jails()
+        recover_stale_runs()
+    except Exception:
+        logger.exception("could not recover stale runs at start-up")
