@@ -1,0 +1,255 @@
+"""Faults with real processes: workers killed mid-run, cancellation during long commands, a broker that goes
+away and comes back. (A full or read-only output folder is in tests/stackbench_site/test_cli.py.)"""
+import os
+import signal
+import subprocess
+import time
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from audits.actions import RunNotStarted, do_start_audit
+from audits.importing import import_paths
+from audits.models import ExampleResult, Run, RunStatus, ValidationDocument
+from audits.tasks import recover_stale_runs, run_audit_task, validate_document_task
+from tests.conftest import start_worker, stop_worker, wait_for
+from walkthroughs.models import DocPage, Library, Walkthrough
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+SLOW_WALKTHROUGH = [
+    ("Warm up", "```bash\npython3 -c 'print(1)'\n```", ""),
+    ("Wait", "```bash\nsleep 6\n```\n\nIt prints nothing.", ""),
+    ("Finish", "```bash\necho done\n```\n\nIt prints `done`.", ""),
+]
+
+
+@pytest.fixture
+def slow_walkthrough(make_walkthrough):
+    import_paths([make_walkthrough(SLOW_WALKTHROUGH, name="wt_slow")], library_name="demo")
+    return Walkthrough.objects.get(walkthrough_id="wt_slow")
+
+
+@pytest.fixture
+def workers(child_env, tmp_path, wheelhouse):
+    env = {**child_env, "STACKBENCH_FIND_LINKS": str(wheelhouse), "STACKBENCH_NO_INDEX": "true"}
+    started = []
+
+    def start(queues="faults"):
+        process = start_worker(env, tmp_path / f"worker-{len(started)}.log", queues=queues)
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        stop_worker(process)
+
+
+def kill(worker):
+    os.killpg(worker.pid, signal.SIGKILL)
+    worker.wait()
+
+
+def queued_audit(walkthrough):
+    run = Run.objects.create(kind="audit", library=walkthrough.library, walkthrough=walkthrough, backend="rules",
+                             status=RunStatus.QUEUED, progress_total=3)
+    run_audit_task.apply_async((run.pk,), queue="faults")
+    return run
+
+
+def fresh(run):
+    return Run.objects.get(pk=run.pk)
+
+
+def test_an_audit_whose_worker_is_killed_is_queued_again_and_keeps_its_gaps_once(slow_walkthrough, workers):
+    first = workers()
+    run = queued_audit(slow_walkthrough)
+    wait_for(lambda: fresh(run).progress_current >= 2 and run.gaps.exists(), message="the audit to reach step 2")
+    kill(first)
+    time.sleep(2.5)
+    assert fresh(run).status == RunStatus.RUNNING, "nothing else moves a run whose worker died"
+    assert recover_stale_runs(stale_seconds=2) == [(run.pk, "requeued")]
+    assert fresh(run).status == RunStatus.QUEUED and "Queued again" in fresh(run).progress_label
+    workers(queues="celery,faults")
+    done = wait_for(lambda: fresh(run) if not fresh(run).is_active else None, message="the second attempt")
+    assert (done.status, done.attempts) == (RunStatus.SUCCEEDED, 2), done.error
+    assert list(done.gaps.values_list("seq", "step_number", "gap_type")) == [(0, 1, "completeness")]
+
+
+def test_a_run_that_dies_twice_is_failed_with_the_reason(slow_walkthrough, workers):
+    first = workers()
+    run = queued_audit(slow_walkthrough)
+    wait_for(lambda: fresh(run).progress_current >= 2, message="the first attempt to reach step 2")
+    kill(first)
+    time.sleep(2.5)
+    recover_stale_runs(stale_seconds=2)
+    second = workers(queues="celery,faults")
+    wait_for(lambda: fresh(run).attempts == 2 and fresh(run).progress_current >= 2, message="the second attempt")
+    kill(second)
+    time.sleep(2.5)
+    assert recover_stale_runs(stale_seconds=2) == [(run.pk, "failed")]
+    failed = fresh(run)
+    assert failed.status == RunStatus.FAILED and "stopped reporting" in failed.error and "2 times" in failed.error
+    assert failed.gaps.count() == 1, "what it found before is kept"
+
+
+def test_a_dead_run_found_while_the_broker_is_down_is_requeued_by_a_later_check(slow_walkthrough, use_broker):
+    run = Run.objects.create(kind="audit", library=slow_walkthrough.library, walkthrough=slow_walkthrough,
+                             backend="rules", status=RunStatus.RUNNING, attempts=1,
+                             heartbeat_at=timezone.now() - timedelta(minutes=5))
+    use_broker("redis://127.0.0.1:1/0")
+    assert recover_stale_runs(stale_seconds=2) == []
+    assert fresh(run).status == RunStatus.RUNNING, "not left queued with nothing in the queue"
+    use_broker("memory://")
+    assert recover_stale_runs(stale_seconds=2) == [(run.pk, "requeued")]
+    assert fresh(run).status == RunStatus.QUEUED
+
+
+def test_a_validation_whose_worker_is_killed_resumes_its_document(workers, tmp_path):
+    from audits.formats import ExtractionAnalysis
+
+    slow = "import time\ntime.sleep(2)\nprint('ok')"
+    analysis = ExtractionAnalysis(page="slow.md", library="sbdemo", version="1.0.0",
+                                  examples=[{"code": slow, "line": 3 + 10 * i} for i in range(3)])
+    library = Library.objects.create(name="sbdemo", default_version="1.0.0")
+    page, _ = DocPage.store_analysis(library, analysis, None)
+    run = Run.objects.create(kind="validation", library=library, library_version="1.0.0", backend="venv",
+                             status=RunStatus.QUEUED, progress_total=3)
+    run.doc_pages.add(page)
+    document = ValidationDocument.objects.create(run=run, doc_page=page, page=page.page, library_name="sbdemo", version="1.0.0")
+    first = workers()
+    validate_document_task.apply_async((run.pk, document.pk), queue="faults")
+    wait_for(lambda: document.results.exists(), message="the first example result")
+    kept = document.results.get(example_index=0).pk
+    kill(first)
+    time.sleep(2.5)
+    assert recover_stale_runs(stale_seconds=2) == [(run.pk, "requeued")]
+    workers(queues="celery,faults")
+    done = wait_for(lambda: fresh(run) if not fresh(run).is_active else None, timeout=90, message="the second attempt")
+    assert done.status == RunStatus.SUCCEEDED, done.error
+    assert list(ExampleResult.objects.filter(document__run=run).values_list("example_index", "status")) == [
+        (0, "success"), (1, "success"), (2, "success")]
+    assert document.results.get(example_index=0).pk == kept
+
+
+def sleepers(marker):
+    found = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+    return [pid for pid in found if int(pid) != os.getpid()]
+
+
+def test_cancelling_kills_the_whole_process_tree_of_a_long_command_within_seconds(make_walkthrough, workers):
+    marker = "sleep 3131"
+    path = make_walkthrough([("Long", f"```bash\nbash -c '{marker} & {marker}' & {marker}; wait\n```", "")], name="wt_long")
+    import_paths([path], library_name="demo")
+    walkthrough = Walkthrough.objects.get(walkthrough_id="wt_long")
+    workers()
+    run = queued_audit(walkthrough)
+    wait_for(lambda: len(sleepers(marker)) >= 3, message="the long command to start its children")
+    run.request_cancel()
+    started = time.monotonic()
+    wait_for(lambda: not sleepers(marker), timeout=15, interval=0.1, message="every process of the command to die")
+    assert time.monotonic() - started < 5
+    assert fresh(run).status == RunStatus.CANCELLED
+
+
+def test_cancelling_a_validation_stops_a_long_example(workers):
+    from audits.actions import do_start_validation
+    from audits.formats import ExtractionAnalysis
+
+    marker = "sleep 7272.5"
+    code = "import subprocess, time\nsubprocess.Popen(['sleep', '7272.5'])\ntime.sleep(300)"
+    library = Library.objects.create(name="sbdemo", default_version="1.0.0")
+    page, _ = DocPage.store_analysis(library, ExtractionAnalysis(page="hang.md", library="sbdemo", version="1.0.0",
+                                                                 examples=[{"code": code}]), None)
+    workers(queues="celery")
+    run = do_start_validation(library, [page])
+    wait_for(lambda: sleepers(marker), timeout=60, message="the example to start")
+    run.request_cancel()
+    wait_for(lambda: not sleepers(marker), timeout=10, interval=0.1, message="the example's processes to die")
+
+
+@pytest.fixture
+def private_redis(tmp_path):
+    """A Redis server of our own, so stopping it disturbs nobody else."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    def start():
+        return subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                                 "--appendonly", "no", "--dir", str(tmp_path)], stdout=subprocess.DEVNULL)
+
+    if not subprocess.run(["which", "redis-server"], capture_output=True).returncode == 0:
+        pytest.skip("redis-server is not installed here")
+    server = {"process": start(), "url": f"redis://127.0.0.1:{port}/0", "start": start}
+    wait_for(lambda: subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True).stdout.strip() == b"PONG",
+             timeout=10, message="redis to start")
+    yield server
+    server["process"].terminate()
+    server["process"].wait()
+
+
+def test_a_stopped_broker_is_a_clear_error_without_an_orphan_run_and_recovery_needs_no_restart(
+        private_redis, kv_walkthrough_path, maintainer_client, use_broker):
+    from django.urls import reverse
+
+    import_paths([kv_walkthrough_path], library_name="sqlite3")
+    walkthrough = Walkthrough.objects.get()
+    use_broker(private_redis["url"])
+    assert do_start_audit(walkthrough).status == RunStatus.QUEUED
+    private_redis["process"].terminate()
+    private_redis["process"].wait()
+    with pytest.raises(RunNotStarted, match="task queue is not reachable"):
+        do_start_audit(walkthrough)
+    page = maintainer_client.post(reverse("new_audit", args=[walkthrough.pk]), {"backend": "rules"}, follow=True)
+    assert "The task queue is not reachable" in page.content.decode()
+    assert Run.objects.count() == 1, "no orphan run"
+    private_redis["process"] = private_redis["start"]()
+    wait_for(lambda: subprocess.run(["redis-cli", "-p", private_redis["url"].split(":")[2].split("/")[0], "ping"],
+                                    capture_output=True).stdout.strip() == b"PONG", timeout=10, message="redis back")
+    assert wait_for(lambda: _starts(walkthrough), timeout=20, message="runs to start again")
+    assert Run.objects.count() == 2
+
+
+def _starts(walkthrough):
+    try:
+        return do_start_audit(walkthrough)
+    except RunNotStarted:
+        return None
+
+
+def test_the_worker_survives_hostile_steps_and_leaks_no_secrets(make_walkthrough, child_env, tmp_path, workers):
+    from audits.sandbox import APP_DIR
+
+    hostile = make_walkthrough([
+        ("Secrets", "```bash\nenv\n```\n\nIt prints the environment.", ""),
+        ("Fork bomb", "```bash\nbomb() { bomb | bomb & }; bomb\nsleep 2\n```\n\nIt prints nothing.", ""),
+        ("Memory", "```bash\npython3 -c 'x = bytearray(8 * 1024**3)'\n```\n\nIt prints nothing.", ""),
+        ("Escape", f"```bash\ntouch {APP_DIR}/pwned-by-docs\n```\n\nIt prints nothing.", ""),
+        ("Still alive", "```bash\necho alive\n```\n\nIt prints `alive`.", ""),
+    ], name="wt_hostile")
+    import_paths([hostile], library_name="demo")
+    walkthrough = Walkthrough.objects.get(walkthrough_id="wt_hostile")
+    secrets = {"SECRET_KEY": "very-secret-key-123", "ANTHROPIC_API_KEY": "sk-ant-secret-456",
+               "CELERY_BROKER_URL": child_env.get("CELERY_BROKER_URL", "")}
+    from tests.conftest import start_worker as start
+
+    worker = start({**child_env, **{k: v for k, v in secrets.items() if v}}, tmp_path / "hostile.log", queues="faults")
+    try:
+        run = queued_audit(walkthrough)
+        done = wait_for(lambda: fresh(run) if not fresh(run).is_active else None, timeout=120, message="the audit")
+        assert done.status == RunStatus.SUCCEEDED and done.progress_current == 5, done.error
+        assert not (APP_DIR / "pwned-by-docs").exists()
+        everything = "".join(p.read_text(errors="replace") for p in done.output_path().rglob("*") if p.is_file())
+        assert "alive" in everything
+        for name, value in secrets.items():
+            if value:
+                assert value not in everything, f"{name} leaked into the run's files"
+        assert str(child_env["DATABASE_URL"]) not in everything
+        again = queued_audit(walkthrough)
+        assert wait_for(lambda: not fresh(again).is_active, timeout=120, message="the worker to take the next run")
+    finally:
+        stop_worker(worker)

@@ -1,0 +1,98 @@
+import json
+
+import pytest
+
+from audits.auditing import AuditError, AuditObserver, AuditRequest, run_audit
+from audits.rules_auditor import AuditCancelled
+
+
+def _expected(sample_dir):
+    return json.loads((sample_dir / "walkthroughs" / "wt_kv_quickstart.expected.json").read_text())
+
+
+def test_the_kv_quickstart_gets_exactly_the_expected_gaps(kv_walkthrough_path, sample_dir, tmp_path):
+    result = run_audit(AuditRequest(kv_walkthrough_path, tmp_path, "sqlite3", "3.40"))
+    expected = _expected(sample_dir)
+    for step, gap_types in expected["gaps_expected"].items():
+        found = {g.gap_type for g in result.gaps if g.step_number == int(step)}
+        assert set(gap_types) <= found, f"step {step}: {found}"
+    for step in expected["clean_steps"]:
+        assert not [g for g in result.gaps if g.step_number == step and g.severity in ("critical", "warning")]
+    assert (result.total_steps, result.completed_steps, result.failed_steps, result.success) == (5, 5, 0, False)
+
+
+def test_the_audit_writes_the_spec_files(kv_walkthrough_path, tmp_path):
+    run_audit(AuditRequest(kv_walkthrough_path, tmp_path, "sqlite3", "3.40"))
+    audit = json.loads((tmp_path / "wt_kv_quickstart_audit.json").read_text())
+    assert set(audit) == {
+        "walkthrough_id", "walkthrough_title", "library_name", "library_version", "started_at", "completed_at",
+        "duration_seconds", "total_steps", "completed_steps", "failed_steps", "success", "gaps", "clarity_gaps",
+        "prerequisite_gaps", "logical_flow_gaps", "execution_gaps", "completeness_gaps", "cross_reference_gaps",
+        "critical_gaps", "warning_gaps", "info_gaps", "execution_log", "agent_log_path"}
+    assert (audit["walkthrough_id"], audit["library_name"], audit["library_version"]) == ("wt_kv_quickstart", "sqlite3", "3.40")
+    assert audit["critical_gaps"] == 1 and audit["logical_flow_gaps"] == 1 and audit["clarity_gaps"] == 1
+    steps = json.loads(audit["execution_log"])
+    assert [s["step_number"] for s in steps] == [1, 2, 3, 4, 5]
+    assert steps[1]["actions"][0] == {**steps[1]["actions"][0], "kind": "file", "command": "kv.py", "exit_code": 0}
+    session = json.loads((tmp_path / "wt_kv_quickstart_session.json").read_text())
+    assert session["is_complete"] and session["gaps"] == audit["gaps"]
+    log = (tmp_path / "agent_logs" / "audit.log").read_text()
+    assert "mcp__walkthrough__next_step" in log and "Bash" in log
+    trace = [json.loads(line) for line in (tmp_path / "agent_logs" / "audit_tools.jsonl").read_text().splitlines()]
+    tools = [record["tool"] for record in trace]
+    assert tools[0] == "mcp__walkthrough__start_walkthrough" and tools[-1] == "mcp__walkthrough__walkthrough_status"
+    assert tools.count("mcp__walkthrough__next_step") == 6 and tools.count("mcp__walkthrough__report_gap") == 2
+    assert {"Bash", "Write"} <= set(tools)
+    assert all({"time", "tool", "input", "output", "duration_ms"} <= set(record) for record in trace)
+
+
+def test_progress_reaches_the_observer_step_by_step_with_each_gap(kv_walkthrough_path, tmp_path):
+    events = []
+
+    class Recorder(AuditObserver):
+        def step_started(self, number, total, title):
+            events.append(("step", number, total))
+
+        def gap_reported(self, seq, gap):
+            events.append(("gap", seq, gap.step_number))
+
+    run_audit(AuditRequest(kv_walkthrough_path, tmp_path), observer=Recorder())
+    assert events == [("step", 1, 5), ("step", 2, 5), ("step", 3, 5), ("gap", 0, 3), ("step", 4, 5), ("gap", 1, 4),
+                      ("step", 5, 5)]
+
+
+def test_a_cancelled_audit_stops_and_still_writes_what_it_found(kv_walkthrough_path, tmp_path):
+    class StopAtThree(AuditObserver):
+        step = 0
+
+        def step_started(self, number, total, title):
+            self.step = number
+
+        def should_stop(self):
+            return self.step >= 3
+
+    with pytest.raises(AuditCancelled):
+        run_audit(AuditRequest(kv_walkthrough_path, tmp_path), observer=StopAtThree())
+    audit = json.loads((tmp_path / "wt_kv_quickstart_audit.json").read_text())
+    assert audit["completed_steps"] == 3 and audit["failed_steps"] == 2 and not audit["success"]
+
+
+def test_an_unreadable_walkthrough_or_output_folder_is_a_clear_error(tmp_path, kv_walkthrough_path):
+    broken = tmp_path / "wt_broken.json"
+    broken.write_text("{")
+    with pytest.raises(AuditError, match="not valid JSON"):
+        run_audit(AuditRequest(broken, tmp_path / "out"))
+    with pytest.raises(AuditError, match="does not exist"):
+        run_audit(AuditRequest(tmp_path / "missing.json", tmp_path / "out"))
+    readonly = tmp_path / "readonly"
+    readonly.write_text("a file, not a folder")
+    with pytest.raises(AuditError, match="cannot write to the output folder"):
+        run_audit(AuditRequest(kv_walkthrough_path, readonly / "out"))
+    with pytest.raises(AuditError, match="unknown backend"):
+        run_audit(AuditRequest(kv_walkthrough_path, tmp_path / "out"), backend="magic")
+
+
+def test_a_given_working_directory_keeps_what_the_steps_made(kv_walkthrough_path, tmp_path):
+    run_audit(AuditRequest(kv_walkthrough_path, tmp_path / "out", working_dir=tmp_path / "work"))
+    assert (tmp_path / "work" / "kv-demo" / "kv.py").exists()
+    assert (tmp_path / "work" / "kv-demo" / "kv.db").exists()

@@ -1,0 +1,116 @@
+import json
+
+import pytest
+from django_celery_results.models import TaskResult
+
+from audits.actions import RunNotStarted, do_start_audit
+from audits.importing import import_paths
+from audits.models import Run, RunStatus
+from audits.tasks import run_audit_task
+from tests.conftest import wait_for
+from walkthroughs.models import Walkthrough
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+
+@pytest.fixture
+def kv_walkthrough(kv_walkthrough_path):
+    import_paths([kv_walkthrough_path], library_name="sqlite3")
+    return Walkthrough.objects.get(walkthrough_id="wt_kv_quickstart")
+
+
+def _finished(run_id):
+    run = Run.objects.get(pk=run_id)
+    return run if not run.is_active else None
+
+
+def test_a_real_worker_takes_the_audit_off_the_broker_and_the_results_land_in_the_database(kv_walkthrough, celery_worker):
+    run = do_start_audit(kv_walkthrough, origin="test")
+    assert run.status == RunStatus.QUEUED and run.progress_total == 5
+    run = wait_for(lambda: _finished(run.pk), message="the audit run to finish")
+    assert run.status == RunStatus.SUCCEEDED, run.error
+    assert (run.progress_current, run.progress_total) == (5, 5)
+    assert list(run.gaps.values_list("step_number", "gap_type", "severity")) == [
+        (3, "logical_flow", "critical"), (4, "clarity", "warning")]
+    assert {"wt_kv_quickstart_audit.json", "wt_kv_quickstart_session.json", "agent_logs/audit.log",
+            "agent_logs/audit_tools.jsonl"} <= set(run.output_files)
+    audit = json.loads(run.output_file("wt_kv_quickstart_audit.json").read_text())
+    assert audit["library_name"] == "sqlite3" and len(audit["gaps"]) == 2
+    assert run.duration_seconds > 0 and run.started_at and run.finished_at
+    assert wait_for(lambda: TaskResult.objects.filter(task_id=run.celery_task_id, status="SUCCESS").exists(),
+                    message="the task result row")
+
+
+def test_a_redelivered_task_is_a_no_op(kv_walkthrough, monkeypatch):
+    run = Run.objects.create(kind="audit", library=kv_walkthrough.library, walkthrough=kv_walkthrough,
+                             status=RunStatus.SUCCEEDED)
+    run_audit_task(run.pk)
+    assert not run.gaps.exists() and Run.objects.get(pk=run.pk).status == RunStatus.SUCCEEDED
+
+
+def test_the_task_runs_inline_and_stores_gaps_as_they_are_reported(kv_walkthrough, monkeypatch):
+    from audits import tasks
+
+    seen = []
+    original = tasks.RunObserver.gap_reported
+
+    def spy(self, seq, gap):
+        original(self, seq, gap)
+        seen.append(self.run.gaps.count())
+
+    monkeypatch.setattr(tasks.RunObserver, "gap_reported", spy)
+    run = Run.objects.create(kind="audit", library=kv_walkthrough.library, walkthrough=kv_walkthrough,
+                             status=RunStatus.QUEUED, backend="rules")
+    run_audit_task(run.pk)
+    assert seen == [1, 2]
+    assert Run.objects.get(pk=run.pk).status == RunStatus.SUCCEEDED
+
+
+def test_a_walkthrough_without_steps_cannot_be_audited(kv_walkthrough):
+    placeholder = Walkthrough.placeholder("wt_empty", kv_walkthrough.library, "Only known from results")
+    with pytest.raises(RunNotStarted, match="has no steps yet"):
+        do_start_audit(placeholder)
+    assert not Run.objects.exists()
+
+
+def test_an_unreachable_broker_leaves_no_orphan_run(kv_walkthrough, use_broker):
+    use_broker("redis://127.0.0.1:1/0")
+    with pytest.raises(RunNotStarted, match="task queue is not reachable"):
+        do_start_audit(kv_walkthrough)
+    assert not Run.objects.exists()
+
+
+def test_a_validation_run_spreads_documents_over_the_worker_and_stores_every_result(celery_worker, sample_dir):
+    from audits.actions import do_start_validation
+    from audits.models import ExampleResult
+    from walkthroughs.models import DocPage, Library
+
+    import_paths([sample_dir / "extraction"])
+    toolz = Library.objects.get(name="toolz")
+    run = do_start_validation(toolz, list(DocPage.objects.filter(library=toolz)), origin="test")
+    assert run.status == RunStatus.QUEUED and run.progress_total == 4 and run.documents.count() == 1
+    run = wait_for(lambda: _finished(run.pk), timeout=120, message="the validation run to finish")
+    assert run.status == RunStatus.SUCCEEDED, run.error
+    assert run.progress_current == 4
+    statuses = list(ExampleResult.objects.filter(document__run=run).values_list("example_index", "status", "severity"))
+    assert statuses == [(0, "success", None), (1, "success", None), (2, "success", None), (3, "failure", "error")]
+    assert set(run.output_files) == {"toolz_intro_validation.json", "validation_summary.json"}
+    summary = json.loads(run.output_file("validation_summary.json").read_text())
+    assert summary["total_examples"] == 4 and summary["failed_by_severity"]["error"] == 1
+    assert run.documents.get().worker.startswith("test-")
+
+
+def test_a_redelivered_document_task_does_not_run_twice(sample_dir):
+    from audits.models import ValidationDocument
+    from audits.tasks import validate_document_task
+    from walkthroughs.models import DocPage, Library
+
+    import_paths([sample_dir / "extraction"])
+    toolz = Library.objects.get(name="toolz")
+    page = DocPage.objects.get(library=toolz)
+    run = Run.objects.create(kind="validation", library=toolz, status=RunStatus.QUEUED, backend="venv")
+    document = ValidationDocument.objects.create(run=run, doc_page=page, page=page.page, library_name="toolz",
+                                                 version="0.12.1")
+    ValidationDocument.objects.filter(pk=document.pk).update(started_at="2026-01-01T00:00:00Z")
+    validate_document_task(run.pk, document.pk)
+    assert not document.results.exists()

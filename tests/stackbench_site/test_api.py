@@ -1,0 +1,146 @@
+import json
+
+import pytest
+import schemathesis
+from schemathesis.specs.openapi.checks import negative_data_rejection
+from django.core.wsgi import get_wsgi_application
+from hypothesis import HealthCheck, settings
+
+from audits.models import ApiToken, Problem, Run
+from tests.conftest import make_user
+from tests.walkthroughs.test_views import KV_GAPS
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def kv(kv_walkthrough_path):
+    from audits.importing import import_paths
+
+    import_paths([kv_walkthrough_path], library_name="sqlite3")
+
+
+def bearer(user):
+    return {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(user, 'test')[1]}"}
+
+
+@pytest.fixture
+def maintainer_api(db):
+    return bearer(make_user("ci-maintainer", "audits.start_run", "audits.triage_problem"))
+
+
+@pytest.fixture
+def viewer_api(db):
+    return bearer(make_user("ci-viewer"))
+
+
+def test_the_api_needs_a_valid_token(client, kv):
+    assert client.get("/api/v1/runs/").status_code == 401
+    assert client.get("/api/v1/runs/", HTTP_AUTHORIZATION="Bearer sb_wrong").status_code == 401
+    user = make_user("someone")
+    token, key = ApiToken.issue(user, "x")
+    assert client.get("/api/v1/runs/", HTTP_AUTHORIZATION=f"Bearer {key}").status_code == 200
+    token.revoked_at = token.created_at
+    token.save()
+    assert client.get("/api/v1/runs/", HTTP_AUTHORIZATION=f"Bearer {key}").status_code == 401
+    assert ApiToken.objects.get().digest != key, "only a digest of the key is stored"
+
+
+def test_runs_gaps_and_problems_can_be_listed_and_read(client, viewer_api, kv, import_audit):
+    run = import_audit(gaps=KV_GAPS)
+    runs = client.get("/api/v1/runs/", {"library": "sqlite3", "kind": "audit"}, **viewer_api).json()
+    assert [r["id"] for r in runs] == [run.pk] and runs[0]["walkthrough_id"] == "wt_kv_quickstart"
+    one = client.get(f"/api/v1/runs/{run.pk}", **viewer_api).json()
+    assert one["status"] == "succeeded" and "wt_kv_quickstart_audit.json" in one["files"]
+    audit = client.get(f"/api/v1/runs/{run.pk}/files/wt_kv_quickstart_audit.json", **viewer_api)
+    assert json.loads(b"".join(audit.streaming_content))["critical_gaps"] == 1
+    gaps = client.get("/api/v1/gaps", {"run_id": run.pk, "severity": "critical"}, **viewer_api).json()
+    assert [(g["step_number"], g["gap_type"]) for g in gaps] == [(3, "logical_flow")] and gaps[0]["problem_id"]
+    problems = client.get("/api/v1/problems", {"lifecycle": "new"}, **viewer_api).json()
+    assert {p["gap_type"] for p in problems} == {"logical_flow", "clarity"}
+    assert client.get("/api/v1/runs/999999", **viewer_api).status_code == 404
+
+
+def test_starting_a_run_needs_permission_and_queues_it(client, viewer_api, maintainer_api, kv):
+    payload = json.dumps({"kind": "audit", "walkthrough_id": "wt_kv_quickstart", "version": "3.45"})
+    refused = client.post("/api/v1/runs/", payload, content_type="application/json", **viewer_api)
+    assert refused.status_code == 403 and "audits.start_run" in refused.json()["detail"]
+    started = client.post("/api/v1/runs/", payload, content_type="application/json", **maintainer_api)
+    assert started.status_code == 201
+    run = Run.objects.get()
+    assert (started.json()["id"], run.status, run.library_version, run.origin) == (run.pk, "queued", "3.45", "api")
+    cancelled = client.post(f"/api/v1/runs/{run.pk}/cancel", **maintainer_api)
+    assert cancelled.json()["status"] == "cancelled"
+    assert client.post(f"/api/v1/runs/{run.pk}/cancel", **maintainer_api).status_code == 409
+    bad = client.post("/api/v1/runs/", json.dumps({"kind": "audit"}), content_type="application/json", **maintainer_api)
+    assert bad.status_code == 422 and "walkthrough_id" in json.dumps(bad.json()["detail"])
+    unknown = client.post("/api/v1/runs/", json.dumps({"kind": "audit", "walkthrough_id": "wt_nope"}),
+                          content_type="application/json", **maintainer_api)
+    assert unknown.status_code == 404
+
+
+def test_a_problem_can_be_triaged_through_the_api(client, viewer_api, maintainer_api, kv, import_audit):
+    import_audit(gaps=KV_GAPS)
+    problem = Problem.objects.get(gap_type="clarity")
+    url = f"/api/v1/problems/{problem.pk}"
+    change = json.dumps({"triage_state": "wont_fix", "reason": "intentional", "assignee": "ci-maintainer"})
+    assert client.patch(url, change, content_type="application/json", **viewer_api).status_code == 403
+    missing_reason = client.patch(url, json.dumps({"triage_state": "wont_fix"}), content_type="application/json", **maintainer_api)
+    assert missing_reason.status_code == 422 and "reason" in json.dumps(missing_reason.json()["detail"])
+    nobody = client.patch(url, json.dumps({"assignee": "ghost"}), content_type="application/json", **maintainer_api)
+    assert nobody.status_code == 404 and "there is no user 'ghost'" in nobody.json()["detail"]
+    changed = client.patch(url, change, content_type="application/json", **maintainer_api).json()
+    assert (changed["triage_state"], changed["triage_reason"], changed["assignee"]) == ("wont_fix", "intentional", "ci-maintainer")
+
+
+def test_the_gate_fails_only_on_new_or_regressed_problems(client, viewer_api, kv, import_audit):
+    first = import_audit(gaps=KV_GAPS, started="2026-11-01T10:00:00Z")
+    gate = client.get(f"/api/v1/runs/{first.pk}/gate", {"fail_on": "new-critical"}, **viewer_api).json()
+    assert gate["passed"] is False and [p["severity"] for p in gate["problems"]] == ["critical"]
+    second = import_audit(gaps=KV_GAPS, started="2026-11-02T10:00:00Z")
+    assert client.get(f"/api/v1/runs/{second.pk}/gate", {"fail_on": "new-info"}, **viewer_api).json()["passed"] is True
+    assert client.get(f"/api/v1/runs/{second.pk}/gate", {"fail_on": "everything"}, **viewer_api).status_code == 422
+
+
+def test_the_openapi_document_is_served_without_a_token(client):
+    document = client.get("/api/v1/openapi.json").json()
+    assert document["info"]["title"] == "Stackbench API"
+    assert {"/api/v1/runs/", "/api/v1/runs/{run_id}/gate", "/api/v1/problems/{problem_id}"} <= set(document["paths"])
+
+
+def test_a_url_no_api_route_matches_is_a_json_404(client, viewer_api):
+    response = client.get("/api/v1/runs/1/files/a%0Ab", **viewer_api)
+    assert (response.status_code, response["Content-Type"], response.json()) == (404, "application/json",
+                                                                                  {"detail": "Not Found"})
+    assert client.get("/no-such-page/")["Content-Type"].startswith("text/html")
+
+
+schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", get_wsgi_application())
+
+
+@pytest.fixture
+def keep_the_test_connection():
+    """Requests through the WSGI app close database connections when they end (Django's test client avoids
+    this the same way), which would close the test's own transaction."""
+    from django.core import signals
+    from django.db import close_old_connections
+
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    yield
+    signals.request_started.connect(close_old_connections)
+    signals.request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def api_headers(kv, import_audit, keep_the_test_connection):
+    import_audit(gaps=KV_GAPS)
+    user = make_user("fuzzer", "audits.start_run", "audits.triage_problem")
+    return {"Authorization": f"Bearer {ApiToken.issue(user, 'fuzz')[1]}"}
+
+
+@schema.parametrize()
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+def test_every_endpoint_keeps_to_its_schema_and_never_errors(case, api_headers):
+    # Unknown query parameters are ignored, as REST APIs usually do; every other check applies.
+    case.call_and_validate(headers=api_headers, excluded_checks=[negative_data_rejection])

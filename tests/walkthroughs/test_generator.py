@@ -1,0 +1,78 @@
+import json
+
+import pytest
+
+from audits.auditing import AuditRequest, run_audit
+from walkthroughs.formats import WalkthroughExport
+from walkthroughs.generator import generate_walkthrough
+
+
+@pytest.fixture
+def kv_page(sample_dir):
+    return sample_dir / "docs" / "kv-quickstart.md"
+
+
+def test_each_second_level_section_becomes_a_step_with_its_operations(kv_page):
+    walkthrough_id, export = generate_walkthrough(kv_page, "sqlite3", "3.40", original_path="docs/kv-quickstart.md")
+    parsed = WalkthroughExport.model_validate(export)
+    assert [s.title for s in parsed.ordered_steps()] == ["Create a workspace", "Create the database", "Load the seed data",
+                                                         "Tune the database", "Read a value"]
+    assert parsed.walkthrough.title == "A key-value store with sqlite3"
+    assert parsed.original_doc_path == "docs/kv-quickstart.md"
+    second = parsed.ordered_steps()[1].contentFields
+    assert second.contentForUser.startswith("## Create the database") and "```python" in second.contentForUser
+    assert second.operationsForAgent == ("1. Create kv.py with the code shown\n2. Run: python kv.py\n"
+                                         "3. Success indicators: It prints `ready`")
+    assert "Prerequisites: " in second.contextForAgent and "Python 3.11" in second.contextForAgent
+    assert [s.nextStepReference for s in parsed.ordered_steps()] == [1, 2, 3, 4, None]
+
+
+def test_the_id_comes_from_the_content(kv_page, tmp_path):
+    first, _ = generate_walkthrough(kv_page, "sqlite3")
+    again, _ = generate_walkthrough(kv_page, "sqlite3")
+    changed = tmp_path / "kv.md"
+    changed.write_text(kv_page.read_text() + "\nOne more line.\n")
+    other, _ = generate_walkthrough(changed, "sqlite3")
+    assert first == again and first != other and first.startswith("wt_") and len(first) == 11
+
+
+def test_the_generated_walkthrough_audits_like_the_hand_made_one(kv_page, sample_dir, tmp_path):
+    walkthrough_id, export = generate_walkthrough(kv_page, "sqlite3")
+    path = tmp_path / f"{walkthrough_id}.json"
+    path.write_text(json.dumps(export))
+    result = run_audit(AuditRequest(path, tmp_path / "out"))
+    expected = json.loads((sample_dir / "walkthroughs" / "wt_kv_quickstart.expected.json").read_text())
+    for step, gap_types in expected["gaps_expected"].items():
+        assert set(gap_types) <= {g.gap_type for g in result.gaps if g.step_number == int(step)}
+    for step in expected["clean_steps"]:
+        assert not [g for g in result.gaps if g.step_number == step and g.severity in ("critical", "warning")]
+
+
+def test_numbered_steps_are_used_when_there_are_no_sections(tmp_path):
+    page = tmp_path / "howto.md"
+    page.write_text("# How to pipe\n\n### 1. Install\n\n```bash\npip install toolz\n```\n\n### 2. Use it\n\nRun `pipe`.\n")
+    _, export = generate_walkthrough(page, "toolz")
+    assert [s["title"] for s in export["steps"]] == ["Install", "Use it"]
+    assert export["steps"][0]["contentFields"]["operationsForAgent"] == "1. Run: pip install toolz"
+
+
+def test_the_cli_writes_the_export(kv_page, tmp_path):
+    from tests.stackbench_site.test_cli import stackbench
+
+    done = stackbench("walkthrough", "generate", "--doc-path", str(kv_page), "-l", "sqlite3", "-v", "3", "-o", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    written = list(tmp_path.glob("wt_*.json"))
+    assert len(written) == 1 and "5 steps" in done.stdout
+    assert json.loads(written[0].read_text())["metadata"]["library"] == "sqlite3"
+
+
+def test_the_claude_generator_writes_a_validated_export_through_the_fake_cli(kv_page):
+    from audits.auditing import AuditError
+    from tests.audits.test_claude_auditor import settings
+    from walkthroughs.claude_generator import generate_with_claude
+
+    walkthrough_id, export = generate_with_claude(kv_page, "sqlite3", "3", settings=settings("generate"))
+    assert walkthrough_id == generate_walkthrough(kv_page, "sqlite3")[0]
+    assert len(export["steps"]) == 5 and export["metadata"]["generatedBy"] == "stackbench-claude"
+    with pytest.raises(AuditError, match="Claude rejected the credential"):
+        generate_with_claude(kv_page, "sqlite3", settings=settings("not_logged_in"))

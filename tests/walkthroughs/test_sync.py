@@ -1,0 +1,114 @@
+"""From a docs folder in git to runs, gaps and problems, through the dashboard: sync, run everything, change the
+docs, run again, and see the docs diff beside what appeared and went away."""
+import re
+import subprocess
+
+import pytest
+from django.urls import reverse
+
+from audits.models import Batch, Problem, Run
+from stackbench_site.celery import app
+from tests.conftest import logged_in, make_user
+from walkthroughs.models import DocPage, Library, Walkthrough
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+GUIDE = """# sbdemo guide
+
+## Greeting
+
+```python
+from sbdemo import greet
+print(greet("docs"))
+```
+
+## Typos
+
+```python
+import sbdemo
+print(sbdemo.gret("docs"))
+```
+"""
+
+
+def git(repo, *args):
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+@pytest.fixture
+def docs_repo(tmp_path, sample_dir):
+    repo = tmp_path / "docs-repo"
+    (repo / "docs").mkdir(parents=True)
+    (repo / "docs" / "kv-quickstart.md").write_text((sample_dir / "docs" / "kv-quickstart.md").read_text())
+    (repo / "docs" / "guide.md").write_text(GUIDE)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "-c", "user.email=d@example.com", "-c", "user.name=Docs", "add", "-A")
+    git(repo, "-c", "user.email=d@example.com", "-c", "user.name=Docs", "commit", "-qm", "docs")
+    return repo
+
+
+@pytest.fixture
+def eager(monkeypatch, wheelhouse):
+    """Tasks run in this process (the worker path has its own tests); the examples install offline."""
+    monkeypatch.setenv("STACKBENCH_FIND_LINKS", str(wheelhouse))
+    monkeypatch.setenv("STACKBENCH_NO_INDEX", "true")
+    app.conf.update(task_always_eager=True)
+    yield
+    app.conf.update(task_always_eager=False)
+
+
+def test_sync_run_everything_change_the_docs_and_compare(docs_repo, eager):
+    team = logged_in(make_user("lead", "walkthroughs.add_library", "walkthroughs.change_library",
+                               "walkthroughs.manage_library", "audits.start_run"))
+    created = team.post(reverse("library_new"), {
+        "name": "sbdemo", "pypi_name": "sbdemo", "default_version": "1.0.0", "default_backend": "rules",
+        "docs_repo": str(docs_repo), "docs_folder": "docs", "walkthrough_pattern": "quickstart"})
+    library = Library.objects.get()
+    assert created["Location"] == library.get_absolute_url()
+
+    team.post(reverse("library_sync", args=[library.pk]))
+    library.refresh_from_db()
+    assert library.sync_report["pages"]["created"] == 2 and library.sync_report["walkthroughs"]["created"] == 1
+    walkthrough = Walkthrough.objects.get()
+    assert walkthrough.original_doc_path == "kv-quickstart.md" and walkthrough.steps.count() == 5
+    assert sorted(DocPage.objects.values_list("page", flat=True)) == ["guide.md", "kv-quickstart.md"]
+    assert "synced" in team.get(library.get_absolute_url()).content.decode()
+
+    response = team.post(reverse("run_everything", args=[library.pk]))
+    batch = Batch.objects.get()
+    assert response["Location"] == batch.get_absolute_url()
+    assert {(run.kind, run.status) for run in batch.runs.all()} == {("validation", "succeeded"), ("audit", "succeeded")}
+    assert all(run.docs_commit == library.docs_commit for run in batch.runs.all())
+    page = team.get(batch.get_absolute_url()).content.decode()
+    assert "<b>2 / 2</b><span>runs finished</span>" in page
+    typo = Problem.objects.get(kind="validation")
+    assert typo.title.startswith("AttributeError") and typo.lifecycle == "new"
+    assert Problem.objects.filter(kind="audit", gap_type="logical_flow").exists()
+
+    (docs_repo / "docs" / "guide.md").write_text(GUIDE.replace("sbdemo.gret", "sbdemo.greet"))
+    git(docs_repo, "-c", "user.email=d@example.com", "-c", "user.name=Docs", "commit", "-qam", "Fix the typo")
+    team.post(reverse("library_sync", args=[library.pk]))
+    library.refresh_from_db()
+    assert library.sync_report["pages"]["updated"] == 1 and library.sync_report["walkthroughs"]["unchanged"] == 1
+    team.post(reverse("run_everything", args=[library.pk]))
+    validation = Run.objects.validations().newest_first().first()
+    assert validation.previous_run is not None and validation.docs_commit != validation.previous_run.docs_commit
+    typo.refresh_from_db()
+    assert typo.lifecycle == "fixed" and typo.lifecycle_run == validation
+    run_page = team.get(validation.get_absolute_url()).content.decode()
+    assert "What changed in the docs since run" in run_page and "guide.md" in run_page
+    assert "Gone since" in run_page and "AttributeError" in run_page
+    node = re.search(r"docs-diff/\?element=docs&amp;node=([0-9a-f]{40})&amp;path=docs/guide.md", run_page).group(1)
+    diff = team.get(reverse("run_docs_diff", args=[validation.pk]),
+                    {"element": "docs", "node": node, "path": "docs/guide.md"}, HTTP_HX_REQUEST="true").content.decode()
+    assert 'aria-label="Diff of docs/guide.md"' in diff and "gret" in diff and 'class="add"' in diff
+    missing = team.get(reverse("run_docs_diff", args=[validation.pk]), {"node": "", "path": "docs/guide.md"},
+                       HTTP_HX_REQUEST="true")
+    assert missing.status_code == 404
+
+
+def test_sync_without_a_repository_says_what_to_do(eager):
+    team = logged_in(make_user("lead", "walkthroughs.manage_library"))
+    library = Library.objects.create(name="nodocs")
+    followed = team.post(reverse("library_sync", args=[library.pk]), follow=True).content.decode()
+    assert "Set the library&#x27;s docs repository first." in followed

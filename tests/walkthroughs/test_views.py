@@ -1,0 +1,110 @@
+import pytest
+from django.urls import reverse
+
+from audits.importing import import_paths
+from walkthroughs.models import Library, Walkthrough
+
+pytestmark = pytest.mark.django_db
+
+KV_GAPS = [(3, "Load the seed data", "logical_flow", "critical", "`seed.csv` is used here, but no earlier step creates it."),
+           (4, "Tune the database", "clarity", "warning", "No concrete instruction.")]
+
+
+@pytest.fixture
+def kv(kv_walkthrough_path):
+    import_paths([kv_walkthrough_path], library_name="sqlite3")
+    return Walkthrough.objects.get()
+
+
+def test_pages_need_a_login(client, kv):
+    for url in (reverse("home"), reverse("library", args=[kv.library_id]), reverse("walkthrough", args=[kv.pk])):
+        response = client.get(url)
+        assert response.status_code == 302 and response["Location"].startswith("/login/")
+
+
+def test_home_lists_libraries_with_open_gaps_recent_runs_and_a_trend(viewer_client, kv, import_audit, sample_dir):
+    import_audit(gaps=KV_GAPS[:1], started="2026-11-01T10:00:00Z")
+    import_audit(gaps=KV_GAPS, started="2026-11-02T10:00:00Z")
+    import_paths([sample_dir / "extraction"])
+    page = viewer_client.get(reverse("home")).content.decode()
+    assert "sqlite3" in page and "toolz" in page
+    assert "1 critical" in page and "1 warning" in page
+    assert 'class="sparkline"' in page and "Findings per run, oldest to newest: 1, 2" in page
+
+
+def test_home_with_nothing_says_what_to_do(viewer_client):
+    assert "No libraries yet." in viewer_client.get(reverse("home")).content.decode()
+
+
+def test_the_library_lists_walkthroughs_and_pages_with_their_last_results_and_filters(viewer_client, kv, import_audit, sample_dir):
+    import_audit(gaps=KV_GAPS)
+    import_paths([sample_dir / "extraction"], library_name="sqlite3")
+    url = reverse("library", args=[kv.library_id])
+    page = viewer_client.get(url).content.decode()
+    assert "A key-value store with sqlite3" in page and "toolz_intro.md" in page and "never validated" in page
+    filtered = viewer_client.get(url, {"q": "toolz"}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="library-items")
+    body = filtered.content.decode()
+    assert body.lstrip().startswith('<div id="library-items">') and "toolz_intro.md" in body
+    assert "A key-value store" not in body
+    never = viewer_client.get(url, {"state": "never"}).content.decode()
+    assert "dateutil_parsing.md" in never and "A key-value store with sqlite3</a>" not in never
+
+
+def test_the_walkthrough_page_renders_steps_gaps_and_the_timeline(viewer_client, kv, import_audit):
+    first = import_audit(gaps=KV_GAPS[:1], started="2026-11-01T10:00:00Z")
+    second = import_audit(gaps=KV_GAPS, started="2026-11-02T10:00:00Z", completed=4)
+    page = viewer_client.get(reverse("walkthrough", args=[kv.pk])).content.decode()
+    assert '<pre class="highlight"><code class="language-python">' in page
+    assert "<code>seed.csv</code> is used here" in page
+    assert f'title="Run #{second.pk}, step 3: 1 gap(s), worst critical"' in page
+    assert f'title="Run #{second.pk}, step 4: 1 gap(s), worst warning"' in page
+    assert f'title="Run #{first.pk}, step 4: passed"' in page
+    assert f'title="Run #{second.pk}, step 5: not reached"' in page
+    assert f"first in <a href=\"/runs/{first.pk}/\">#{first.pk}</a>" in page and "in 2 runs" in page
+
+
+def test_markdown_cannot_inject_script(viewer_client, make_walkthrough):
+    path = make_walkthrough([("Evil", "<script>alert(1)</script>\n\n[x](javascript:alert(1))\n\n<img src=x onerror=alert(1)>", "")],
+                            name="wt_evil", title="<b>bold</b>")
+    import_paths([path])
+    page = viewer_client.get(reverse("walkthrough", args=[Walkthrough.objects.get().pk])).content.decode()
+    assert "<script>alert" not in page and "onerror=alert" not in page.replace("&lt;img src=x onerror=alert(1)&gt;", "")
+    assert 'href="javascript:' not in page and "&lt;b&gt;bold&lt;/b&gt;" in page
+
+
+def test_the_doc_page_shows_examples_and_their_latest_results(viewer_client, sample_dir, tmp_path):
+    from audits.formats import ValidationResult
+    from stackbench_site.jsonfiles import write_model
+
+    import_paths([sample_dir / "extraction"])
+    write_model(tmp_path / "toolz_intro_validation.json", ValidationResult(
+        page="toolz_intro.md", library="toolz", version="0.12.1", validation_timestamp="2026-11-01T10:00:00Z",
+        results=[{"example_index": 3, "status": "failure", "severity": "error", "code": "from toolz import pipee",
+                  "error_message": "ImportError: cannot import name 'pipee'", "suggestions": "did you mean `pipe`?"}]))
+    import_paths([tmp_path])
+    library = Library.objects.get(name="toolz")
+    page = viewer_client.get(reverse("doc_page", args=[library.doc_pages.get().pk])).content.decode()
+    assert "cannot import name &#x27;pipee&#x27;" in page and "Not validated yet." in page
+
+
+def test_list_pages_take_the_same_number_of_queries_whatever_the_rows(viewer_client, kv, import_audit, sample_dir):
+    import_paths([sample_dir / "extraction"], library_name="sqlite3")
+    urls = [reverse("home"), reverse("library", args=[kv.library_id]), reverse("walkthrough", args=[kv.pk])]
+
+    def add_runs(days):
+        for day in days:
+            import_audit(gaps=KV_GAPS, started=f"2026-10-{day:02d}T10:00:00Z")
+
+    add_runs(range(1, 3))
+    few = [count_queries(viewer_client, url) for url in urls]
+    add_runs(range(3, 15))
+    assert [count_queries(viewer_client, url) for url in urls] == few
+
+
+def count_queries(client, url):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    return len(queries)
