@@ -11,6 +11,7 @@ from pathlib import Path
 from audits.shell import CommandResult
 from audits.step_reading import (
     BASELINE_TOOLS, ENV_ASSIGNED, TOOL_NAMES, Action, StepPlan, command_words, defines_only, env_vars_used, is_setup_only,
+    shell_definitions,
 )
 
 SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
@@ -52,6 +53,7 @@ class History:
     exported_env: set[str] = field(default_factory=set)
     installed: set[str] = field(default_factory=set)
     reported_tools: set[str] = field(default_factory=set)
+    shell_definitions: set[str] = field(default_factory=set)
 
     def remember(self, step: dict, plan: StepPlan, outcomes: list[Outcome]):
         self.seen_text += "\n" + (step.get("title") or "") + "\n" + plan.reader_text
@@ -59,6 +61,7 @@ class History:
             text = outcome.action.text
             if outcome.action.kind in ("command", "background"):
                 self.exported_env |= set(ENV_ASSIGNED.findall(text))
+                self.shell_definitions |= shell_definitions(text)
                 for match in INSTALL_COMMAND.finditer(text):
                     self.installed |= {word.split("==")[0].split("[")[0].lower() for word in match.group(1).split()
                                        if not word.startswith("-")}
@@ -99,6 +102,12 @@ def classify_failure(outcome: Outcome, history: History, work_dir: Path, cwd: Pa
         return Finding("execution_error", "critical", f"{what} did not finish within {result.duration:.0f} s.",
                        "If it keeps running (a server or a watcher), say so and tell the reader to continue in a second "
                        "terminal; otherwise say how long it takes.", evidence, f"timeout:{action.text}")
+    if result.process_limit:
+        return Finding("execution_error", "critical",
+                       f"The processes of this step kept multiplying until the sandbox's process limit stopped {what}; "
+                       "a reader's machine would grind to a halt.",
+                       "Remove whatever starts processes without end (a fork bomb, a runaway loop of background jobs).",
+                       evidence, f"process_limit:{action.text[:120]}")
     not_found = re.search(r"(?:^|\n)(?:\S+: )*(?:line \d+: )?([\w.+-]+): (?:command )?not found", output)
     if result.exit_code == 127 or not_found:
         words = command_words(action.text)
@@ -191,8 +200,9 @@ def assess_step(step: dict, plan: StepPlan, outcomes: list[Outcome], history: Hi
     for outcome in ran:
         if outcome.action.kind not in ("command", "background"):
             continue
+        defined = history.shell_definitions | shell_definitions(outcome.action.text)
         for tool in command_words(outcome.action.text):
-            if (tool in BASELINE_TOOLS or "/" in tool or tool in history.reported_tools
+            if (tool in BASELINE_TOOLS or "/" in tool or tool in history.reported_tools or tool in defined
                     or tool.lower() in history.installed or _mentions(_without_code(seen_now), tool)):
                 continue
             history.reported_tools.add(tool)

@@ -141,6 +141,19 @@ class ProcessJail:
     def track(self, pid: int):
         self.groups.add(pid)
 
+    def limit_hits(self) -> int:
+        """How many forks the pids cgroup has refused so far (0 without a cgroup)."""
+        if self.cgroup is None:
+            return 0
+        try:
+            for line in (self.cgroup / "pids.events").read_text().splitlines():
+                key, _, count = line.partition(" ")
+                if key == "max":
+                    return int(count)
+        except (OSError, ValueError):
+            pass
+        return 0
+
     def kill_all(self):
         """Kill every process this sandbox started, descendants included."""
         for group in list(self.groups):
@@ -148,18 +161,38 @@ class ProcessJail:
                 os.killpg(group, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+        self.groups.clear()
         if self.cgroup is None:
             return
-        for _ in range(50):
-            pids = self._cgroup_pids()
-            if not pids:
-                return
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            time.sleep(0.02)
+        # No new forks while we kill, or a fork bomb refills every slot we free.
+        self._set_pids_max("0")
+        try:
+            # Killed orphans stay charged to the cgroup until init reaps them, which some inits do late.
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                pids = self._cgroup_pids()
+                if not pids and self._charged() == 0:
+                    return
+                for pid in pids:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                time.sleep(0.02)
+        finally:
+            self._set_pids_max(str(self.limits.max_processes))
+
+    def _charged(self) -> int:
+        try:
+            return int((self.cgroup / "pids.current").read_text())
+        except (OSError, ValueError):
+            return 0
+
+    def _set_pids_max(self, value: str):
+        try:
+            (self.cgroup / "pids.max").write_text(value)
+        except OSError:
+            pass
 
     def _cgroup_pids(self) -> list[int]:
         try:

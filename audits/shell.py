@@ -25,10 +25,11 @@ class CommandResult:
     cancelled: bool = False
     truncated: bool = False
     names: list[str] = field(default_factory=list)
+    process_limit: bool = False
 
     @property
     def ok(self) -> bool:
-        return self.exit_code == 0 and not self.timed_out and not self.cancelled
+        return self.exit_code == 0 and not self.timed_out and not self.cancelled and not self.process_limit
 
     def evidence(self, max_lines: int = 40, max_chars: int = 4000) -> str:
         """The command and the tail of its output, for a gap's context."""
@@ -39,6 +40,8 @@ class CommandResult:
             status = f"timed out after {self.duration:.0f} s"
         elif self.cancelled:
             status = "cancelled"
+        elif self.process_limit:
+            status = "killed: it reached the sandbox's process limit"
         else:
             status = f"exit {self.exit_code} after {self.duration:.2f} s"
         return f"$ {self.command}\n({status})\n{cut}{tail}".rstrip()
@@ -116,6 +119,7 @@ class Terminal:
             self._start_shell()
         token = uuid.uuid4().hex
         marker = f"__SB_{token}"
+        hits = self.jail.limit_hits()
         script = (
             f"IFS= read -r -d '' __sb_cmd <<'{marker}'\n{command}\n{marker}\n"
             f'eval "$__sb_cmd" </dev/null\n__sb_rc=$?\n'
@@ -131,7 +135,7 @@ class Terminal:
             self._start_shell()
             return self.run(command, timeout)
         capture, status, cwd = _Capture(self.limits.output_bytes), None, None
-        outcome = self._read_until(self.shell, capture, end, started, timeout or self.limits.timeout)
+        outcome = self._read_until(self.shell, capture, end, started, timeout or self.limits.timeout, hits)
         if outcome == "done":
             recent = bytes(capture.recent)
             position = recent.rfind(end)
@@ -143,24 +147,28 @@ class Terminal:
         output, truncated = capture.text()
         if outcome == "done" and cwd:
             self.cwd = Path(cwd)
+        if outcome in ("done", "eof") and self.jail.limit_hits() > hits:
+            outcome = "process_limit"  # it ended, but left a flood of processes behind
+        if outcome == "process_limit":
+            output += self._contain_process_flood()
         elif outcome == "eof":
             status = self.shell.wait()
             output += "\n[the shell exited; a new one was started in the same folder]"
-        else:
+        elif outcome != "done":
             self._kill_shell()
         return CommandResult(command, status, output, time.monotonic() - started, timed_out=outcome == "timeout",
-                             cancelled=outcome == "cancelled", truncated=truncated)
+                             cancelled=outcome == "cancelled", truncated=truncated,
+                             process_limit=outcome == "process_limit")
 
-    def _read_until(self, process, capture: _Capture, end: bytes, started: float, timeout: float) -> str:
+    def _read_until(self, process, capture: _Capture, end: bytes, started: float, timeout: float, hits: int) -> str:
         selector = selectors.DefaultSelector()
         selector.register(process.stdout, selectors.EVENT_READ)
         fd = process.stdout.fileno()
         try:
             while True:
-                if time.monotonic() - started > timeout:
-                    return "timeout"
-                if self.should_stop():
-                    return "cancelled"
+                stop = interruption(started, timeout, self.should_stop, self.jail, hits)
+                if stop:
+                    return stop
                 if not selector.select(timeout=0.1):
                     continue
                 chunk = os.read(fd, 65536)
@@ -172,6 +180,19 @@ class Terminal:
                     return "done"
         finally:
             selector.close()
+
+    def _contain_process_flood(self) -> str:
+        """A command that exhausts the process limit (a fork bomb) would starve every later step: kill everything
+        this terminal runs; the next command gets a fresh shell in the same folder with the same variables."""
+        if self.python:
+            self.python.stop()
+            self.python = None
+        if self.shell:
+            self._kill_shell()
+        self.background.clear()
+        self.jail.kill_all()
+        return (f"\n[the command reached the sandbox's limit of {self.limits.max_processes} processes; every process "
+                "of this terminal was killed]")
 
     def _kill_shell(self):
         try:
@@ -218,7 +239,9 @@ class Terminal:
             self.python = _PythonProcess(interpreter, env, self.state_dir, self.jail)
         result = self.python.run(code, name, self.cwd, timeout or self.limits.timeout, self.limits.output_bytes,
                                  self.should_stop)
-        if result.timed_out or result.cancelled:
+        if result.process_limit:
+            result.output += self._contain_process_flood()
+        elif result.timed_out or result.cancelled:
             self.python.stop()
             self.python = None
         return result
@@ -242,6 +265,18 @@ class Terminal:
         if self.shell and self.shell.poll() is None:
             self._kill_shell()
         self.jail.close()
+
+
+def interruption(started: float, timeout: float, should_stop: Callable[[], bool], jail: ProcessJail,
+                 hits: int) -> str | None:
+    """Why a running command must stop now, if it must: out of time, cancelled, or forking past the limit."""
+    if time.monotonic() - started > timeout:
+        return "timeout"
+    if should_stop():
+        return "cancelled"
+    if jail.limit_hits() > hits:
+        return "process_limit"
+    return None
 
 
 def _alive(pid: int) -> bool:
@@ -308,34 +343,36 @@ class _PythonProcess:
 
     def run(self, code: str, name: str, cwd: Path, timeout: float, limit: int, should_stop) -> CommandResult:
         offset = self.log.stat().st_size
-        started = time.monotonic()
+        started, hits = time.monotonic(), self.jail.limit_hits()
         try:
             self.requests.write(json.dumps({"code": code, "name": name, "cwd": str(cwd)}) + "\n")
             self.requests.flush()
         except BrokenPipeError:
             return CommandResult(code, 1, "the Python process ended unexpectedly", 0.0)
-        reply, outcome = self._await_reply(started, timeout, should_stop)
+        reply, outcome = self._await_reply(started, timeout, should_stop, hits)
+        if outcome == "done" and self.jail.limit_hits() > hits:
+            outcome = "process_limit"  # it ended, but left a flood of processes behind
         with open(self.log, "rb") as log:
             log.seek(offset)
             output, truncated = cap_output(log.read(), limit)
         if outcome != "done":
             return CommandResult(code, None, output, time.monotonic() - started, timed_out=outcome == "timeout",
-                                 cancelled=outcome == "cancelled", truncated=truncated)
+                                 cancelled=outcome == "cancelled", truncated=truncated,
+                                 process_limit=outcome == "process_limit")
         failed = reply is None or reply["error"] is not None
         names = reply["names"] if reply else []
         return CommandResult(code, 1 if failed else 0, output, time.monotonic() - started, truncated=truncated,
                              names=names)
 
-    def _await_reply(self, started, timeout, should_stop):
+    def _await_reply(self, started, timeout, should_stop, hits):
         selector = selectors.DefaultSelector()
         selector.register(self.reply_read, selectors.EVENT_READ)
         buffer = b""
         try:
             while True:
-                if time.monotonic() - started > timeout:
-                    return None, "timeout"
-                if should_stop():
-                    return None, "cancelled"
+                stop = interruption(started, timeout, should_stop, self.jail, hits)
+                if stop:
+                    return None, stop
                 if not selector.select(timeout=0.1):
                     continue
                 chunk = os.read(self.reply_read, 65536)

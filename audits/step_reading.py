@@ -177,9 +177,16 @@ def strip_python_prompts(code: str) -> str:
     return "\n".join(lines)
 
 
+# Shell grammar, not programs: words after these are commands; segments starting with those run nothing.
+COMMAND_PREFIXES = {"if", "then", "else", "elif", "do", "while", "until", "!", "{", "("}
+NOT_A_COMMAND = {"for", "case", "select", "function", "done", "fi", "esac", "}", ")", "in"}
+FUNCTION_HEADER = re.compile(r"(?:\bfunction\s+[\w.:-]+\s*(?:\(\))?|[\w.:-]+\s*\(\))\s*\{")
+
+
 def command_words(command: str) -> list[str]:
     """The programs a command line runs (first word of each segment, after VAR=value assignments)."""
     words = []
+    command = FUNCTION_HEADER.sub(" ", command)
     for segment in re.split(r"&&|\|\||;|\||\n|\$\(|`", command):
         try:
             parts = shlex.split(segment, comments=True)
@@ -187,11 +194,25 @@ def command_words(command: str) -> list[str]:
             parts = segment.split()
         while parts and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", parts[0]):
             parts.pop(0)
+        while parts and parts[0] in COMMAND_PREFIXES:
+            parts.pop(0)
+        if parts and parts[0] in NOT_A_COMMAND:
+            continue
         if parts and parts[0] in {"sudo", "time", "nohup", "exec", "command"} and len(parts) > 1:
             parts.pop(0)
         if parts and re.match(r"^[\w./+-]+$", parts[0]):
             words.append(parts[0])
     return words
+
+
+SHELL_FUNCTION = re.compile(r"(?:^|[\s;&|(){}])(?:function\s+([\w.:-]+)|([\w.:-]+)\s*\(\)\s*\{)")
+SHELL_ALIAS = re.compile(r"(?:^|[\s;&|])alias\s+([\w.:-]+)=")
+
+
+def shell_definitions(command: str) -> set[str]:
+    """The shell functions and aliases a command defines: names it may then run without installing anything."""
+    names = {name for match in SHELL_FUNCTION.finditer(command) for name in match.groups() if name}
+    return names | set(SHELL_ALIAS.findall(command))
 
 
 def is_server_command(command: str) -> bool:
@@ -202,7 +223,7 @@ def is_setup_only(command: str) -> bool:
     """Commands that only arrange files and the shell; their effect is visible in the next step."""
     words = command_words(command)
     allowed = SETUP_ONLY_COMMANDS | ({"echo", "printf", "cat", "tee"} if re.search(r"(>>?|\btee\b)\s*\S", command) else set())
-    return bool(words) and all(word in allowed for word in words)
+    return (bool(words) or bool(shell_definitions(command))) and all(word in allowed for word in words)
 
 
 def defines_only(code: str) -> bool:

@@ -182,19 +182,26 @@ class DocumentSandbox:
             process = subprocess.Popen(command, cwd=cwd or self.root, env=env or self.env, stdout=out,
                                        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=self.jail.preexec)
         self.jail.track(process.pid)
-        deadline, timed_out = time.monotonic() + timeout, False
+        deadline, timed_out, hits, flooded = time.monotonic() + timeout, False, self.jail.limit_hits(), False
         while True:
             try:
                 process.wait(timeout=0.5)
                 break
             except subprocess.TimeoutExpired:
-                if self.should_stop() or time.monotonic() > deadline:
+                flooded = self.jail.limit_hits() > hits
+                if self.should_stop() or time.monotonic() > deadline or flooded:
                     timed_out = time.monotonic() > deadline
-                    os.killpg(process.pid, 9)
-                    process.wait()
                     break
+        # Whatever the command left running in the background must not outlive it and slow the next one down.
+        if flooded:
+            self.jail.kill_all()
+        else:
+            _kill_group(process.pid)
+        process.wait()
         output, _ = read_capped(log, self.options.output_cap)
         log.unlink(missing_ok=True)
+        if flooded:
+            output += f"\n[it reached the sandbox's limit of {self.options.limits.max_processes} processes and was killed]"
         return (None if timed_out or self.should_stop() else process.returncode), output, timed_out
 
     def install(self, requirements: list[str]) -> Install:
@@ -245,6 +252,13 @@ class DocumentSandbox:
     def close(self):
         self.jail.close()
         remove_tree(self.root)
+
+
+def _kill_group(group: int):
+    try:
+        os.killpg(group, 9)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _doc_line(program, frame_line: int, examples) -> str:

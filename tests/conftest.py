@@ -152,7 +152,7 @@ def wait_for(predicate, timeout=60, interval=0.2, message="condition"):
         if value:
             return value
         time.sleep(interval)
-    raise AssertionError(f"timed out waiting for {message}")
+    raise AssertionError(f"timed out waiting for {message() if callable(message) else message}")
 
 
 DEMO_PACKAGE = '''"""A tiny package for offline validation tests."""

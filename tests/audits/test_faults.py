@@ -240,7 +240,13 @@ def test_the_worker_survives_hostile_steps_and_leaks_no_secrets(make_walkthrough
     worker = start({**child_env, **{k: v for k, v in secrets.items() if v}}, tmp_path / "hostile.log", queues="faults")
     try:
         run = queued_audit(walkthrough)
-        done = wait_for(lambda: fresh(run) if not fresh(run).is_active else None, timeout=120, message="the audit")
+
+        def stuck():
+            log = fresh(run).output_path() / "agent_logs" / "audit.log"
+            log = log.read_text()[-3000:] if log.exists() else "(none)"
+            return f"the audit; its log so far:\n{log}\nthe worker's log:\n{worker.log.read_text()[-3000:]}"
+
+        done = wait_for(lambda: fresh(run) if not fresh(run).is_active else None, timeout=120, message=stuck)
         assert done.status == RunStatus.SUCCEEDED and done.progress_current == 5, done.error
         assert not (APP_DIR / "pwned-by-docs").exists()
         everything = "".join(p.read_text(errors="replace") for p in done.output_path().rglob("*") if p.is_file())

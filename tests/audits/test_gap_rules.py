@@ -179,3 +179,31 @@ def test_a_missing_python_package_is_a_prerequisite(audit):
     gaps, result = audit([("Import", "```python\nimport surely_not_installed_pkg\n```\n\nIt prints nothing.", "")])
     assert gaps == [(1, "prerequisite", "critical")]
     assert "`surely_not_installed_pkg`" in result.gaps[0].description
+
+
+def test_a_fork_bomb_is_a_critical_execution_error_and_later_steps_run_unhindered(audit, tmp_path):
+    import time
+
+    from audits.sandbox import ProcessJail
+
+    probe = ProcessJail(Limits(), tmp_path)
+    jailed = probe.cgroup is not None
+    probe.close()
+    if not jailed:
+        pytest.skip("needs a pids cgroup: without one a fork bomb here would hit the whole machine")
+    started = time.monotonic()
+    gaps, result = audit([
+        ("Bomb", "```bash\nbomb() { bomb | bomb & }; bomb\nsleep 30\n```\n\nIt prints nothing.", ""),
+        ("Next", "```bash\nls / > /dev/null && echo fine\n```\n\nIt prints `fine`.", ""),
+    ], max_processes=64, timeout=60)
+    assert gaps == [(1, "execution_error", "critical")]
+    assert "process limit" in result.gaps[0].description
+    assert time.monotonic() - started < 20
+
+
+def test_shell_functions_and_aliases_the_tutorial_defines_are_not_missing_tools(audit):
+    gaps, _ = audit([
+        ("Define", "```bash\ngreet() { echo \"hi $1\"; }\nalias ll='ls -l'\n```", ""),
+        ("Use", "```bash\ngreet there\nfunction shout { echo HEY; }; shout\n```\n\nIt prints `hi there` and `HEY`.", ""),
+    ])
+    assert gaps == []

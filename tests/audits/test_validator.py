@@ -165,3 +165,22 @@ def test_bad_analysis_files_are_named_and_skipped(tmp_path, sample_dir):
     analyses, problems = load_analyses(tmp_path)
     assert [a.page for a in analyses] == ["toolz_intro.md"]
     assert len(problems) == 1 and "broken_analysis.json: not valid JSON" in problems[0]
+
+
+def test_an_example_that_forks_without_end_is_killed_and_the_next_example_still_runs(offline, tmp_path):
+    import time
+
+    from audits.sandbox import Limits, ProcessJail
+
+    probe = ProcessJail(Limits(), tmp_path)
+    jailed = probe.cgroup is not None
+    probe.close()
+    if not jailed:
+        pytest.skip("needs a pids cgroup: without one a fork bomb here would hit the whole machine")
+    offline.limits, offline.timeout = Limits(max_processes=64), 30
+    bomb = "import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.01)"
+    started = time.monotonic()
+    first, second = validate_document(analysis(bomb, "print('after')"), offline).results
+    assert (first.status, first.severity) == ("failure", "error") and "limit of 64 processes" in first.error_message
+    assert second.status == "success" and second.execution_output == "after\n"
+    assert time.monotonic() - started < 20
