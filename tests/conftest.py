@@ -143,6 +143,18 @@ def celery_worker(child_env, tmp_path_factory):
     stop_worker(process)
 
 
+@pytest.fixture
+def pids_cgroup(tmp_path):
+    """For tests that start a fork bomb: without a pids cgroup nothing would contain it but the whole machine."""
+    from audits.sandbox import Limits, ProcessJail
+
+    probe = ProcessJail(Limits(), tmp_path / "probe")
+    jailed = probe.cgroup is not None
+    probe.close()
+    if not jailed:
+        pytest.skip("needs a pids cgroup to contain a fork bomb")
+
+
 def wait_for(predicate, timeout=60, interval=0.2, message="condition"):
     import time
 

@@ -69,14 +69,8 @@ def test_a_fork_bomb_is_contained_and_killed(terminal):
     assert subprocess.run(["true"]).returncode == 0
 
 
-def _jailed(term):
-    if term.jail.cgroup is None:
-        pytest.skip("needs a pids cgroup: without one a fork bomb here would hit the whole machine")
-    return term
-
-
-def test_a_fork_bomb_is_killed_at_the_process_limit_and_the_next_command_runs_at_once(terminal):
-    term = _jailed(terminal(max_processes=64, timeout=60))
+def test_a_fork_bomb_is_killed_at_the_process_limit_and_the_next_command_runs_at_once(terminal, pids_cgroup):
+    term = terminal(max_processes=64, timeout=60)
     term.run("mkdir kept && cd kept && export KEPT=yes")
     started = time.monotonic()
     result = term.run("bomb() { bomb | bomb & }; bomb; sleep 50")
@@ -88,8 +82,8 @@ def test_a_fork_bomb_is_killed_at_the_process_limit_and_the_next_command_runs_at
     assert after.ok and after.output == "yes kept\n" and time.monotonic() - started < 3
 
 
-def test_a_command_that_ends_but_leaves_a_fork_bomb_behind_is_caught_too(terminal):
-    term = _jailed(terminal(max_processes=64, timeout=60))
+def test_a_command_that_ends_but_leaves_a_fork_bomb_behind_is_caught_too(terminal, pids_cgroup):
+    term = terminal(max_processes=64, timeout=60)
     result = term.run("bomb() { bomb | bomb & }; bomb 2>/dev/null; sleep 0.5 2>/dev/null; true")
     assert result.process_limit and not result.ok
     assert term.jail._cgroup_pids() == []
@@ -97,8 +91,8 @@ def test_a_command_that_ends_but_leaves_a_fork_bomb_behind_is_caught_too(termina
     assert term.run("ls / > /dev/null").ok and time.monotonic() - started < 3
 
 
-def test_a_python_snippet_that_forks_without_end_is_killed_and_python_starts_afresh(terminal):
-    term = _jailed(terminal(max_processes=64, timeout=60))
+def test_a_python_snippet_that_forks_without_end_is_killed_and_python_starts_afresh(terminal, pids_cgroup):
+    term = terminal(max_processes=64, timeout=60)
     assert term.run_python("kept = 1", "<step>").ok
     started = time.monotonic()
     result = term.run_python("import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n"
