@@ -221,9 +221,25 @@ def is_server_command(command: str) -> bool:
 
 def is_setup_only(command: str) -> bool:
     """Commands that only arrange files and the shell; their effect is visible in the next step."""
-    words = command_words(command)
-    allowed = SETUP_ONLY_COMMANDS | ({"echo", "printf", "cat", "tee"} if re.search(r"(>>?|\btee\b)\s*\S", command) else set())
+    executed = without_function_bodies(command)
+    words = command_words(executed)
+    allowed = SETUP_ONLY_COMMANDS | ({"echo", "printf", "cat", "tee"} if re.search(r"(>>?|\btee\b)\s*\S", executed) else set())
     return (bool(words) or bool(shell_definitions(command))) and all(word in allowed for word in words)
+
+
+def without_function_bodies(command: str) -> str:
+    """The command as it runs now: defining a function runs nothing of its body."""
+    kept, position = [], 0
+    for header in FUNCTION_HEADER.finditer(command):
+        if header.start() < position:
+            continue
+        kept.append(command[position:header.start()])
+        depth, position = 1, header.end()
+        while position < len(command) and depth:
+            depth += {"{": 1, "}": -1}.get(command[position], 0)
+            position += 1
+    kept.append(command[position:])
+    return "".join(kept)
 
 
 def defines_only(code: str) -> bool:

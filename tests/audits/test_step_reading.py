@@ -1,4 +1,4 @@
-from audits.step_reading import command_words, is_setup_only, shell_definitions
+from audits.step_reading import command_words, is_setup_only, shell_definitions, without_function_bodies
 
 
 def test_command_words_are_the_programs_each_segment_runs():
@@ -20,3 +20,8 @@ def test_functions_and_aliases_a_command_defines_are_found():
 def test_defining_a_function_is_setup_and_calling_one_is_not():
     assert is_setup_only("greet() { cd app; }")
     assert not is_setup_only("greet() { cd app; }; greet")
+
+
+def test_a_function_definition_runs_none_of_its_body():
+    assert without_function_bodies("greet() { echo hi; if x; then { y; }; fi; }; ls\nfunction f { rm -r /; }") == "; ls\n"
+    assert is_setup_only("greet() { echo \"hi $1\"; }\nalias ll='ls -l'")
