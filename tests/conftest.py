@@ -315,17 +315,18 @@ def review_walkthrough():
 
 @pytest.fixture
 def use_broker():
-    """Point this process's Celery app at another broker; the original one is back after the test."""
+    """Point this process's Celery app at another broker for sending; the original one is back after the test."""
     from kombu import pools
 
     from stackbench_site.celery import app
 
     def use(url):
-        app.conf.broker_url = url
+        # Celery's broker_url prefers the CELERY_BROKER_URL environment variable (which worker processes
+        # must keep); broker_write_url, which sending uses, is read from the configuration.
+        app.conf.broker_write_url = url
         pools.reset()
         app._pool = None
         app.amqp._producer_pool = None
 
-    original = app.conf.broker_url
     yield use
-    use(original)
+    use(None)
