@@ -157,10 +157,7 @@ class ProcessJail:
     def kill_all(self):
         """Kill every process this sandbox started, descendants included."""
         for group in list(self.groups):
-            try:
-                os.killpg(group, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            kill_group(group)
         self.groups.clear()
         if self.cgroup is None:
             return
@@ -209,6 +206,14 @@ class ProcessJail:
                     break
                 except OSError:
                     time.sleep(0.02)
+
+
+def kill_group(group: int):
+    """SIGKILL a whole process group; one that is already gone is fine."""
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def sweep_leftover_jails():

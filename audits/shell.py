@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from audits.sandbox import Limits, ProcessJail, cap_output, head_and_tail, sandbox_env
+from audits.sandbox import Limits, ProcessJail, cap_output, head_and_tail, kill_group, sandbox_env
 
 
 @dataclass
@@ -195,10 +195,7 @@ class Terminal:
                 "of this terminal was killed]")
 
     def _kill_shell(self):
-        try:
-            os.killpg(self.shell.pid, 9)
-        except ProcessLookupError:
-            pass
+        kill_group(self.shell.pid)
         self.shell.wait()
         self.shell = None
 
@@ -385,10 +382,7 @@ class _PythonProcess:
             selector.close()
 
     def stop(self):
-        try:
-            os.killpg(self.process.pid, 9)
-        except ProcessLookupError:
-            pass
+        kill_group(self.process.pid)
         self.process.wait()
         for closing in (self.requests.close, lambda: os.close(self.reply_read)):
             try:

@@ -180,7 +180,7 @@ def strip_python_prompts(code: str) -> str:
 # Shell grammar, not programs: words after these are commands; segments starting with those run nothing.
 COMMAND_PREFIXES = {"if", "then", "else", "elif", "do", "while", "until", "!", "{", "("}
 NOT_A_COMMAND = {"for", "case", "select", "function", "done", "fi", "esac", "}", ")", "in"}
-FUNCTION_HEADER = re.compile(r"(?:\bfunction\s+[\w.:-]+\s*(?:\(\))?|[\w.:-]+\s*\(\))\s*\{")
+FUNCTION_HEADER = re.compile(r"(?:\bfunction\s+([\w.:-]+)\s*(?:\(\))?|([\w.:-]+)\s*\(\))\s*\{")
 
 
 def command_words(command: str) -> list[str]:
@@ -205,13 +205,12 @@ def command_words(command: str) -> list[str]:
     return words
 
 
-SHELL_FUNCTION = re.compile(r"(?:^|[\s;&|(){}])(?:function\s+([\w.:-]+)|([\w.:-]+)\s*\(\)\s*\{)")
 SHELL_ALIAS = re.compile(r"(?:^|[\s;&|])alias\s+([\w.:-]+)=")
 
 
 def shell_definitions(command: str) -> set[str]:
     """The shell functions and aliases a command defines: names it may then run without installing anything."""
-    names = {name for match in SHELL_FUNCTION.finditer(command) for name in match.groups() if name}
+    names = {name for match in FUNCTION_HEADER.finditer(command) for name in match.groups() if name}
     return names | set(SHELL_ALIAS.findall(command))
 
 

@@ -20,7 +20,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from audits.example_code import awaits_at_top_level, build_program, defined_names, dependencies, parse
 from audits.formats import ExampleResult, ExtractionAnalysis, ValidationResult, ValidationSummary, validation_file_name
-from audits.sandbox import Limits, ProcessJail, make_workspace, read_capped, remove_tree, sandbox_env
+from audits.sandbox import Limits, ProcessJail, kill_group, make_workspace, read_capped, remove_tree, sandbox_env
 from stackbench_site.jsonfiles import FormatError, load_model, parse_json_text, write_model
 from walkthroughs.formats import utcnow
 
@@ -188,16 +188,14 @@ class DocumentSandbox:
                 process.wait(timeout=0.5)
                 break
             except subprocess.TimeoutExpired:
-                flooded = self.jail.limit_hits() > hits
-                if self.should_stop() or time.monotonic() > deadline or flooded:
+                if self.should_stop() or time.monotonic() > deadline or self.jail.limit_hits() > hits:
                     timed_out = time.monotonic() > deadline
+                    kill_group(process.pid)
+                    process.wait()
                     break
-        # Whatever the command left running in the background must not outlive it and slow the next one down.
-        if flooded:
-            self.jail.kill_all()
-        else:
-            _kill_group(process.pid)
-        process.wait()
+        flooded = self.jail.limit_hits() > hits
+        # Nothing a command starts may outlive it: a leftover (a fork bomb above all) would slow the next one down.
+        self.jail.kill_all()
         output, _ = read_capped(log, self.options.output_cap)
         log.unlink(missing_ok=True)
         if flooded:
@@ -252,13 +250,6 @@ class DocumentSandbox:
     def close(self):
         self.jail.close()
         remove_tree(self.root)
-
-
-def _kill_group(group: int):
-    try:
-        os.killpg(group, 9)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _doc_line(program, frame_line: int, examples) -> str:

@@ -179,3 +179,15 @@ def test_an_example_that_forks_without_end_is_killed_and_the_next_example_still_
     assert (first.status, first.severity) == ("failure", "error") and "limit of 64 processes" in first.error_message
     assert second.status == "success" and second.execution_output == "after\n"
     assert time.monotonic() - started < 20
+
+
+def test_processes_an_example_leaves_behind_are_killed_before_the_next_one(offline, pids_cgroup):
+    from audits.sandbox import Limits
+
+    offline.limits, offline.timeout = Limits(max_processes=64), 30
+    detached_bomb = ("import subprocess\n"
+                     "subprocess.Popen(['bash', '-c', 'b() { b | b & }; b'], start_new_session=True)")
+    first, second = validate_document(analysis(detached_bomb, "import subprocess\nsubprocess.run(['true'])"),
+                                      offline).results
+    assert first.status == "success"
+    assert second.status == "success", second.error_message
