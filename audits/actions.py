@@ -3,23 +3,14 @@ from celery import group
 from django.db import transaction
 
 from audits.models import Batch, Run, RunBackend, RunKind, RunStatus, ValidationDocument
+from audits.tasks import run_audit_task, validate_document_task
+from stackbench_site.celery import QueueUnreachable, queue
 from walkthroughs.models import CodeExample, DocPage, Library, Walkthrough
 
 
 class RunNotStarted(Exception):
-    """The run could not be queued; it was not kept. The message says why."""
-
-
-RETRY_POLICY = {"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5, "interval_max": 1.0}
-
-
-def queue(signature, what="the run"):
-    """Send work to the broker now, so an unreachable broker is reported to the person who asked."""
-    try:
-        return signature.apply_async(retry=True, retry_policy=RETRY_POLICY)
-    except Exception as exc:
-        raise RunNotStarted(f"The task queue is not reachable ({exc.__class__.__name__}: {exc}); "
-                            f"{what} was not started. Try again once the broker is back.") from None
+    """The run could not be started (nothing to run, or the broker is unreachable); it was not kept. The message
+    says why."""
 
 
 def _enqueue(run: Run, signature):
@@ -27,9 +18,9 @@ def _enqueue(run: Run, signature):
     # unreachable broker is reported to the user and leaves no orphan run behind.
     try:
         result = queue(signature)
-    except RunNotStarted:
+    except QueueUnreachable as exc:
         run.delete()
-        raise
+        raise RunNotStarted(str(exc)) from None
     Run.objects.filter(pk=run.pk).update(celery_task_id=result.id or "")
     run.refresh_from_db()
     return run
@@ -37,8 +28,6 @@ def _enqueue(run: Run, signature):
 
 def do_start_audit(walkthrough: Walkthrough, user=None, backend=None, version=None, previous_run=None,
                    origin="dashboard", options=None, batch=None) -> Run:
-    from audits.tasks import run_audit_task
-
     if not walkthrough.has_steps:
         raise RunNotStarted(f"{walkthrough.walkthrough_id} has no steps yet: import its walkthrough export first.")
     library = walkthrough.library
@@ -57,8 +46,6 @@ def do_start_audit(walkthrough: Walkthrough, user=None, backend=None, version=No
 def do_start_validation(library: Library, pages: list[DocPage], user=None, version=None, previous_run=None,
                         origin="dashboard", options=None, batch=None) -> Run:
     """One run over a set of doc pages: a task per page, so the run spreads over every worker."""
-    from audits.tasks import validate_document_task
-
     pages = [page for page in pages if page.library_id == library.pk]
     if not pages:
         raise RunNotStarted(f"{library.name} has no doc pages to validate: import or extract its examples first.")

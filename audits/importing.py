@@ -11,10 +11,10 @@ from typing import Any
 
 from django.db import transaction
 
-from audits.formats import AuditResult, ExtractionAnalysis, ValidationResult, ValidationSummary, validation_file_name
+from audits.engines.formats import AuditResult, ValidationResult, ValidationSummary, validation_file_name
 from audits.models import ExampleResult, Gap, Run, RunBackend, RunKind, RunStatus, ValidationDocument, record_problems
-from stackbench_site.jsonfiles import MAX_FILE_BYTES, FormatError, parse_json_text, parse_model, write_model
-from walkthroughs.formats import NAME_MAX, Session, WalkthroughExport, walkthrough_id_for
+from stackbench_site.lib.jsonfiles import MAX_FILE_BYTES, FormatError, parse_json_text, parse_model, write_model
+from walkthroughs.engines.formats import NAME_MAX, ExtractionAnalysis, Session, WalkthroughExport, walkthrough_id_for
 from walkthroughs.models import DocPage, Library, Walkthrough
 
 UNASSIGNED_LIBRARY = "unassigned"

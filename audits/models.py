@@ -6,20 +6,21 @@ from pathlib import Path
 from django.conf import settings
 from django.core import signing
 from django.db import models, transaction
-from django.db.models import Count, F, OuterRef, Q, Subquery
+from django.db.models import Case, Count, F, OuterRef, Q, Subquery, Value, When
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
-from audits.fingerprints import code_hash, example_fingerprint, gap_fingerprint
-from audits.formats import ExampleResult as ExampleResultFormat
-from audits.formats import ValidationResult as ValidationResultFormat
-from walkthroughs.formats import Gap as GapFormat
+from audits.engines.fingerprints import example_fingerprint, gap_fingerprint
+from walkthroughs.engines.snippets import code_hash
+from audits.engines.formats import EXAMPLE_SEVERITY, GATE_LEVELS
+from audits.engines.formats import ExampleResult as ExampleResultFormat
+from audits.engines.formats import ValidationResult as ValidationResultFormat
+from walkthroughs.engines.formats import GAP_SEVERITY
+from walkthroughs.engines.formats import Gap as GapFormat
 from walkthroughs.models import Backend, DocPage, Library, Walkthrough
 
-SEVERITY_RANK = {"critical": 3, "warning": 2, "info": 1, "error": 3}
 SHARE_SALT = "stackbench.share-link"
-RANK_SEVERITY = {3: "critical", 2: "warning", 1: "info"}
 
 
 class RunKind(models.TextChoices):
@@ -36,6 +37,17 @@ class RunStatus(models.TextChoices):
 
 
 ACTIVE_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING)
+# Each kind of run reports findings on its own severity scale; ranks line up, so both sort together.
+SEVERITY_SCALES = {RunKind.AUDIT: GAP_SEVERITY, RunKind.VALIDATION: EXAMPLE_SEVERITY}
+
+
+def rank_of(scale, field="severity", missing=None) -> Case:
+    """A severity column as its rank on a scale (most severe highest), for ordering in the database. A row
+    without a severity counts as `missing`."""
+    whens = [When(**{field: name}, then=Value(scale.rank(name))) for name in scale]
+    if missing is not None:
+        whens.append(When(**{f"{field}__isnull": True}, then=Value(scale.rank(missing))))
+    return Case(*whens, default=Value(0), output_field=models.PositiveSmallIntegerField())
 
 
 class RunBackend(models.TextChoices):
@@ -315,7 +327,7 @@ class Gap(models.Model):
     @staticmethod
     def fields_for(run: Run, gap: GapFormat) -> dict:
         walkthrough_id = run.walkthrough.walkthrough_id if run.walkthrough_id else ""
-        return {**gap.model_dump(), "rank": SEVERITY_RANK[gap.severity], "fingerprint": gap_fingerprint(
+        return {**gap.model_dump(), "rank": GAP_SEVERITY.rank(gap.severity), "fingerprint": gap_fingerprint(
             run.library.name, walkthrough_id, gap.step_title, gap.gap_type, gap.description)}
 
     def to_format(self) -> GapFormat:
@@ -370,6 +382,10 @@ class ValidationDocument(models.Model):
 class ExampleResultQuerySet(models.QuerySet):
     def failures(self):
         return self.filter(status="failure")
+
+    def with_rank(self):
+        """rank: the severity's rank (a failure without a severity counts as an error)."""
+        return self.annotate(rank=rank_of(EXAMPLE_SEVERITY, missing="error"))
 
     def search(self, text):
         return self.filter(Q(error_message__icontains=text) | Q(code__icontains=text) | Q(context__icontains=text)
@@ -507,6 +523,10 @@ class Problem(models.Model):
     def is_quiet(self):
         return self.triage_state in QUIET_STATES
 
+    @property
+    def severity_scale(self):
+        return SEVERITY_SCALES[self.kind]
+
     def note_sighting(self, run: Run, seen_at, fields: dict):
         """A later run saw this problem again."""
         was_fixed = self.lifecycle == Lifecycle.FIXED
@@ -521,7 +541,7 @@ class Problem(models.Model):
         if was_fixed and self.triage_state == TriageState.FIXED:
             self.reopen(f"Seen again in run #{run.pk} after it was fixed.")
         elif rose:
-            before = RANK_SEVERITY.get(self.quiet_rank, "info")
+            before = self.severity_scale.name_of(self.quiet_rank) or "unknown"
             self.reopen(f"Its severity rose from {before} to {self.severity} in run #{run.pk}.")
         self.save()
 
@@ -597,7 +617,9 @@ class ProblemEvent(models.Model):
 
 
 def _rank(finding) -> int:
-    return SEVERITY_RANK.get(finding.severity or "error", 0)
+    if isinstance(finding, Gap):
+        return finding.rank
+    return EXAMPLE_SEVERITY.rank(finding.severity or "error")
 
 
 def _finding_fields(run: Run, finding) -> dict:
@@ -661,19 +683,17 @@ def _recount_sightings(kind, problems):
         Problem.objects.filter(pk=problem.pk).update(sightings=counts.get(problem.pk, 1))
 
 
-GATE_THRESHOLDS = {"new-critical": 3, "new-error": 3, "new-warning": 2, "new-info": 1}
-
 
 def gate_problems(run: Run, fail_on: str) -> list[Problem]:
     """Problems this run saw for the first time, or saw come back, at or above a severity; triaged-away
     (false positive, won't fix) ones do not count. A CI gate fails on these and nothing older."""
-    if fail_on not in GATE_THRESHOLDS:
-        raise ValueError(f"unknown threshold {fail_on!r}; use one of: {', '.join(GATE_THRESHOLDS)}")
-    threshold = GATE_THRESHOLDS[fail_on]
+    if fail_on not in GATE_LEVELS:
+        raise ValueError(f"unknown threshold {fail_on!r}; use one of: {', '.join(GATE_LEVELS)}")
+    threshold = GATE_LEVELS[fail_on]
     if run.kind == RunKind.AUDIT:
         seen = Gap.objects.filter(run=run, rank__gte=threshold).values("problem")
     else:
-        severities = [name for name, rank in SEVERITY_RANK.items() if rank >= threshold]
+        severities = [name for name in EXAMPLE_SEVERITY if EXAMPLE_SEVERITY.rank(name) >= threshold]
         seen = ExampleResult.objects.failures().filter(document__run=run).filter(
             Q(severity__in=severities) | Q(severity__isnull=True)).values("problem")
     return list(Problem.objects.filter(pk__in=seen).exclude(triage_state__in=QUIET_STATES).filter(

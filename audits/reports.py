@@ -3,20 +3,13 @@ between two runs, and a library's open findings and trend. Each is a fixed numbe
 number of runs or gaps."""
 from dataclasses import dataclass, field
 
-from django.db.models import Case, Count, F, IntegerField, Max, OuterRef, Q, Subquery, Value, When, Window
+from django.db.models import Count, F, Max, OuterRef, Q, Subquery, Window
 from django.db.models.functions import RowNumber
 
+from audits.engines.formats import EXAMPLE_SEVERITY
 from audits.models import QUIET_STATES, ExampleResult, Gap, Problem, Run, RunKind, RunStatus, ValidationDocument
+from walkthroughs.engines.formats import GAP_SEVERITY
 from walkthroughs.models import DocPage, Walkthrough
-
-SEVERITIES = ("critical", "warning", "info")
-EXAMPLE_SEVERITIES = ("error", "warning", "info")
-RANK_TO_SEVERITY = {3: "critical", 2: "warning", 1: "info"}
-
-
-def severity_rank():
-    return Case(When(severity="critical", then=Value(3)), When(severity="warning", then=Value(2)),
-                When(severity="info", then=Value(1)), default=Value(0), output_field=IntegerField())
 
 
 @dataclass
@@ -32,7 +25,7 @@ class TimelineCell:
 
     @property
     def label(self):
-        if self.state in SEVERITIES:
+        if self.state in GAP_SEVERITY:
             return f"Run #{self.run.pk}, step {self.step_number}: {self.count} gap(s), worst {self.state}"
         words = {"passed": "passed", "unreached": "not reached", "running": "not reached yet"}
         return f"Run #{self.run.pk}, step {self.step_number}: {words[self.state]}"
@@ -60,7 +53,7 @@ def step_timeline(walkthrough: Walkthrough, steps, limit: int | None = 40) -> Ti
         for run in runs:
             rank, count = worst.get((run.pk, step.position), (0, 0))
             if rank:
-                state = RANK_TO_SEVERITY[rank]
+                state = GAP_SEVERITY.name_of(rank)
             elif step.position <= run.progress_current:
                 state = "passed"
             else:
@@ -133,9 +126,8 @@ def result_counts_by_document(document_ids) -> dict[int, dict[str, int]]:
     rows = (ExampleResult.objects.filter(document_id__in=document_ids).values("document_id")
             .annotate(passed=Count("id", filter=Q(status="success")), failed=Count("id", filter=Q(status="failure")),
                       skipped=Count("id", filter=Q(status="skipped")),
-                      error=Count("id", filter=Q(status="failure", severity="error")),
-                      warning=Count("id", filter=Q(status="failure", severity="warning")),
-                      info=Count("id", filter=Q(status="failure", severity="info"))))
+                      **{severity: Count("id", filter=Q(status="failure", severity=severity))
+                         for severity in EXAMPLE_SEVERITY}))
     for row in rows:
         counts[row.pop("document_id")] = row
     return counts

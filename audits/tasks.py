@@ -2,7 +2,6 @@
 task is a no-op) and stores progress and findings as they happen, so a run that dies keeps what it found."""
 import logging
 import time
-
 from pathlib import Path
 
 from celery import group
@@ -11,16 +10,16 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from audits.actions import RunNotStarted, queue
-from audits.auditing import AuditError, AuditObserver, AuditRequest, run_audit
-from audits.formats import ValidationSummary, validation_file_name
+from audits.engines.auditors.common import AuditError, AuditObserver, AuditRequest
+from audits.engines.auditors.rules import AuditCancelled
+from audits.engines.auditors.run import run_audit
+from audits.engines.formats import ValidationSummary, validation_file_name
+from audits.engines.sandbox import sweep_leftover_jails
+from audits.engines.validator import ValidationObserver, validate_document
 from audits.models import ExampleResult, Run, RunKind, RunStatus, ValidationDocument, record_problems
-from audits.rules_auditor import AuditCancelled
-from audits.sandbox import Limits, sweep_leftover_jails
-from audits.validator import ValidationObserver, ValidationOptions, validate_document
-from stackbench_site.celery import app
-from stackbench_site.env import envbool, envlist
-from stackbench_site.jsonfiles import write_model
+from stackbench_site.celery import QueueUnreachable, app, queue
+from stackbench_site.configuration import claude_settings, sandbox_limits, validation_options
+from stackbench_site.lib.jsonfiles import write_model
 
 logger = logging.getLogger(__name__)
 
@@ -67,10 +66,10 @@ def run_audit_task(run_id: int):
     request = AuditRequest(
         walkthrough_path=walkthrough_path, output_dir=output, library_name=run.library.name,
         library_version=run.library_version,
-        limits=Limits.from_env(**({"timeout": float(options["timeout"])} if options.get("timeout") else {})),
+        limits=sandbox_limits(**({"timeout": float(options["timeout"])} if options.get("timeout") else {})),
     )
     try:
-        result = run_audit(request, backend=run.backend, observer=RunObserver(run, attempt))
+        result = run_audit(request, backend=run.backend, observer=RunObserver(run, attempt), claude=claude_settings())
     except AuditCancelled:
         close_run(run)
         return
@@ -138,15 +137,14 @@ def validate_document_task(self, run_id: int, document_id: int):
     attempt = run.attempts
     ValidationDocument.objects.filter(pk=document.pk).update(worker=self.request.hostname or "")
     options = run.options or {}
-    validation_options = ValidationOptions(
-        timeout=float(options.get("timeout", 30)), num_workers=1,
-        find_links=[Path(p) for p in options.get("find_links") or envlist("STACKBENCH_FIND_LINKS")],
-        offline=bool(options.get("offline", envbool("STACKBENCH_NO_INDEX", False))),
-    )
+    overrides = {"find_links": [Path(p) for p in options["find_links"]]} if options.get("find_links") else {}
+    if "offline" in options:
+        overrides["offline"] = bool(options["offline"])
+    options_for_run = validation_options(timeout=float(options.get("timeout", 30)), num_workers=1, **overrides)
     analysis = document.doc_page.analysis()
     analysis.version = run.library_version or analysis.version
     try:
-        result = validate_document(analysis, validation_options, DocumentObserver(run, document, attempt))
+        result = validate_document(analysis, options_for_run, DocumentObserver(run, document, attempt))
         install_error = next((r.error_message for r in result.results
                               if r.severity == "warning" and (r.error_message or "").startswith("Installing ")), "")
         write_model(run.ensure_output_dir() / validation_file_name(document.page), result)
@@ -212,7 +210,7 @@ def recover_stale_runs(stale_seconds: float | None = None) -> list[tuple[int, st
             signature = group(validate_document_task.si(run.pk, d.pk) for d in documents)
         try:
             queue(signature, what=f"run #{run.pk}")
-        except RunNotStarted as exc:
+        except QueueUnreachable as exc:
             # Left as it was (running and silent), so the next check tries again once the broker is back.
             Run.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(status=RunStatus.RUNNING)
             logger.warning("could not queue run %s again: %s", run.pk, exc)

@@ -7,6 +7,7 @@ MCP round trip per step, read from the tool trace the audit writes.
 Targets: the whole audit under 3 s; per-step overhead under 20 ms."""
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -14,8 +15,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stackbench_site.settings")
 
-from audits.auditing import AuditRequest, run_audit  # noqa: E402
+from audits.engines.auditors.common import AuditRequest  # noqa: E402
+from audits.engines.auditors.run import run_audit  # noqa: E402
+from stackbench_site.configuration import sandbox_limits  # noqa: E402
 
 
 def make_walkthrough(folder: Path, steps: int) -> Path:
@@ -46,7 +50,7 @@ def main():
             folder = Path(folder)
             path = make_walkthrough(folder, args.steps)
             started = time.perf_counter()
-            result = run_audit(AuditRequest(path, folder / "out"))
+            result = run_audit(AuditRequest(path, folder / "out", limits=sandbox_limits()))
             totals.append(time.perf_counter() - started)
             assert result.completed_steps == args.steps and not result.gaps, result.gaps
             trace = [json.loads(line) for line in (folder / "out" / "agent_logs" / "audit_tools.jsonl").read_text().splitlines()]

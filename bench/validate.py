@@ -6,6 +6,7 @@ creation and install, and each example's run.
 
 Target: under 10 s on 2 cores (the existing LLM-driven tool takes about 45 s for this much)."""
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -13,9 +14,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stackbench_site.settings")
 
-from audits import validator  # noqa: E402
-from audits.formats import CodeExample, ExtractionAnalysis  # noqa: E402
+from audits.engines import validator  # noqa: E402
+from stackbench_site.configuration import validation_options  # noqa: E402
+from walkthroughs.engines.formats import CodeExample, ExtractionAnalysis  # noqa: E402
 
 DOCUMENTS = {
     ("toolz", "0.12.1"): ["from toolz import curry, pipe", "inc = curry(lambda x, y: x + y)(1)", "print(pipe(1, inc, inc))",
@@ -46,7 +49,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--num-workers", type=int, default=None)
     args = parser.parse_args()
-    options = validator.ValidationOptions(timeout=60, **({"num_workers": args.num_workers} if args.num_workers else {}))
+    options = validation_options(timeout=60, **({"num_workers": args.num_workers} if args.num_workers else {}))
     installs, runs = [], []
     original_install, original_execute = validator.DocumentSandbox.install, validator.DocumentSandbox.execute
 

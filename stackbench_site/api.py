@@ -13,15 +13,19 @@ from ninja.security import HttpBearer
 from pydantic import Field
 
 from audits.actions import RunNotStarted, do_start_audit, do_start_validation
-from audits.formats import ExampleResult as ExampleResultFormat
+from audits.engines.formats import ExampleResult as ExampleResultFormat
+from audits.engines.formats import GATE_LEVELS, ExampleSeverity
+from stackbench_site.configuration import claude_unavailable_reason
 from audits.models import ApiToken, ExampleResult, Gap, Problem, Run, RunKind, RunStatus, gate_problems
-from walkthroughs.formats import Gap as GapFormat
+from walkthroughs.engines.formats import Gap as GapFormat
+from walkthroughs.engines.formats import GapSeverity, GapType
 from walkthroughs.models import Library, Walkthrough
 
 MAX_PAGE = 200
 MAX_OFFSET = 10_000_000
 # Ids are 64-bit in every database; a larger number in a URL is simply not found, never an overflow.
 Id = Annotated[int, Field(ge=1, le=2**63 - 1)]
+GateLevel = Literal[tuple(GATE_LEVELS)]
 
 
 class TokenAuth(HttpBearer):
@@ -258,11 +262,9 @@ def start_run(request, payload: StartRunIn):
     try:
         if payload.kind == RunKind.AUDIT:
             walkthrough = get_object_or_404(Walkthrough.objects.select_related("library"), walkthrough_id=payload.walkthrough_id)
-            if payload.backend == "claude":
-                from audits.claude_auditor import claude_unavailable_reason
-
-                if claude_unavailable_reason():
-                    return Status(400, {"detail": claude_unavailable_reason()})
+            reason = claude_unavailable_reason() if payload.backend == "claude" else None
+            if reason:
+                return Status(400, {"detail": reason})
             run = do_start_audit(walkthrough, user=request.user, backend=payload.backend, version=payload.version,
                                  origin="api", options=options)
         else:
@@ -303,7 +305,7 @@ def get_run_file(request, run_id: Id, name: str):
 
 
 @runs.get("/{run_id}/gate", response={200: GateOut, 400: ErrorOut, 404: ErrorOut})
-def gate(request, run_id: Id, fail_on: Literal["new-critical", "new-error", "new-warning", "new-info"] = "new-critical"):
+def gate(request, run_id: Id, fail_on: GateLevel = "new-critical"):
     """Passed unless the run has new or regressed problems at or above the severity (a run still going, or one
     that failed, does not pass)."""
     run = get_object_or_404(Run.objects.select_related("library"), pk=run_id)
@@ -316,9 +318,8 @@ def gate(request, run_id: Id, fail_on: Literal["new-critical", "new-error", "new
 class GapFilter(Schema):
     run_id: Id | None = None
     library: str | None = None
-    severity: Literal["critical", "warning", "info"] | None = None
-    gap_type: Literal["clarity", "prerequisite", "logical_flow", "execution_error", "completeness",
-                      "cross_reference"] | None = None
+    severity: GapSeverity | None = None
+    gap_type: GapType | None = None
 
 
 @findings.get("/gaps", response=list[GapOut])
@@ -350,7 +351,7 @@ class ProblemFilter(Schema):
     kind: Literal["audit", "validation"] | None = None
     triage_state: Literal["open", "confirmed", "false_positive", "wont_fix", "fixed"] | None = None
     lifecycle: Literal["new", "ongoing", "fixed", "regressed"] | None = None
-    severity: Literal["critical", "warning", "info", "error"] | None = None
+    severity: GapSeverity | ExampleSeverity | None = None
 
 
 @findings.get("/problems", response=list[ProblemOut])

@@ -6,9 +6,17 @@ import os
 import sys
 from pathlib import Path
 
-from audits.auditing import AuditObserver
+# Settings are read (never the database touched) by the engine commands too: the engines' configuration comes from
+# them. Set before anything imports Django.
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stackbench_site.settings")
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+from django.conf import settings  # noqa: E402
+
+from audits.engines.auditors.common import AuditError, AuditObserver, AuditRequest  # noqa: E402
+from audits.engines.formats import GATE_LEVELS  # noqa: E402
+from stackbench_site import configuration  # noqa: E402
+from stackbench_site.lib.jsonfiles import FormatError, load_json_file, write_model, write_text_atomically  # noqa: E402
+from walkthroughs.engines.formats import GAP_SEVERITY, GAP_TYPES, doc_name  # noqa: E402
 
 
 class CommandError(Exception):
@@ -16,7 +24,6 @@ class CommandError(Exception):
 
 
 def setup_django():
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stackbench_site.settings")
     import django
 
     django.setup()
@@ -65,8 +72,6 @@ class _PrintProgress(AuditObserver):
 
 def _walkthrough_defaults(walkthrough_path: Path) -> tuple[str, str]:
     """Library name and version from the export's metadata, else from the stored walkthrough if any."""
-    from stackbench_site.jsonfiles import FormatError, load_json_file
-
     try:
         data = load_json_file(walkthrough_path)
     except FormatError:
@@ -88,14 +93,13 @@ def _walkthrough_defaults(walkthrough_path: Path) -> tuple[str, str]:
 
 
 def command_audit(args):
-    from audits.auditing import AuditError, AuditRequest, run_audit
-    from audits.sandbox import Limits
+    from audits.engines.auditors.run import run_audit
 
     path = Path(args.walkthrough).resolve()
     if not path.is_file():
         raise CommandError(f"{args.walkthrough}: no such file")
     default_name, default_version = _walkthrough_defaults(path)
-    limits = Limits.from_env(**({"timeout": args.timeout} if args.timeout else {}))
+    limits = configuration.sandbox_limits(**({"timeout": args.timeout} if args.timeout else {}))
     request = AuditRequest(
         walkthrough_path=path, output_dir=Path(args.output).resolve(),
         library_name=args.library or default_name, library_version=args.version or default_version,
@@ -103,7 +107,8 @@ def command_audit(args):
     )
     print(f"Auditing {path.name} with the {args.backend} auditor; results in {request.output_dir}", flush=True)
     try:
-        result = run_audit(request, backend=args.backend, observer=_PrintProgress())
+        result = run_audit(request, backend=args.backend, observer=_PrintProgress(),
+                           claude=configuration.claude_settings())
     except AuditError as exc:
         raise CommandError(f"the audit could not run: {exc}") from None
     _print_audit_summary(result, request)
@@ -111,21 +116,19 @@ def command_audit(args):
 
 
 def _print_audit_summary(result, request):
-    from walkthroughs.formats import GAP_TYPES, SEVERITIES
-
     print(f"\n{result.completed_steps}/{result.total_steps} steps followed in {result.duration_seconds:.1f} s; "
           f"{len(result.gaps)} gaps; {'success' if result.success else 'not a success'}")
-    header = f"{'gap type':<18}" + "".join(f"{s:>10}" for s in SEVERITIES) + f"{'total':>8}"
+    header = f"{'gap type':<18}" + "".join(f"{s:>10}" for s in GAP_SEVERITY) + f"{'total':>8}"
     print(header)
     print("-" * len(header))
     for gap_type in GAP_TYPES:
-        counts = [sum(1 for g in result.gaps if g.gap_type == gap_type and g.severity == s) for s in SEVERITIES]
+        counts = [sum(1 for g in result.gaps if g.gap_type == gap_type and g.severity == s) for s in GAP_SEVERITY]
         print(f"{gap_type:<18}" + "".join(f"{c:>10}" for c in counts) + f"{sum(counts):>8}")
     print(f"\nWrote {request.audit_path}, {request.session_path.name} and agent_logs/")
 
 
 def command_validate(args):
-    from audits.validator import ValidationError, ValidationObserver, ValidationOptions, load_analyses, validate_all
+    from audits.engines.validator import ValidationError, ValidationObserver, load_analyses, validate_all
 
     class PrintProgress(ValidationObserver):
         def document_finished(self, page, result):
@@ -142,7 +145,7 @@ def command_validate(args):
         print(f"stackbench: skipped {problem}", file=sys.stderr)
     if not analyses:
         raise CommandError(f"no readable *_analysis.json in {folder}")
-    options = ValidationOptions(
+    options = configuration.validation_options(
         timeout=args.timeout, num_workers=args.num_workers or (os.cpu_count() or 2),
         find_links=[Path(p).resolve() for p in args.find_links], offline=args.no_index,
     )
@@ -170,9 +173,9 @@ def _print_validation_summary(summary, output):
 
 def command_gate(args):
     """Exit 1 when the run has new or regressed problems at or above the severity; 0 otherwise."""
-    url = args.url or os.environ.get("STACKBENCH_URL")
+    url = args.url or settings.STACKBENCH_URL
     if url:
-        report = _remote_gate(url, args.token or os.environ.get("STACKBENCH_TOKEN", ""), args.run, args.fail_on)
+        report = _remote_gate(url, args.token or settings.STACKBENCH_TOKEN, args.run, args.fail_on)
     else:
         setup_django()
         from audits.models import Run, gate_problems
@@ -198,7 +201,6 @@ def command_gate(args):
 
 
 def _remote_gate(url: str, token: str, run_id: int, fail_on: str) -> dict:
-    import json
     import urllib.error
     import urllib.request
 
@@ -252,9 +254,7 @@ def command_token(args):
 
 
 def command_extract(args):
-    from audits.formats import doc_name
-    from stackbench_site.jsonfiles import write_model
-    from walkthroughs.extractor import extract_docs
+    from walkthroughs.engines.extractor import extract_docs
 
     docs = Path(args.docs)
     if not docs.is_dir():
@@ -277,22 +277,19 @@ def command_extract(args):
 
 
 def command_generate(args):
-    from audits.auditing import AuditError
-    from stackbench_site.jsonfiles import write_text_atomically
+    from walkthroughs.engines.claude_generator import GenerationError, generate_with_claude
+    from walkthroughs.engines.generator import generate_walkthrough
 
     doc = Path(args.doc_path)
     if not doc.is_file():
         raise CommandError(f"{args.doc_path}: no such file")
     try:
         if args.backend == "claude":
-            from walkthroughs.claude_generator import generate_with_claude
-
-            walkthrough_id, export = generate_with_claude(doc, args.library, args.version or "")
+            walkthrough_id, export = generate_with_claude(doc, args.library, configuration.claude_settings(),
+                                                          args.version or "")
         else:
-            from walkthroughs.generator import generate_walkthrough
-
             walkthrough_id, export = generate_walkthrough(doc, args.library, args.version or "")
-    except (AuditError, UnicodeDecodeError, ValueError) as exc:
+    except (GenerationError, UnicodeDecodeError, ValueError) as exc:
         raise CommandError(f"could not generate a walkthrough from {doc}: {exc}") from None
     output = Path(args.output)
     output.mkdir(parents=True, exist_ok=True)
@@ -303,7 +300,7 @@ def command_generate(args):
 
 
 def command_mcp_server(server_args):
-    from walkthroughs.mcp_server import main as serve
+    from walkthroughs.engines.step_server import main as serve
 
     serve(server_args)
 
@@ -318,9 +315,9 @@ def build_parser():
     p.set_defaults(handler=command_import)
 
     p = commands.add_parser("up", help="migrate, load sample data, and run the web app with a worker")
-    p.add_argument("--host", default=os.environ.get("STACKBENCH_HOST", "127.0.0.1"))
-    p.add_argument("--port", type=int, default=int(os.environ.get("STACKBENCH_PORT", "8000")))
-    p.add_argument("--workers", type=int, default=int(os.environ.get("STACKBENCH_WORKERS", "2")),
+    p.add_argument("--host", default=settings.STACKBENCH_HOST)
+    p.add_argument("--port", type=int, default=settings.STACKBENCH_PORT)
+    p.add_argument("--workers", type=int, default=settings.STACKBENCH_WORKERS,
                    help="worker processes for runs")
     p.add_argument("--no-sample", action="store_true", help="do not load the sample data")
     p.set_defaults(handler=command_up)
@@ -369,7 +366,7 @@ def build_parser():
 
     p = commands.add_parser("gate", help="fail a CI job on new or regressed problems of a run")
     p.add_argument("--run", type=int, required=True, help="run id")
-    p.add_argument("--fail-on", default="new-critical", choices=["new-critical", "new-error", "new-warning", "new-info"])
+    p.add_argument("--fail-on", default="new-critical", choices=list(GATE_LEVELS))
     p.add_argument("--url", help="the dashboard's URL (default: this machine's database; env STACKBENCH_URL)")
     p.add_argument("--token", help="an API token (env STACKBENCH_TOKEN)")
     p.set_defaults(handler=command_gate)

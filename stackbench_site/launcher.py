@@ -1,6 +1,5 @@
 """`stackbench up`: everything a newcomer needs in one process tree: migrations, sample data, an admin login,
 the web server (gunicorn) and a Celery worker. Ctrl-C stops both."""
-import os
 import secrets
 import signal
 import subprocess
@@ -11,7 +10,6 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from stackbench_site.env import envint
 
 ADMIN_USERNAME = "admin"
 
@@ -32,7 +30,7 @@ def worker_command(concurrency: int, queues: str = "celery", beat: bool = False)
 def web_command(host: str, port: int) -> list[str]:
     # One process more than cores keeps both busy while a request waits on the database; threads absorb the
     # rest. Keep-alive outlasts a person's pause between clicks, so connections are not closed under them.
-    workers = envint("STACKBENCH_WEB_PROCESSES", (os.cpu_count() or 1) + 1)
+    workers = settings.STACKBENCH_WEB_PROCESSES
     return [
         sys.executable, "-m", "gunicorn", "stackbench_site.wsgi:application",
         "--bind", f"{host}:{port}", "--workers", str(workers), "--threads", "4", "--timeout", "60",

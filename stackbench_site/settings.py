@@ -3,12 +3,14 @@
 With no environment at all, Stackbench runs embedded: SQLite and Celery's filesystem broker under var/.
 DATABASE_URL and CELERY_BROKER_URL switch to PostgreSQL and Redis.
 """
+import os
 import secrets
+import sys
 from pathlib import Path
 
 import dj_database_url
 
-from stackbench_site.env import envbool, envint, envlist, envstr
+from stackbench_site.lib.env import envbool, envfloat, envint, envlist, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(envstr("STACKBENCH_VAR", str(BASE_DIR / "var"))).resolve()
@@ -75,6 +77,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "stackbench_site.context_processors.severities",
             ],
         },
     },
@@ -165,6 +168,59 @@ STACKBENCH_RUN_STALE_SECONDS = envint("STACKBENCH_RUN_STALE_SECONDS", 120)
 CELERY_BEAT_SCHEDULE = {
     "recover-stale-runs": {"task": "audits.tasks.recover_stale_runs_task", "schedule": 60.0},
 }
+
+# Commands taken from docs (audits) and code examples (validations) are untrusted: each runs sandboxed, under
+# these limits. What of the worker's environment they see: proxies, locale, certificates, and pip/uv options that
+# are not secrets.
+STACKBENCH_COMMAND_TIMEOUT = envfloat("STACKBENCH_COMMAND_TIMEOUT", 120.0)
+STACKBENCH_OUTPUT_CAP_BYTES = envint("STACKBENCH_OUTPUT_CAP_BYTES", 200_000)
+STACKBENCH_SANDBOX_MEMORY_MB = envint("STACKBENCH_SANDBOX_MEMORY_MB", 2048)
+STACKBENCH_SANDBOX_FILE_MB = envint("STACKBENCH_SANDBOX_FILE_MB", 1024)
+STACKBENCH_SANDBOX_MAX_PROCESSES = envint("STACKBENCH_SANDBOX_MAX_PROCESSES", 256)
+_PASSED_TO_SANDBOX = ("LANG", "LC_ALL", "LC_CTYPE", "TZ", "http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY",
+                      "HTTPS_PROXY", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE")
+_SECRET_MARKERS = ("SECRET", "TOKEN", "PASSWORD", "API_KEY", "CREDENTIAL")
+STACKBENCH_SANDBOX_ENVIRONMENT = {
+    name: value for name, value in os.environ.items()
+    if name in _PASSED_TO_SANDBOX
+    or (name.startswith(("PIP_", "UV_")) and not any(marker in name for marker in _SECRET_MARKERS))
+}
+# The machine's PATH without Stackbench's own virtualenv: `python` in a sandbox is the machine's.
+STACKBENCH_SANDBOX_PATH = os.pathsep.join(
+    entry for entry in os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin").split(os.pathsep)
+    if entry and not Path(entry).resolve().is_relative_to(Path(sys.prefix).resolve())
+) or "/usr/local/bin:/usr/bin:/bin"
+
+# Validation: wheel folders to install from, and whether to install only from them (offline). The package caches
+# are shared between validations so that a library is downloaded once.
+STACKBENCH_FIND_LINKS = envlist("STACKBENCH_FIND_LINKS")
+STACKBENCH_NO_INDEX = envbool("STACKBENCH_NO_INDEX", False)
+STACKBENCH_UV_CACHE_DIR = envstr("UV_CACHE_DIR", str(Path.home() / ".cache" / "uv"))
+STACKBENCH_PIP_CACHE_DIR = envstr("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip"))
+
+# The Claude agent (auditor and generator): offered when a credential is configured. The CLI sees only these
+# variables of the worker's environment, plus its credential.
+STACKBENCH_CLAUDE_MODEL = envstr("STACKBENCH_CLAUDE_MODEL") or None
+STACKBENCH_CLAUDE_MAX_TURNS = envint("STACKBENCH_CLAUDE_MAX_TURNS", 200)
+STACKBENCH_CLAUDE_MAX_BUDGET_USD = envfloat("STACKBENCH_CLAUDE_MAX_BUDGET_USD", 5.0)
+STACKBENCH_CLAUDE_TIMEOUT = envfloat("STACKBENCH_CLAUDE_TIMEOUT", 1800.0)
+STACKBENCH_CLAUDE_CLI = envstr("STACKBENCH_CLAUDE_CLI") or None
+_CLAUDE_CREDENTIALS = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK",
+                       "CLAUDE_CODE_USE_VERTEX")
+STACKBENCH_CLAUDE_CREDENTIALS = {name: os.environ[name] for name in _CLAUDE_CREDENTIALS if os.environ.get(name)}
+_PASSED_TO_CLAUDE = ("PATH", "LANG", "LC_ALL", "TZ", "TERM", "SSL_CERT_FILE", "SSL_CERT_DIR", "http_proxy", "https_proxy",
+                     "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ANTHROPIC_BASE_URL", "AWS_REGION",
+                     "AWS_PROFILE", "CLOUD_ML_REGION", "ANTHROPIC_VERTEX_PROJECT_ID")
+STACKBENCH_CLAUDE_ENVIRONMENT = {name: os.environ[name] for name in _PASSED_TO_CLAUDE if name in os.environ}
+
+# The command line: `stackbench up` (address, worker processes, web processes) and `stackbench gate` (a remote
+# dashboard and its API token).
+STACKBENCH_HOST = envstr("STACKBENCH_HOST", "127.0.0.1")
+STACKBENCH_PORT = envint("STACKBENCH_PORT", 8000)
+STACKBENCH_WORKERS = envint("STACKBENCH_WORKERS", 2)
+STACKBENCH_WEB_PROCESSES = envint("STACKBENCH_WEB_PROCESSES", (os.cpu_count() or 1) + 1)
+STACKBENCH_URL = envstr("STACKBENCH_URL")
+STACKBENCH_TOKEN = envstr("STACKBENCH_TOKEN")
 
 LOGGING = {
     "version": 1,

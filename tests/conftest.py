@@ -1,11 +1,9 @@
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-BASE_DIR = Path(__file__).resolve().parent.parent
-SAMPLE_DIR = BASE_DIR / "sample_data"
+from tests.builders import DEMO_PACKAGE, SAMPLE_DIR, audit_result, build_wheel, logged_in, make_user, start_worker, stop_worker, walkthrough_export
 
 # Fuzz tests share one database transaction per test; no example database is written into the checkout.
 settings.register_profile("stackbench", database=None, deadline=None, max_examples=120, print_blob=True,
@@ -45,24 +43,6 @@ def write_json(tmp_path):
     return write
 
 
-def walkthrough_export(steps, title="A small tutorial", description="", first_order=0):
-    """A walkthrough export in the exact shape of formats.md; steps are (title, contentForUser, operations)."""
-    return {
-        "version": "1.0",
-        "exportedAt": "2026-11-01T00:00:00Z",
-        "walkthrough": {"title": title, "description": description, "type": "quickstart", "status": "published",
-                        "createdAt": 1763000000000, "updatedAt": 1763000000000, "estimatedDurationMinutes": 5,
-                        "tags": [], "metadata": None},
-        "steps": [
-            {"title": step_title, "displayOrder": first_order + i, "createdAt": 1763000000000,
-             "updatedAt": 1763000000000, "metadata": None,
-             "nextStepReference": first_order + i + 1 if i + 1 < len(steps) else None,
-             "contentFields": {"version": "v1", "contentForUser": content, "contextForAgent": "",
-                               "operationsForAgent": operations, "introductionForAgent": f"This step: {step_title}."}}
-            for i, (step_title, content, operations) in enumerate(steps)
-        ],
-        "metadata": {"originalDocPath": "docs/tutorial.md", "generatedBy": "test"},
-    }
 
 
 @pytest.fixture
@@ -95,41 +75,8 @@ def child_env(django_db_setup):
     return {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings", "DATABASE_URL": _database_url_for_children()}
 
 
-def start_worker(env, log, queues="celery", concurrency=2):
-    """A real Celery worker process in its own process group; returns once it is ready."""
-    import subprocess
-    import sys
-    import time
-    import uuid
-
-    name = f"test-{uuid.uuid4().hex[:6]}@%h"
-    with open(log, "w") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "stackbench_site", "worker", "--loglevel", "INFO",
-             "--concurrency", str(concurrency), "--hostname", name, "--queues", queues, "--without-mingle",
-             "--without-gossip"],
-            env=env, stdout=out, stderr=subprocess.STDOUT, cwd=str(BASE_DIR), start_new_session=True)
-    deadline = time.monotonic() + 60
-    while "ready." not in log.read_text():
-        if process.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"the test worker did not start:\n{log.read_text()}")
-        time.sleep(0.2)
-    process.log = log
-    return process
 
 
-def stop_worker(process):
-    import os
-    import signal
-    import subprocess
-
-    try:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=20)
-    except ProcessLookupError:
-        pass
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
 
 
 @pytest.fixture(scope="session")
@@ -146,7 +93,7 @@ def celery_worker(child_env, tmp_path_factory):
 @pytest.fixture
 def pids_cgroup(tmp_path):
     """For tests that start a fork bomb: without a pids cgroup nothing would contain it but the whole machine."""
-    from audits.sandbox import Limits, ProcessJail
+    from audits.engines.sandbox import Limits, ProcessJail
 
     probe = ProcessJail(Limits(), tmp_path / "probe")
     jailed = probe.cgroup is not None
@@ -155,63 +102,10 @@ def pids_cgroup(tmp_path):
         pytest.skip("needs a pids cgroup to contain a fork bomb")
 
 
-def wait_for(predicate, timeout=60, interval=0.2, message="condition"):
-    import time
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out waiting for {message() if callable(message) else message}")
 
 
-DEMO_PACKAGE = '''"""A tiny package for offline validation tests."""
-import warnings
 
 
-def greet(name):
-    return f"hello {name}"
-
-
-def explode(value):
-    return _check(value)
-
-
-def _check(value):
-    raise ValueError(f"bad value: {value}")
-
-
-def old_greet(name):
-    warnings.warn("old_greet is deprecated; use greet", DeprecationWarning, stacklevel=2)
-    return greet(name)
-'''
-
-
-def build_wheel(folder, name, version, module_source):
-    """A real wheel, built by hand (a wheel is a zip with its metadata), so tests install offline."""
-    import base64
-    import hashlib
-    import zipfile
-
-    dist = f"{name}-{version}.dist-info"
-    files = {
-        f"{name}/__init__.py": module_source,
-        f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
-        f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: stackbench-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    records = []
-    for path, text in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
-        records.append(f"{path},sha256={digest},{len(text.encode())}")
-    records.append(f"{dist}/RECORD,,")
-    wheel = folder / f"{name}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as archive:
-        for path, text in files.items():
-            archive.writestr(path, text)
-        archive.writestr(f"{dist}/RECORD", "\n".join(records) + "\n")
-    return wheel
 
 
 @pytest.fixture(scope="session")
@@ -222,17 +116,6 @@ def wheelhouse(tmp_path_factory):
     return folder
 
 
-def make_user(username, *permissions, superuser=False):
-    from django.contrib.auth.models import Permission, User
-
-    user = User.objects.create_user(username, f"{username}@example.com", "pw-" + username)
-    user.is_superuser = superuser
-    user.is_staff = superuser
-    user.save()
-    for codename in permissions:
-        app_label, name = codename.split(".")
-        user.user_permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=name))
-    return user
 
 
 @pytest.fixture
@@ -245,12 +128,6 @@ def viewer(db):
     return make_user("viewer")
 
 
-def logged_in(user):
-    from django.test import Client
-
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture
@@ -263,17 +140,6 @@ def viewer_client(viewer):
     return logged_in(viewer)
 
 
-def audit_result(walkthrough_id="wt_kv_quickstart", started="2026-11-01T10:00:00Z", gaps=(), library="sqlite3",
-                 total=5, completed=5):
-    """An audit result as the existing tool chain writes it; gaps are (step, title, type, severity, description)."""
-    from audits.formats import AuditResult
-    from walkthroughs.formats import Gap
-
-    return AuditResult(
-        walkthrough_id=walkthrough_id, walkthrough_title="A key-value store with sqlite3", library_name=library,
-        library_version="3.40", started_at=started, completed_at=started, duration_seconds=3.5, total_steps=total,
-        completed_steps=completed, gaps=[Gap(step_number=s, step_title=t, gap_type=g, severity=v, description=d,
-                                             timestamp=started) for s, t, g, v, d in gaps])
 
 
 @pytest.fixture
@@ -281,7 +147,7 @@ def import_audit(tmp_path):
     """Store an audit run the way an import does (fast, deterministic)."""
     from audits.importing import import_paths
     from audits.models import Run
-    from stackbench_site.jsonfiles import write_model
+    from stackbench_site.lib.jsonfiles import write_model
 
     counter = {"n": 0}
 

@@ -3,7 +3,7 @@ import re
 from django import forms
 from django.conf import settings
 
-from walkthroughs.gitdiff import is_repository
+from stackbench_site.lib.git import is_repository
 from walkthroughs.models import Library
 
 

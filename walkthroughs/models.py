@@ -1,7 +1,6 @@
 import hashlib
 import json
 import os
-import re
 from pathlib import Path
 
 from django.conf import settings
@@ -9,13 +8,13 @@ from django.db import models, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from audits.fingerprints import code_hash
-from audits.formats import CodeExample as CodeExampleFormat
-from stackbench_site.jsonfiles import FormatError
-from audits.formats import ExtractionAnalysis
-from walkthroughs.formats import WalkthroughExport
-from walkthroughs.gitdiff import GitError, git, is_repository
-from walkthroughs.symposium import SymposiumWalkthrough, parse_walkthrough
+from stackbench_site.lib.git import GitError, git, is_repository
+from stackbench_site.lib.jsonfiles import FormatError
+from stackbench_site.lib.markdown import fenced_blocks
+from walkthroughs.engines.formats import CodeExample as CodeExampleFormat
+from walkthroughs.engines.formats import ExtractionAnalysis, WalkthroughExport
+from walkthroughs.engines.snippets import code_hash
+from walkthroughs.engines.symposium import SymposiumWalkthrough, parse_walkthrough
 
 
 def content_hash(data) -> str:
@@ -210,8 +209,7 @@ class Step(models.Model):
 
     def snippet_hashes(self) -> set[str]:
         """The code blocks this step shows, by the same hash code examples carry."""
-        blocks = re.findall(r"^(`{3,}|~{3,})[^\n]*\n(.*?)^\1", self.content_for_user or "", re.MULTILINE | re.DOTALL)
-        return {code_hash(body) for _, body in blocks if body.strip()}
+        return {code_hash(block.content) for block in fenced_blocks(self.content_for_user) if block.content.strip()}
 
     @classmethod
     def from_export(cls, walkthrough, position, step):

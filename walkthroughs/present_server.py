@@ -26,7 +26,7 @@ def build_server():
     from mcp.server.mcpserver.exceptions import ToolError
 
     from walkthroughs.models import Feedback, Library, PresentedWalkthrough, PresentError
-    from walkthroughs.presenting import present
+    from walkthroughs.engines.presenting import present
 
     server = MCPServer("stackbench-present", log_level="WARNING",
                        instructions="Present finished documentation work with present_walkthrough, then poll "

@@ -5,10 +5,10 @@ from pathlib import Path
 
 from django.utils import timezone
 
-from walkthroughs.extractor import extract_docs
-from walkthroughs.gitdiff import GitError, git
-from walkthroughs.generator import generate_walkthrough
-from walkthroughs.formats import WalkthroughExport
+from walkthroughs.engines.extractor import extract_docs
+from stackbench_site.lib.git import GitError, git
+from walkthroughs.engines.generator import generate_walkthrough
+from walkthroughs.engines.formats import WalkthroughExport
 from walkthroughs.models import DocPage, Library, Walkthrough
 
 

@@ -7,21 +7,22 @@ from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST, require_http_methods
 
-from audits.claude_auditor import claude_unavailable_reason
+from stackbench_site.configuration import claude_unavailable_reason
 from audits.models import ExampleResult, Run
 from audits.reports import (
     gap_counts_by_run, latest_documents, latest_finished_audits, library_overviews, result_counts_by_document,
     step_histories, step_timeline,
 )
 from stackbench_site.htmx import render_page_or_partial
-from audits.actions import RunNotStarted, queue
+from stackbench_site.celery import QueueUnreachable, queue
 from walkthroughs.forms import LibraryForm, PresentForm
 from walkthroughs.tasks import sync_docs_task
-from walkthroughs.gitdiff import GitError, file_diff
-from walkthroughs.markdown import highlight_rows
+from stackbench_site.lib.git import GitError
+from walkthroughs.engines.gitdiff import file_diff
+from stackbench_site.lib.markdown import highlight_rows
 from walkthroughs.models import DocPage, Feedback, Library, PresentedWalkthrough, PresentError, Walkthrough
-from walkthroughs.presenting import find_element, present
-from walkthroughs.symposium import ActionElement, GitDiffElement
+from walkthroughs.engines.presenting import find_element, present
+from walkthroughs.engines.symposium import ActionElement, GitDiffElement
 
 
 def _get_library(library_id) -> Library:
@@ -112,7 +113,7 @@ def library_sync(request, library_id):
         return redirect(library)
     try:
         queue(sync_docs_task.si(library.pk), what="the sync")
-    except RunNotStarted as exc:
+    except QueueUnreachable as exc:
         messages.error(request, str(exc))
     else:
         messages.success(request, "Syncing the docs: pages and walkthroughs update in a moment.")

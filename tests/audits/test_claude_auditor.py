@@ -6,21 +6,23 @@ import sys
 
 import pytest
 
-from audits.auditing import AuditError, AuditRequest, run_audit
-from audits.claude_auditor import ALLOWED_TOOLS, ClaudeSettings, claude_unavailable_reason
-from tests.conftest import BASE_DIR
+from audits.engines.auditors.common import AuditError
+from audits.engines.auditors.run import run_audit
+from audits.engines.auditors.claude import ALLOWED_TOOLS
+from stackbench_site.configuration import claude_settings, claude_unavailable_reason
+from tests.builders import BASE_DIR, audit_request
 
 FAKE_CLI = str(BASE_DIR / "tests" / "fake_claude" / "claude")
 
 
 def settings(scenario="audit", **overrides):
-    return ClaudeSettings(**{"model": scenario, "cli_path": FAKE_CLI, "credentials": {"ANTHROPIC_API_KEY": "sk-test"},
+    return claude_settings(**{"model": scenario, "cli_path": FAKE_CLI, "credentials": {"ANTHROPIC_API_KEY": "sk-test"},
                              "timeout": 20, "max_turns": 40, "max_budget_usd": 1.5, **overrides})
 
 
 def audit(kv_walkthrough_path, tmp_path, scenario="audit", **overrides):
-    request = AuditRequest(kv_walkthrough_path, tmp_path / "out", "sqlite3", "3.40")
-    return run_audit(request, backend="claude", settings=settings(scenario, **overrides)), request
+    request = audit_request(kv_walkthrough_path, tmp_path / "out", "sqlite3", "3.40")
+    return run_audit(request, backend="claude", claude=settings(scenario, **overrides)), request
 
 
 def test_the_agent_walks_the_step_server_and_its_gap_lands_in_every_output(kv_walkthrough_path, tmp_path, monkeypatch):
@@ -49,8 +51,8 @@ def test_the_agent_walks_the_step_server_and_its_gap_lands_in_every_output(kv_wa
     assert argv[argv.index("--permission-mode") + 1] == "bypassPermissions"
     assert argv[argv.index("--max-turns") + 1] == "40" and argv[argv.index("--max-budget-usd") + 1] == "1.5"
     server = json.loads(argv[argv.index("--mcp-config") + 1])["mcpServers"]["walkthrough"]
-    assert (server["type"], server["command"], server["args"]) == ("stdio", sys.executable, ["-m", "walkthroughs.mcp_server"])
-    assert server["env"]["STACKBENCH_SESSION_DIR"] == str(request.output_dir)
+    assert (server["type"], server["command"]) == ("stdio", sys.executable)
+    assert server["args"][:4] == ["-m", "walkthroughs.engines.step_server", "--output", str(request.output_dir)]
     assert "Walkthrough file: " + str(kv_walkthrough_path) in cli["prompt"]
     env = cli["env"]
     assert env["ANTHROPIC_API_KEY"] == "sk-test"
@@ -61,7 +63,7 @@ def test_the_agent_walks_the_step_server_and_its_gap_lands_in_every_output(kv_wa
 
 
 def test_usage_and_cost_reach_the_observer(kv_walkthrough_path, tmp_path):
-    from audits.auditing import AuditObserver
+    from audits.engines.auditors.common import AuditObserver
 
     seen = {}
 
@@ -72,8 +74,8 @@ def test_usage_and_cost_reach_the_observer(kv_walkthrough_path, tmp_path):
         def command_started(self, command):
             seen.setdefault("commands", []).append(command)
 
-    run_audit(AuditRequest(kv_walkthrough_path, tmp_path / "out"), backend="claude", observer=Recorder(),
-              settings=settings())
+    run_audit(audit_request(kv_walkthrough_path, tmp_path / "out"), backend="claude", observer=Recorder(),
+              claude=settings())
     assert seen["cost"] == 0.0421 and seen["usage"]["input_tokens"] == 1500
     assert seen["commands"][0].startswith("echo following step 1")
 
@@ -100,21 +102,19 @@ def test_a_run_stopped_by_a_limit_still_writes_what_the_agent_found(kv_walkthrou
     assert written["completed_steps"] == 2 and written["failed_steps"] == 3 and len(written["gaps"]) == 1
 
 
-def test_the_backend_is_offered_only_with_a_credential(monkeypatch):
-    for name in ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK",
-                 "CLAUDE_CODE_USE_VERTEX", "STACKBENCH_CLAUDE_CLI"):
-        monkeypatch.delenv(name, raising=False)
+def test_the_backend_is_offered_only_with_a_credential(settings):
+    settings.STACKBENCH_CLAUDE_CREDENTIALS, settings.STACKBENCH_CLAUDE_CLI = {}, None
     assert "No Claude credential" in claude_unavailable_reason()
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-x")
+    settings.STACKBENCH_CLAUDE_CREDENTIALS = {"ANTHROPIC_API_KEY": "sk-x"}
     assert claude_unavailable_reason() is None
 
 
 @pytest.fixture
-def claude_env(monkeypatch):
+def claude_env(settings):
     def configure(scenario):
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        monkeypatch.setenv("STACKBENCH_CLAUDE_CLI", FAKE_CLI)
-        monkeypatch.setenv("STACKBENCH_CLAUDE_MODEL", scenario)
+        settings.STACKBENCH_CLAUDE_CREDENTIALS = {"ANTHROPIC_API_KEY": "sk-test"}
+        settings.STACKBENCH_CLAUDE_CLI = FAKE_CLI
+        settings.STACKBENCH_CLAUDE_MODEL = scenario
 
     return configure
 

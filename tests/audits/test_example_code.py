@@ -1,4 +1,4 @@
-from audits.example_code import awaits_at_top_level, build_program, defined_names, dependencies, parse, undefined_names
+from walkthroughs.engines.python_code import awaits_at_top_level, build_program, defined_names, dependencies, parse, undefined_names
 
 
 def trees(*codes):

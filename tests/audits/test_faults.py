@@ -13,7 +13,7 @@ from audits.actions import RunNotStarted, do_start_audit
 from audits.importing import import_paths
 from audits.models import ExampleResult, Run, RunStatus, ValidationDocument
 from audits.tasks import recover_stale_runs, run_audit_task, validate_document_task
-from tests.conftest import start_worker, stop_worker, wait_for
+from tests.builders import start_worker, stop_worker, wait_for
 from walkthroughs.models import DocPage, Library, Walkthrough
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -107,7 +107,7 @@ def test_a_dead_run_found_while_the_broker_is_down_is_requeued_by_a_later_check(
 
 
 def test_a_validation_whose_worker_is_killed_resumes_its_document(workers, tmp_path):
-    from audits.formats import ExtractionAnalysis
+    from walkthroughs.engines.formats import ExtractionAnalysis
 
     slow = "import time\ntime.sleep(2)\nprint('ok')"
     analysis = ExtractionAnalysis(page="slow.md", library="sbdemo", version="1.0.0",
@@ -155,7 +155,7 @@ def test_cancelling_kills_the_whole_process_tree_of_a_long_command_within_second
 
 def test_cancelling_a_validation_stops_a_long_example(workers):
     from audits.actions import do_start_validation
-    from audits.formats import ExtractionAnalysis
+    from walkthroughs.engines.formats import ExtractionAnalysis
 
     marker = "sleep 7272.5"
     code = "import subprocess, time\nsubprocess.Popen(['sleep', '7272.5'])\ntime.sleep(300)"
@@ -222,7 +222,9 @@ def _starts(walkthrough):
 
 
 def test_the_worker_survives_hostile_steps_and_leaks_no_secrets(make_walkthrough, child_env, tmp_path, workers):
-    from audits.sandbox import APP_DIR
+    from django.conf import settings
+
+    APP_DIR = settings.BASE_DIR
 
     hostile = make_walkthrough([
         ("Secrets", "```bash\nenv\n```\n\nIt prints the environment.", ""),
@@ -235,7 +237,7 @@ def test_the_worker_survives_hostile_steps_and_leaks_no_secrets(make_walkthrough
     walkthrough = Walkthrough.objects.get(walkthrough_id="wt_hostile")
     secrets = {"SECRET_KEY": "very-secret-key-123", "ANTHROPIC_API_KEY": "sk-ant-secret-456",
                "CELERY_BROKER_URL": child_env.get("CELERY_BROKER_URL", "")}
-    from tests.conftest import start_worker as start
+    from tests.builders import start_worker as start
 
     worker = start({**child_env, **{k: v for k, v in secrets.items() if v}}, tmp_path / "hostile.log", queues="faults")
     try:

@@ -1,4 +1,4 @@
-from audits.fingerprints import FINGERPRINT_VERSION, example_fingerprint, gap_fingerprint, normalize_text
+from audits.engines.fingerprints import FINGERPRINT_VERSION, example_fingerprint, gap_fingerprint, normalize_text
 
 
 def test_volatile_details_are_removed():

@@ -2,9 +2,10 @@ import json
 
 import pytest
 
-from audits.formats import AuditResult, CodeExample, ExtractionAnalysis, ValidationResult, ValidationSummary, audit_outcome
-from stackbench_site.jsonfiles import FormatError, load_model, parse_model, write_model
-from walkthroughs.formats import Gap
+from audits.engines.formats import AuditResult, ValidationResult, ValidationSummary, audit_outcome
+from walkthroughs.engines.formats import CodeExample, ExtractionAnalysis
+from stackbench_site.lib.jsonfiles import FormatError, load_model, parse_model, write_model
+from walkthroughs.engines.formats import Gap
 
 
 def _gap(gap_type, severity, step=1):

@@ -3,15 +3,17 @@ import json
 
 import pytest
 
-from audits.auditing import AuditRequest, run_audit
-from audits.sandbox import Limits
+from tests.builders import audit_request
+
+from audits.engines.auditors.run import run_audit
+from stackbench_site.configuration import sandbox_limits
 
 
 @pytest.fixture
 def audit(make_walkthrough, tmp_path):
     def run(steps, **limits):
         path = make_walkthrough(steps)
-        request = AuditRequest(path, tmp_path / "out", "demo", "1.0", limits=Limits.from_env(**limits))
+        request = audit_request(path, tmp_path / "out", "demo", "1.0", limits=sandbox_limits(**limits))
         result = run_audit(request)
         return [(g.step_number, g.gap_type, g.severity) for g in result.gaps], result
 

@@ -5,14 +5,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audits.formats import AuditResult, ValidationResult, ValidationSummary
+from audits.engines.formats import AuditResult, ValidationSummary
 from audits.importing import FileSet, import_fileset, import_paths
 from audits.models import ExampleResult, Gap, Run, RunStatus, ValidationDocument
-from stackbench_site.jsonfiles import write_model
-from tests.conftest import SAMPLE_DIR
+from stackbench_site.lib.jsonfiles import write_model
+from tests.builders import SAMPLE_DIR, validation_doc
 from tests.strategies import raw_files
-from walkthroughs.formats import Gap as GapFormat
-from walkthroughs.formats import Session
+from walkthroughs.engines.formats import Gap as GapFormat
+from walkthroughs.engines.formats import Session
 from walkthroughs.models import CodeExample, DocPage, Library, Step, Walkthrough
 
 pytestmark = pytest.mark.django_db
@@ -120,14 +120,8 @@ def test_a_session_file_alone_is_an_unfinished_run(tmp_path, kv_walkthrough_path
     assert run.library.name == "sqlite3"
 
 
-def _validation_doc(page, statuses):
-    return ValidationResult(page=page, library="toolz", version="0.12.1", validation_timestamp="2026-11-01T10:00:00Z",
-                            results=[{"example_index": i, "status": s, "severity": "error" if s == "failure" else None,
-                                      "code": f"x{i}", "line": 5 + i} for i, s in enumerate(statuses)])
-
-
 def test_a_summary_and_its_documents_in_one_folder_import_once(tmp_path):
-    docs = [_validation_doc("a.md", ["success", "failure"]), _validation_doc("b.md", ["skipped"])]
+    docs = [validation_doc("a.md", ["success", "failure"]), validation_doc("b.md", ["skipped"])]
     write_model(tmp_path / "validation_summary.json", ValidationSummary(timestamp="2026-11-01T10:01:00Z", documents=docs))
     write_model(tmp_path / "a_validation.json", docs[0])
     write_model(tmp_path / "b_validation.json", docs[1])
@@ -184,7 +178,7 @@ def test_the_shared_fixtures_folder_imports_whole(sample_dir, tmp_path):
 
 
 def test_a_nul_in_command_output_is_stored_as_a_replacement_character(tmp_path):
-    document = _validation_doc("a.md", ["failure"]).model_dump(mode="json")
+    document = validation_doc("a.md", ["failure"]).model_dump(mode="json")
     document["results"][0]["execution_output"] = "before\u0000after"
     (tmp_path / "a_validation.json").write_text(json.dumps(document))
     assert _statuses(import_paths([tmp_path / "a_validation.json"])) == [("validation", "created")]
@@ -194,7 +188,7 @@ def test_a_nul_in_command_output_is_stored_as_a_replacement_character(tmp_path):
 def seed_documents():
     session = Session(walkthrough_path="wt_kv_quickstart.json", current_step=2, total_steps=5, completed_steps=2,
                       session_started="2026-11-01T10:00:00Z")
-    docs = [_validation_doc("a.md", ["success", "failure"])]
+    docs = [validation_doc("a.md", ["success", "failure"])]
     return [json.loads((SAMPLE_DIR / "walkthroughs" / "wt_kv_quickstart.json").read_text()),
             json.loads((SAMPLE_DIR / "extraction" / "toolz_intro_analysis.json").read_text()),
             _audit().model_dump(mode="json"), session.model_dump(mode="json"), docs[0].model_dump(mode="json"),

@@ -2,7 +2,7 @@
 import pytest
 
 from audits.models import Lifecycle, Problem, Run, TriageState, gate_problems, record_problems
-from tests.walkthroughs.test_views import KV_GAPS
+from tests.builders import KV_GAPS
 
 pytestmark = pytest.mark.django_db
 

@@ -5,8 +5,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from audits.models import Problem, ShareLink, TriageState
-from tests.conftest import logged_in, make_user
-from tests.walkthroughs.test_views import KV_GAPS
+from tests.builders import logged_in, make_user
+from tests.builders import KV_GAPS
 
 pytestmark = pytest.mark.django_db
 
@@ -101,10 +101,10 @@ def test_an_expired_share_link_is_gone(client, kv, import_audit):
 
 
 def test_audit_gaps_and_example_failures_on_the_same_snippet_are_linked(viewer_client, make_walkthrough, tmp_path):
-    from audits.formats import ValidationResult
+    from audits.engines.formats import ValidationResult
     from audits.importing import import_paths
-    from stackbench_site.jsonfiles import write_model
-    from tests.conftest import audit_result
+    from stackbench_site.lib.jsonfiles import write_model
+    from tests.builders import audit_result
 
     code = "from toolz import pipee\nprint(pipee)"
     path = make_walkthrough([("Pipes", f"Try:\n\n```python\n{code}\n```\n", "")], name="wt_pipes")

@@ -2,8 +2,11 @@ import json
 
 import pytest
 
-from audits.auditing import AuditError, AuditObserver, AuditRequest, run_audit
-from audits.rules_auditor import AuditCancelled
+from tests.builders import audit_request
+
+from audits.engines.auditors.common import AuditError, AuditObserver
+from audits.engines.auditors.run import run_audit
+from audits.engines.auditors.rules import AuditCancelled
 
 
 def _expected(sample_dir):
@@ -11,7 +14,7 @@ def _expected(sample_dir):
 
 
 def test_the_kv_quickstart_gets_exactly_the_expected_gaps(kv_walkthrough_path, sample_dir, tmp_path):
-    result = run_audit(AuditRequest(kv_walkthrough_path, tmp_path, "sqlite3", "3.40"))
+    result = run_audit(audit_request(kv_walkthrough_path, tmp_path, "sqlite3", "3.40"))
     expected = _expected(sample_dir)
     for step, gap_types in expected["gaps_expected"].items():
         found = {g.gap_type for g in result.gaps if g.step_number == int(step)}
@@ -22,7 +25,7 @@ def test_the_kv_quickstart_gets_exactly_the_expected_gaps(kv_walkthrough_path, s
 
 
 def test_the_audit_writes_the_spec_files(kv_walkthrough_path, tmp_path):
-    run_audit(AuditRequest(kv_walkthrough_path, tmp_path, "sqlite3", "3.40"))
+    run_audit(audit_request(kv_walkthrough_path, tmp_path, "sqlite3", "3.40"))
     audit = json.loads((tmp_path / "wt_kv_quickstart_audit.json").read_text())
     assert set(audit) == {
         "walkthrough_id", "walkthrough_title", "library_name", "library_version", "started_at", "completed_at",
@@ -56,7 +59,7 @@ def test_progress_reaches_the_observer_step_by_step_with_each_gap(kv_walkthrough
         def gap_reported(self, seq, gap):
             events.append(("gap", seq, gap.step_number))
 
-    run_audit(AuditRequest(kv_walkthrough_path, tmp_path), observer=Recorder())
+    run_audit(audit_request(kv_walkthrough_path, tmp_path), observer=Recorder())
     assert events == [("step", 1, 5), ("step", 2, 5), ("step", 3, 5), ("gap", 0, 3), ("step", 4, 5), ("gap", 1, 4),
                       ("step", 5, 5)]
 
@@ -72,7 +75,7 @@ def test_a_cancelled_audit_stops_and_still_writes_what_it_found(kv_walkthrough_p
             return self.step >= 3
 
     with pytest.raises(AuditCancelled):
-        run_audit(AuditRequest(kv_walkthrough_path, tmp_path), observer=StopAtThree())
+        run_audit(audit_request(kv_walkthrough_path, tmp_path), observer=StopAtThree())
     audit = json.loads((tmp_path / "wt_kv_quickstart_audit.json").read_text())
     assert audit["completed_steps"] == 3 and audit["failed_steps"] == 2 and not audit["success"]
 
@@ -81,18 +84,18 @@ def test_an_unreadable_walkthrough_or_output_folder_is_a_clear_error(tmp_path, k
     broken = tmp_path / "wt_broken.json"
     broken.write_text("{")
     with pytest.raises(AuditError, match="not valid JSON"):
-        run_audit(AuditRequest(broken, tmp_path / "out"))
+        run_audit(audit_request(broken, tmp_path / "out"))
     with pytest.raises(AuditError, match="does not exist"):
-        run_audit(AuditRequest(tmp_path / "missing.json", tmp_path / "out"))
+        run_audit(audit_request(tmp_path / "missing.json", tmp_path / "out"))
     readonly = tmp_path / "readonly"
     readonly.write_text("a file, not a folder")
     with pytest.raises(AuditError, match="cannot write to the output folder"):
-        run_audit(AuditRequest(kv_walkthrough_path, readonly / "out"))
+        run_audit(audit_request(kv_walkthrough_path, readonly / "out"))
     with pytest.raises(AuditError, match="unknown backend"):
-        run_audit(AuditRequest(kv_walkthrough_path, tmp_path / "out"), backend="magic")
+        run_audit(audit_request(kv_walkthrough_path, tmp_path / "out"), backend="magic")
 
 
 def test_a_given_working_directory_keeps_what_the_steps_made(kv_walkthrough_path, tmp_path):
-    run_audit(AuditRequest(kv_walkthrough_path, tmp_path / "out", working_dir=tmp_path / "work"))
+    run_audit(audit_request(kv_walkthrough_path, tmp_path / "out", working_dir=tmp_path / "work"))
     assert (tmp_path / "work" / "kv-demo" / "kv.py").exists()
     assert (tmp_path / "work" / "kv-demo" / "kv.db").exists()

@@ -4,14 +4,19 @@ import time
 
 import pytest
 
-from audits.sandbox import APP_DIR, Limits, cap_output, sandbox_env
-from audits.shell import Terminal
+from django.conf import settings
+
+from audits.engines.auditors.shell import Terminal
+from audits.engines.sandbox import cap_output, sandbox_env
+from stackbench_site.configuration import sandbox_limits
+
+APP_DIR = settings.BASE_DIR
 
 
 @pytest.fixture
 def terminal(tmp_path):
     def make(**limits):
-        term = Terminal(tmp_path / "work", tmp_path / "home", tmp_path / "state", Limits(**{"timeout": 10, **limits}))
+        term = Terminal(tmp_path / "work", tmp_path / "home", tmp_path / "state", sandbox_limits(**{"timeout": 10, **limits}))
         made.append(term)
         return term
 
@@ -22,18 +27,17 @@ def terminal(tmp_path):
 
 
 def test_commands_see_none_of_the_apps_secrets(terminal, monkeypatch):
-    monkeypatch.setenv("SECRET_KEY", "s3cret-key-value")
-    monkeypatch.setenv("DATABASE_URL", "postgres://u:pw@db/x")
-    monkeypatch.setenv("CELERY_BROKER_URL", "redis://:pw@broker/0")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-123")
-    monkeypatch.setenv("PIP_INDEX_TOKEN", "tok")
+    for name, value in (("SECRET_KEY", "s3cret-key-value"), ("DATABASE_URL", "postgres://u:pw@db/x"),
+                        ("CELERY_BROKER_URL", "redis://:pw@broker/0"), ("ANTHROPIC_API_KEY", "sk-ant-123"),
+                        ("PIP_INDEX_TOKEN", "tok")):
+        monkeypatch.setenv(name, value)
     output = terminal().run("env; cat /proc/self/environ | tr '\\0' '\\n'").output
     for secret in ("s3cret-key-value", "postgres://", "redis://", "sk-ant-123", "tok\n"):
         assert secret not in output
 
 
 def test_the_environment_is_an_allowlist():
-    env = sandbox_env(__import__("pathlib").Path("/tmp/sandbox-home"))
+    env = sandbox_env(__import__("pathlib").Path("/tmp/sandbox-home"), sandbox_limits())
     assert env["HOME"] == "/tmp/sandbox-home" and env["CI"] == "1"
     assert not any(key.startswith(("DJANGO", "CELERY", "DATABASE", "SECRET", "ANTHROPIC")) for key in env)
 
@@ -44,7 +48,7 @@ def test_the_app_folder_is_read_only_and_var_is_hidden(terminal):
         pytest.skip("mount confinement needs CAP_SYS_ADMIN")
     result = term.run(f"touch {APP_DIR}/should-not-exist; echo rc=$?")
     assert "rc=1" in result.output and not (APP_DIR / "should-not-exist").exists()
-    var = Limits().hidden_paths[0]
+    var = sandbox_limits().hidden_paths[0]
     listing = term.run(f"ls -A {var}").output
     assert listing.strip() == ""
 

@@ -1,4 +1,4 @@
-from audits.step_reading import command_words, is_setup_only, shell_definitions, without_function_bodies
+from audits.engines.auditors.step_reading import command_words, is_setup_only, shell_definitions, without_function_bodies
 
 
 def test_command_words_are_the_programs_each_segment_runs():

@@ -7,7 +7,7 @@ from audits.actions import RunNotStarted, do_start_audit
 from audits.importing import import_paths
 from audits.models import Run, RunStatus
 from audits.tasks import run_audit_task
-from tests.conftest import wait_for
+from tests.builders import wait_for
 from walkthroughs.models import Walkthrough
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]

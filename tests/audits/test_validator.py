@@ -3,8 +3,9 @@ import json
 
 import pytest
 
-from audits.formats import CodeExample, ExtractionAnalysis
-from audits.validator import ValidationError, ValidationOptions, load_analyses, validate_all, validate_document
+from walkthroughs.engines.formats import CodeExample, ExtractionAnalysis
+from audits.engines.validator import ValidationError, load_analyses, validate_all, validate_document
+from stackbench_site.configuration import sandbox_limits, validation_options
 
 pytestmark = pytest.mark.slow
 
@@ -20,7 +21,7 @@ def analysis(*codes, version="1.0.0", contexts=None, dependencies=()):
 
 @pytest.fixture
 def offline(wheelhouse):
-    return ValidationOptions(timeout=10, find_links=[wheelhouse], offline=True, num_workers=1)
+    return validation_options(timeout=10, find_links=[wheelhouse], offline=True, num_workers=1)
 
 
 def outcome(result):
@@ -30,7 +31,7 @@ def outcome(result):
 def test_the_fixture_documents_get_their_expected_outcomes(sample_dir, tmp_path):
     analyses, problems = load_analyses(sample_dir / "extraction")
     assert problems == [] and sorted(a.page for a in analyses) == ["dateutil_parsing.md", "toolz_intro.md"]
-    summary = validate_all(analyses, tmp_path, ValidationOptions(timeout=60))
+    summary = validate_all(analyses, tmp_path, validation_options(timeout=60))
     expected = json.loads((sample_dir / "extraction" / "expected.json").read_text())
     for document in summary.documents:
         wanted = expected[document.page.removesuffix(".md")]
@@ -170,9 +171,7 @@ def test_bad_analysis_files_are_named_and_skipped(tmp_path, sample_dir):
 def test_an_example_that_forks_without_end_is_killed_and_the_next_example_still_runs(offline, pids_cgroup):
     import time
 
-    from audits.sandbox import Limits
-
-    offline.limits, offline.timeout = Limits(max_processes=64), 30
+    offline.limits, offline.timeout = sandbox_limits(max_processes=64), 30
     bomb = "import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.01)"
     started = time.monotonic()
     first, second = validate_document(analysis(bomb, "print('after')"), offline).results
@@ -182,9 +181,7 @@ def test_an_example_that_forks_without_end_is_killed_and_the_next_example_still_
 
 
 def test_processes_an_example_leaves_behind_are_killed_before_the_next_one(offline, pids_cgroup):
-    from audits.sandbox import Limits
-
-    offline.limits, offline.timeout = Limits(max_processes=64), 30
+    offline.limits, offline.timeout = sandbox_limits(max_processes=64), 30
     detached_bomb = ("import subprocess\n"
                      "subprocess.Popen(['bash', '-c', 'b() { b | b & }; b'], start_new_session=True)")
     first, second = validate_document(analysis(detached_bomb, "import subprocess\nsubprocess.run(['true'])"),

@@ -10,7 +10,7 @@ from audits.importing import import_paths
 from tests.audits.test_importing import UPLOAD_NAMES, seed_documents
 from tests.strategies import TEXT, raw_files
 from audits.models import Run, RunStatus
-from tests.walkthroughs.test_views import KV_GAPS, count_queries
+from tests.builders import KV_GAPS, count_queries
 from walkthroughs.models import Walkthrough
 
 pytestmark = pytest.mark.django_db
@@ -148,8 +148,8 @@ def test_the_gap_list_filters_sorts_and_counts(viewer_client, kv, import_audit):
 
 
 def test_the_gap_list_pages_and_failing_examples_tab(viewer_client, kv, import_audit, tmp_path):
-    from audits.formats import ValidationResult
-    from stackbench_site.jsonfiles import write_model
+    from audits.engines.formats import ValidationResult
+    from stackbench_site.lib.jsonfiles import write_model
 
     many = [(1, "Create a workspace", "clarity", "info", f"Wording {i}.") for i in range(60)]
     import_audit(gaps=many)

@@ -5,8 +5,7 @@ from django.contrib.auth.models import User
 
 from audits.importing import import_paths
 from audits.models import Gap, Problem, Run
-from stackbench_site.jsonfiles import write_model
-from tests.audits.test_importing import _validation_doc
+from tests.builders import validation_doc
 from tests.browser.conftest import screenshot
 from walkthroughs.models import DocPage, Feedback, Library, PresentedWalkthrough, Walkthrough
 
@@ -42,7 +41,7 @@ def hostile(page, tmp_path, make_walkthrough, import_audit, symposium_repo, sett
     problem = Problem.objects.get()
     problem.add_comment(author, f"Comment {PAYLOAD} {LINK}")
 
-    document = _validation_doc(f"docs/{PAYLOAD[:20]}.md", ["failure"]).model_dump(mode="json")
+    document = validation_doc(f"docs/{PAYLOAD[:20]}.md", ["failure"]).model_dump(mode="json")
     document["library"] = library_name
     document["results"][0].update(code=PAYLOAD, error_message=f"Error {PAYLOAD}", execution_output=PAYLOAD,
                                   suggestions=f"{LINK} {PAYLOAD}")

@@ -7,8 +7,8 @@ from django.core.wsgi import get_wsgi_application
 from hypothesis import HealthCheck, settings
 
 from audits.models import ApiToken, Problem, Run
-from tests.conftest import make_user
-from tests.walkthroughs.test_views import KV_GAPS
+from tests.builders import make_user
+from tests.builders import KV_GAPS
 
 pytestmark = pytest.mark.django_db
 

@@ -5,12 +5,7 @@ import sys
 
 import pytest
 
-from tests.conftest import BASE_DIR
-
-
-def stackbench(*args, env=None, cwd=None):
-    return subprocess.run([sys.executable, "-m", "stackbench_site.cli", *args], capture_output=True, text=True,
-                          cwd=cwd or BASE_DIR, env=env, timeout=120)
+from tests.builders import stackbench, BASE_DIR
 
 
 def test_walkthrough_audit_prints_progress_and_a_summary_and_exits_zero(kv_walkthrough_path, tmp_path):
@@ -96,7 +91,7 @@ def test_validate_refuses_a_missing_folder(tmp_path):
 @pytest.mark.django_db(transaction=True)
 def test_gate_fails_on_new_critical_problems_and_passes_when_nothing_is_new(kv_walkthrough_path, import_audit, child_env):
     from audits.importing import import_paths
-    from tests.walkthroughs.test_views import KV_GAPS
+    from tests.builders import KV_GAPS
 
     import_paths([kv_walkthrough_path], library_name="sqlite3")
     first = import_audit(gaps=KV_GAPS, started="2026-11-01T10:00:00Z")
@@ -113,8 +108,8 @@ def test_gate_fails_on_new_critical_problems_and_passes_when_nothing_is_new(kv_w
 def test_gate_through_the_api_of_a_running_dashboard(kv_walkthrough_path, import_audit, live_server, child_env):
     from audits.importing import import_paths
     from audits.models import ApiToken
-    from tests.conftest import make_user
-    from tests.walkthroughs.test_views import KV_GAPS
+    from tests.builders import make_user
+    from tests.builders import KV_GAPS
 
     import_paths([kv_walkthrough_path], library_name="sqlite3")
     run = import_audit(gaps=KV_GAPS)

@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from tests.conftest import BASE_DIR, wait_for
+from tests.builders import BASE_DIR, wait_for
 
 pytestmark = pytest.mark.slow
 

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from stackbench_site.jsonfiles import FormatError, parse_json_text
+from stackbench_site.lib.jsonfiles import FormatError, parse_json_text
 
 
 def test_an_escaped_nul_reads_as_a_replacement_character():

@@ -4,7 +4,7 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from audits.models import ApiToken, Batch, Problem, ShareLink
-from tests.walkthroughs.test_views import KV_GAPS
+from tests.builders import KV_GAPS
 from walkthroughs.models import PresentedWalkthrough
 
 pytestmark = pytest.mark.django_db

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from walkthroughs.extractor import extract_docs, module_names_of, slugify
+from walkthroughs.engines.extractor import extract_docs, module_names_of, slugify
 
 GUIDE = """---
 title: Guide
@@ -172,8 +172,8 @@ def test_unreadable_files_are_skipped_with_a_warning_and_include_filters(docs):
 
 
 def test_the_cli_writes_one_analysis_per_page_in_the_exact_format(docs, tmp_path):
-    from audits.formats import ExtractionAnalysis
-    from tests.stackbench_site.test_cli import stackbench
+    from walkthroughs.engines.formats import ExtractionAnalysis
+    from tests.builders import stackbench
 
     done = stackbench("extract", "--docs", str(docs), "--library", "toolz", "--version", "0.12.1", "--output", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr

@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from stackbench_site.jsonfiles import FormatError, load_model, parse_model, write_model
-from walkthroughs.formats import Gap, Session, WalkthroughExport, session_path_for, walkthrough_id_for
+from stackbench_site.lib.jsonfiles import FormatError, load_model, parse_model, write_model
+from walkthroughs.engines.formats import Gap, Session, WalkthroughExport, session_path_for, walkthrough_id_for
 
 
 def test_the_sample_export_loads_with_steps_in_display_order(kv_walkthrough_path):

@@ -2,9 +2,10 @@ import json
 
 import pytest
 
-from audits.auditing import AuditRequest, run_audit
-from walkthroughs.formats import WalkthroughExport
-from walkthroughs.generator import generate_walkthrough
+from audits.engines.auditors.run import run_audit
+from tests.builders import audit_request
+from walkthroughs.engines.formats import WalkthroughExport
+from walkthroughs.engines.generator import generate_walkthrough
 
 
 @pytest.fixture
@@ -40,7 +41,7 @@ def test_the_generated_walkthrough_audits_like_the_hand_made_one(kv_page, sample
     walkthrough_id, export = generate_walkthrough(kv_page, "sqlite3")
     path = tmp_path / f"{walkthrough_id}.json"
     path.write_text(json.dumps(export))
-    result = run_audit(AuditRequest(path, tmp_path / "out"))
+    result = run_audit(audit_request(path, tmp_path / "out"))
     expected = json.loads((sample_dir / "walkthroughs" / "wt_kv_quickstart.expected.json").read_text())
     for step, gap_types in expected["gaps_expected"].items():
         assert set(gap_types) <= {g.gap_type for g in result.gaps if g.step_number == int(step)}
@@ -57,7 +58,7 @@ def test_numbered_steps_are_used_when_there_are_no_sections(tmp_path):
 
 
 def test_the_cli_writes_the_export(kv_page, tmp_path):
-    from tests.stackbench_site.test_cli import stackbench
+    from tests.builders import stackbench
 
     done = stackbench("walkthrough", "generate", "--doc-path", str(kv_page), "-l", "sqlite3", "-v", "3", "-o", str(tmp_path))
     assert done.returncode == 0, done.stderr
@@ -67,12 +68,11 @@ def test_the_cli_writes_the_export(kv_page, tmp_path):
 
 
 def test_the_claude_generator_writes_a_validated_export_through_the_fake_cli(kv_page):
-    from audits.auditing import AuditError
     from tests.audits.test_claude_auditor import settings
-    from walkthroughs.claude_generator import generate_with_claude
+    from walkthroughs.engines.claude_generator import GenerationError, generate_with_claude
 
-    walkthrough_id, export = generate_with_claude(kv_page, "sqlite3", "3", settings=settings("generate"))
+    walkthrough_id, export = generate_with_claude(kv_page, "sqlite3", settings("generate"), "3")
     assert walkthrough_id == generate_walkthrough(kv_page, "sqlite3")[0]
     assert len(export["steps"]) == 5 and export["metadata"]["generatedBy"] == "stackbench-claude"
-    with pytest.raises(AuditError, match="Claude rejected the credential"):
-        generate_with_claude(kv_page, "sqlite3", settings=settings("not_logged_in"))
+    with pytest.raises(GenerationError, match="Claude rejected the credential"):
+        generate_with_claude(kv_page, "sqlite3", settings("not_logged_in"))

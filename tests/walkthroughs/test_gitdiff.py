@@ -2,8 +2,9 @@ import subprocess
 
 import pytest
 
-from walkthroughs.gitdiff import GitError, check_range, diff_tree, file_diff
-from walkthroughs.symposium import GitDiffBody
+from stackbench_site.lib.git import GitError
+from walkthroughs.engines.gitdiff import check_range, diff_tree, file_diff
+from walkthroughs.engines.symposium import GitDiffBody
 
 
 def tree(repo, **spec):

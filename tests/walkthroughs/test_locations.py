@@ -1,7 +1,7 @@
 import pytest
 
-from walkthroughs.locations import LocationError, excerpt, resolve
-from walkthroughs.symposium import Location
+from walkthroughs.engines.locations import LocationError, excerpt, resolve
+from walkthroughs.engines.symposium import Location
 
 
 def locate(repo, **spec):

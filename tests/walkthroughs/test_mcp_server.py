@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
-from walkthroughs.mcp_server import ServerConfig, StepServerError, StepSession, build_server
+from walkthroughs.engines.step_server import ServerConfig, StepServerError, StepSession, build_server
 
 ROOT = Path(__file__).resolve().parents[2]
 THREE_STEPS = [("One", "# One\n\n```bash\necho 1\n```", "1. Run: echo 1"),
@@ -167,8 +167,9 @@ def test_the_mcp_tools_are_served_in_process(make_walkthrough, tmp_path):
 def test_a_real_stdio_round_trip_with_the_server_module(make_walkthrough, tmp_path):
     path = make_walkthrough(THREE_STEPS)
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "walkthroughs.mcp_server", "--output", str(tmp_path / "sessions")],
-        env={"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), "STACKBENCH_ALLOWED_ROOTS": str(path.parent)},
+        command=sys.executable, args=["-m", "walkthroughs.engines.step_server", "--output", str(tmp_path / "sessions"),
+                                      "--allowed-root", str(path.parent)],
+        env={"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT)},
         cwd=str(tmp_path))
 
     async def scenario():

@@ -6,7 +6,7 @@ import sys
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from tests.conftest import BASE_DIR
+from tests.builders import BASE_DIR
 from walkthroughs.models import Feedback, PresentedWalkthrough
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]

@@ -27,7 +27,7 @@ def presented(repo_roots, review_walkthrough):
 
 @pytest.fixture
 def discussant_client(db):
-    from tests.conftest import logged_in, make_user
+    from tests.builders import logged_in, make_user
 
     return logged_in(make_user("discussant", "walkthroughs.add_feedback", "walkthroughs.change_presentedwalkthrough"))
 
@@ -131,7 +131,7 @@ def test_the_present_form(maintainer_client, repo_roots, presenter):
 
 @pytest.fixture
 def presenter():
-    from tests.conftest import logged_in, make_user
+    from tests.builders import logged_in, make_user
 
     return logged_in(make_user("presenter", "walkthroughs.add_presentedwalkthrough"))
 

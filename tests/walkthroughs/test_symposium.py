@@ -4,10 +4,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from stackbench_site.jsonfiles import FormatError
-from tests.conftest import SAMPLE_DIR
+from stackbench_site.lib.jsonfiles import FormatError
+from tests.builders import SAMPLE_DIR
 from tests.strategies import DEEP_NESTING, TEXT, broken
-from walkthroughs.symposium import (
+from walkthroughs.engines.symposium import (
     ActionElement, CommentElement, GitDiffElement, MermaidElement, actions_or_default, iter_comments, iter_gitdiffs,
     parse_location_expression, parse_walkthrough,
 )

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from audits.models import Batch, Problem, Run
 from stackbench_site.celery import app
-from tests.conftest import logged_in, make_user
+from tests.builders import logged_in, make_user
 from walkthroughs.models import DocPage, Library, Walkthrough
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -48,10 +48,10 @@ def docs_repo(tmp_path, sample_dir):
 
 
 @pytest.fixture
-def eager(monkeypatch, wheelhouse):
+def eager(settings, wheelhouse):
     """Tasks run in this process (the worker path has its own tests); the examples install offline."""
-    monkeypatch.setenv("STACKBENCH_FIND_LINKS", str(wheelhouse))
-    monkeypatch.setenv("STACKBENCH_NO_INDEX", "true")
+    settings.STACKBENCH_FIND_LINKS = [str(wheelhouse)]
+    settings.STACKBENCH_NO_INDEX = True
     app.conf.update(task_always_eager=True)
     yield
     app.conf.update(task_always_eager=False)

@@ -1,14 +1,12 @@
 import pytest
+
+from tests.builders import KV_GAPS, count_queries
 from django.urls import reverse
 
 from audits.importing import import_paths
 from walkthroughs.models import Library, Walkthrough
 
 pytestmark = pytest.mark.django_db
-
-KV_GAPS = [(3, "Load the seed data", "logical_flow", "critical", "`seed.csv` is used here, but no earlier step creates it."),
-           (4, "Tune the database", "clarity", "warning", "No concrete instruction.")]
-
 
 @pytest.fixture
 def kv(kv_walkthrough_path):
@@ -73,8 +71,8 @@ def test_markdown_cannot_inject_script(viewer_client, make_walkthrough):
 
 
 def test_the_doc_page_shows_examples_and_their_latest_results(viewer_client, sample_dir, tmp_path):
-    from audits.formats import ValidationResult
-    from stackbench_site.jsonfiles import write_model
+    from audits.engines.formats import ValidationResult
+    from stackbench_site.lib.jsonfiles import write_model
 
     import_paths([sample_dir / "extraction"])
     write_model(tmp_path / "toolz_intro_validation.json", ValidationResult(
@@ -99,12 +97,3 @@ def test_list_pages_take_the_same_number_of_queries_whatever_the_rows(viewer_cli
     few = [count_queries(viewer_client, url) for url in urls]
     add_runs(range(3, 15))
     assert [count_queries(viewer_client, url) for url in urls] == few
-
-
-def count_queries(client, url):
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    with CaptureQueriesContext(connection) as queries:
-        assert client.get(url).status_code == 200
-    return len(queries)

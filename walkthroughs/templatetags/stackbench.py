@@ -4,7 +4,7 @@ from django import template
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 
-from walkthroughs.markdown import highlight_code, render_inline, render_markdown
+from stackbench_site.lib.markdown import highlight_code, render_inline, render_markdown
 
 register = template.Library()
 

@@ -6,10 +6,11 @@ import hashlib
 import re
 from pathlib import Path
 
-from markdown_it import MarkdownIt
-
-from audits.step_reading import FILE_INTRO, OUTPUT_LANGUAGES, PATH_LIKE, PYTHON_LANGUAGES, SHELL_LANGUAGES, split_shell_lines
-from walkthroughs.formats import WalkthroughExport
+from stackbench_site.lib.markdown import info_language, tokens, without_fenced_blocks
+from walkthroughs.engines.formats import WalkthroughExport
+from walkthroughs.engines.tutorial_text import (
+    FILE_INTRO, OUTPUT_LANGUAGES, PATH_LIKE, PYTHON_LANGUAGES, SHELL_LANGUAGES, split_shell_lines,
+)
 
 IMPERATIVE = re.compile(r"^(?:Now,?\s+|Next,?\s+|Then,?\s+|First,?\s+|Finally,?\s+)?(Create|Run|Install|Open|Add|Set|Export|"
                         r"Copy|Edit|Update|Start|Navigate|Configure|Change|Replace|Download|Clone|Enter|Type|Make|Save|"
@@ -17,11 +18,10 @@ IMPERATIVE = re.compile(r"^(?:Now,?\s+|Next,?\s+|Then,?\s+|First,?\s+|Finally,?\
                         r"Use|Write|Check|Verify|Test|Load|Insert|Query|Read|Remove|Delete|Register|Connect)\b", re.IGNORECASE)
 SUCCESS = re.compile(r"\b(should (see|print|show|return|display)|you('ll| will) see|prints?|outputs?|returns?)\b", re.IGNORECASE)
 STEP_HEADING = re.compile(r"^(?:step\s+)?\d+[.):]?\s+", re.IGNORECASE)
-_markdown = MarkdownIt("commonmark")
 
 
 def _sentences(markdown: str) -> list[str]:
-    prose = re.sub(r"```.*?```|~~~.*?~~~", "\n", markdown, flags=re.DOTALL)
+    prose = without_fenced_blocks(markdown, "\n")
     prose = "\n".join(line for line in prose.splitlines() if not line.lstrip().startswith("#"))
     prose = re.sub(r"\s+", " ", prose)
     return [s.strip() for s in re.split(r"(?<=[.!?:])\s+", prose) if s.strip()]
@@ -31,8 +31,8 @@ def _sections(text: str) -> tuple[str, str, list[tuple[str, str]]]:
     """(title, introduction, [(step title, step markdown)]) split on level-2 headings, or on numbered
     level-3 headings ("### 1. Install") when the page has no level-2 headings."""
     lines = text.split("\n")
-    tokens = _markdown.parse(text)
-    headings = [(int(t.tag[1]), t.map[0], tokens[i + 1].content.strip()) for i, t in enumerate(tokens)
+    parsed = tokens(text)
+    headings = [(int(t.tag[1]), t.map[0], parsed[i + 1].content.strip()) for i, t in enumerate(parsed)
                 if t.type == "heading_open" and t.map]
     title = next((name for level, _, name in headings if level == 1), "")
     cuts = [(line, name) for level, line, name in headings if level == 2]
@@ -52,7 +52,7 @@ def _sections(text: str) -> tuple[str, str, list[tuple[str, str]]]:
 def operations_for(markdown: str) -> str:
     """What to do in a step, as a numbered list in the prose style of the existing exports."""
     items, paragraph, in_heading = [], "", False
-    for token in _markdown.parse(markdown):
+    for token in tokens(markdown):
         if token.type in ("heading_open", "heading_close"):
             in_heading = token.type == "heading_open"
             continue
@@ -66,7 +66,7 @@ def operations_for(markdown: str) -> str:
             continue
         if token.type != "fence":
             continue
-        language = (token.info or "").strip().split()[0].lower() if token.info else ""
+        language = info_language(token.info)
         intro = FILE_INTRO.search(paragraph.strip().split(". ")[-1]) if paragraph else None
         if intro and PATH_LIKE.match(intro.group(2)):
             items.append(f"Create {intro.group(2)} with the code shown")

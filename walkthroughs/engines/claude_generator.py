@@ -7,11 +7,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from audits.auditing import AuditError, AuditLog, AuditObserver
-from audits.claude_auditor import ClaudeSettings, _AgentWatch, cli_environment, converse
-from audits.sandbox import make_workspace, remove_tree
-from stackbench_site.jsonfiles import FormatError, load_json_file, parse_model
-from walkthroughs.formats import WalkthroughExport
+from stackbench_site.lib.jsonfiles import FormatError, load_json_file, parse_model
+from walkthroughs.engines.claude_agent import AgentLog, AgentObserver, AgentWatch, ClaudeSettings, cli_environment, converse
+from walkthroughs.engines.formats import WalkthroughExport
 
 SYSTEM_PROMPT = """You turn a software tutorial (a markdown page) into a walkthrough export: JSON with
 {"version": "1.0", "walkthrough": {"title", "description", "type": "tutorial", "status": "generated",
@@ -23,47 +21,48 @@ second-level section. Copy the page's text; never invent commands it does not co
 Write tool to the output file you are given, then reply "Done"."""
 
 
-async def _generate(doc_path: Path, output: Path, library: str, version: str, settings: ClaudeSettings,
-                    log: AuditLog) -> None:
-    from claude_agent_sdk import ClaudeAgentOptions, HookMatcher
+class GenerationError(Exception):
+    """The agent could not produce a valid walkthrough; the message says why."""
 
-    root = make_workspace(None, "stackbench_generate_")
-    try:
+
+async def _generate(doc_path: Path, output: Path, library: str, version: str, settings: ClaudeSettings,
+                    log: AgentLog) -> None:
+    # The SDK takes a second to import: only Claude generations pay for it.
+    from claude_agent_sdk import ClaudeAgentOptions
+
+    with tempfile.TemporaryDirectory(prefix="stackbench_generate_") as scratch:
+        root = Path(scratch)
         work = root / "work"
         work.mkdir()
         shutil.copy(doc_path, work / doc_path.name)
         (root / "home").mkdir()
-        watch = _AgentWatch(log, follower=None, observer=AuditObserver())
+        watch = AgentWatch(log, AgentObserver())
         options = ClaudeAgentOptions(
             system_prompt=SYSTEM_PROMPT, allowed_tools=["Read", "Write"], permission_mode="bypassPermissions",
-            cwd=str(work), hooks={"PreToolUse": [HookMatcher(hooks=[watch.before])],
-                                  "PostToolUse": [HookMatcher(hooks=[watch.after])]},
+            cwd=str(work), hooks=watch.hooks(),
             max_turns=settings.max_turns, max_budget_usd=settings.max_budget_usd, model=settings.model,
             env=cli_environment(settings, root / "home"), cli_path=settings.cli_path,
         )
         prompt = (f"Tutorial file: {work / doc_path.name}\nOutput file: {work / 'walkthrough.json'}\n"
                   f"Library: {library} {version}".strip())
-        problem = await converse(options, prompt, settings, watch, AuditObserver(), log)
+        problem = await converse(options, prompt, settings, watch, AgentObserver(), log)
         if problem:
-            raise AuditError(problem)
+            raise GenerationError(problem)
         produced = work / "walkthrough.json"
         if not produced.exists():
-            raise AuditError("the agent finished without writing the walkthrough file")
+            raise GenerationError("the agent finished without writing the walkthrough file")
         shutil.copy(produced, output)
-    finally:
-        remove_tree(root)
 
 
-def generate_with_claude(doc_path: Path, library: str, version: str = "", original_path: str | None = None,
-                         settings: ClaudeSettings | None = None, logs: Path | None = None) -> tuple[str, dict]:
+def generate_with_claude(doc_path: Path, library: str, settings: ClaudeSettings, version: str = "",
+                         original_path: str | None = None, logs: Path | None = None) -> tuple[str, dict]:
     """(walkthrough id, export) written by the agent and validated; the id follows the rule-based generator's."""
-    settings = settings or ClaudeSettings.from_env()
     reason = settings.unavailable_reason()
     if reason:
-        raise AuditError(reason)
+        raise GenerationError(reason)
     doc_path = Path(doc_path).resolve()
     with tempfile.TemporaryDirectory() as scratch:
-        log = AuditLog(Path(logs or scratch) / "agent_logs")
+        log = AgentLog(Path(logs or scratch) / "agent_logs")
         try:
             asyncio.run(_generate(doc_path, Path(scratch) / "walkthrough.json", library, version, settings, log))
         finally:
@@ -72,7 +71,7 @@ def generate_with_claude(doc_path: Path, library: str, version: str = "", origin
             data = load_json_file(Path(scratch) / "walkthrough.json")
             parse_model(WalkthroughExport, data, "the agent's walkthrough")
         except FormatError as exc:
-            raise AuditError(f"the agent wrote an invalid walkthrough: {exc}") from None
+            raise GenerationError(f"the agent wrote an invalid walkthrough: {exc}") from None
     data["metadata"] = {**(data.get("metadata") or {}), "originalDocPath": original_path or str(doc_path),
                         "generatedBy": "stackbench-claude", "library": library, "libraryVersion": version}
     digest = hashlib.sha256(doc_path.read_bytes()).hexdigest()

@@ -2,38 +2,17 @@
 then one node per commit, each with its files and +/- counts; staged and unstaged changes as their own nodes
 when the range includes HEAD (unless excluded). Uses git itself, with a timeout on every call; a range that is
 not a plain revision range (an option such as --output=x, spaces, shell characters) is refused."""
-import os
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from walkthroughs.symposium import GitDiffBody
+from stackbench_site.lib.git import GitError, git
+from walkthroughs.engines.symposium import GitDiffBody
 
-GIT_TIMEOUT = 20
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 MAX_DIFF_BYTES = 2_000_000
 REVISION = r"[A-Za-z0-9_./~^@{}:+-]*"
 RANGE = re.compile(rf"^(?!-){REVISION}(?:\.\.\.?{REVISION})?$")
-
-
-class GitError(Exception):
-    """A git operation that failed; the message says what git said."""
-
-
-def git(repo: Path, *args: str, timeout: float = GIT_TIMEOUT) -> str:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0",
-           "HOME": os.environ.get("HOME", "/tmp"), "LC_ALL": "C"}
-    try:
-        done = subprocess.run(["git", "-C", str(repo), "--no-pager", *args], capture_output=True, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        raise GitError(f"git {args[0]} took longer than {timeout:.0f} s") from None
-    except OSError as exc:
-        raise GitError(f"git could not run: {exc.strerror}") from None
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(message[-1] if message else f"git {args[0]} failed")
-    return done.stdout.decode("utf-8", "replace")
 
 
 def check_range(revision_range: str) -> str:
@@ -41,13 +20,6 @@ def check_range(revision_range: str) -> str:
     if not text or not RANGE.match(text) or text in ("..", "..."):
         raise GitError(f"{revision_range!r} is not a revision range (expected e.g. HEAD~2..HEAD or a commit)")
     return text
-
-
-def is_repository(repo: Path) -> bool:
-    try:
-        return git(repo, "rev-parse", "--is-inside-work-tree").strip() == "true"
-    except GitError:
-        return False
 
 
 @dataclass

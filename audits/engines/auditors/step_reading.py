@@ -10,11 +10,11 @@ import shlex
 import shutil
 from dataclasses import dataclass, field
 
-from markdown_it import MarkdownIt
+from stackbench_site.lib.markdown import info_language, tokens, without_fenced_blocks
+from walkthroughs.engines.tutorial_text import (
+    APPEND_VERBS, FILE_INTRO, OUTPUT_LANGUAGES, PATH_LIKE, PYTHON_LANGUAGES, SHELL_LANGUAGES, split_shell_lines,
+)
 
-SHELL_LANGUAGES = {"bash", "sh", "shell", "console", "zsh", "shell-session", "terminal", "shellsession", "cmd"}
-PYTHON_LANGUAGES = {"python", "py", "python3", "pycon", "ipython"}
-OUTPUT_LANGUAGES = {"text", "txt", "output", "plaintext", "plain", "log", "stdout"}
 SHELL_BUILTINS = {"cd", "export", "source", ".", "echo", "set", "unset", "alias", "printf", "pushd", "popd", "read",
                   "eval", "exec", "ulimit", "umask", "wait", "test", "[", "true", "false", "type", "hash"}
 KNOWN_TOOLS = {
@@ -67,13 +67,6 @@ CROSS_REFERENCE = re.compile(
     re.IGNORECASE,
 )
 LINK = re.compile(r"\[[^\]]+\]\([^)]+\)|https?://|<https?:")
-FILE_INTRO = re.compile(
-    r"\b(create|update|add|save|edit|write|open|modify|put|change|replace|make|paste|append|insert|in)\b"
-    r"[^`\n]{0,60}`([^`\s]+)`[^`\n]{0,40}$",
-    re.IGNORECASE,
-)
-APPEND_VERBS = {"add", "append", "insert", "paste"}
-PATH_LIKE = re.compile(r"^(?!https?://)(?:[\w.@~-]+/)*[\w@-][\w.@-]*\.[A-Za-z0-9]{1,8}$|^(?:[\w.@~-]+/)+[\w.@-]+/?$")
 PLACEHOLDER = re.compile(
     r"<\s*(?=[^<>\n]*(?:your|my|key|token|name|path|id|url|password|secret|value|project|user|host|port|[A-Z]{3}))"
     r"[A-Za-z_][\w .-]{0,40}>|\b(?:YOUR|MY)_[A-Z0-9_]+\b|\byour[-_](?:api[-_])?(?:key|token|secret|password)\b|"
@@ -86,7 +79,6 @@ OPS_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+", re.MULTILINE)
 RUN_LABEL = re.compile(r"\b(run|execute|type|enter|launch|start|install|command)\b[^:]{0,30}:\s*(.+)$", re.IGNORECASE)
 PROSE_SECOND_WORDS = {"sure", "it", "the", "a", "an", "your", "this", "that", "certain", "that's", "sure,", "of", "is"}
 
-_markdown = MarkdownIt("commonmark")
 
 
 @dataclass
@@ -118,52 +110,6 @@ class StepPlan:
     @property
     def has_concrete_work(self) -> bool:
         return bool(self.actions or self.placeholders)
-
-
-def split_shell_lines(block: str, console: bool = False) -> tuple[list[str], list[str]]:
-    """Commands of a shell block, joining continuations, heredocs and unbalanced quotes. In console blocks
-    only prompted lines ($ or >) are commands; the rest is expected output."""
-    commands, output, current, heredoc_end = [], [], "", None
-    for raw in block.splitlines():
-        line = raw.rstrip()
-        if heredoc_end is not None:
-            current += "\n" + raw
-            if line.strip() == heredoc_end:
-                commands.append(current)
-                current, heredoc_end = "", None
-            continue
-        stripped = line.strip()
-        if not current:
-            prompted = re.match(r"^(?:\$|%|>|❯|#\s*\$)\s+(.*)$", stripped)
-            if console or block.lstrip().startswith(("$ ", "% ")):
-                if not prompted:
-                    if stripped:
-                        output.append(stripped)
-                    continue
-                stripped = prompted.group(1)
-            elif prompted:
-                stripped = prompted.group(1)
-            if not stripped or stripped.startswith("#"):
-                continue
-            current = stripped
-        else:
-            current += "\n" + stripped
-        heredoc = re.search(r"<<-?\s*['\"]?([A-Za-z_][A-Za-z0-9_]*)['\"]?", current)
-        if heredoc and current.count("\n") == 0:
-            heredoc_end = heredoc.group(1)
-            continue
-        if current.endswith("\\"):
-            current = current[:-1].rstrip() + " "
-            continue
-        try:
-            shlex.split(current)
-        except ValueError:
-            continue
-        commands.append(current.strip())
-        current = ""
-    if current.strip():
-        commands.append(current.strip())
-    return commands, output
 
 
 def strip_python_prompts(code: str) -> str:
@@ -283,7 +229,7 @@ def read_step(step: dict, path_for_lookup: str | None = None) -> StepPlan:
     plan = StepPlan(reader_text=content)
     _read_content(content, plan)
     _read_operations(operations, plan, path_for_lookup)
-    prose = _strip_code_blocks(content) + "\n" + operations
+    prose = without_fenced_blocks(content) + "\n" + operations
     plan.expected_outputs += [m.group(1).strip() for m in EXPECTED_OUTPUT.finditer(prose)]
     plan.has_verification = bool(re.search(VERIFICATION_CUES, prose, re.IGNORECASE)) or any(
         action.expected_output for action in plan.actions)
@@ -291,7 +237,7 @@ def read_step(step: dict, path_for_lookup: str | None = None) -> StepPlan:
     plan.vague_phrases = sorted({m.group(0).lower() for pattern in VAGUE_PHRASES
                                  for m in re.finditer(r"\b" + pattern + r"(?!\w)", plain_prose, re.IGNORECASE)})
     plan.has_instruction = bool(re.search(INSTRUCTION_VERBS, plain_prose, re.IGNORECASE))
-    for sentence in re.split(r"(?<=[.!?])\s+|\n", _strip_code_blocks(content)):
+    for sentence in re.split(r"(?<=[.!?])\s+|\n", without_fenced_blocks(content)):
         if CROSS_REFERENCE.search(sentence) and not LINK.search(sentence) and not re.search(
                 r"\b(above|below|previous step|next step)\b", sentence, re.IGNORECASE):
             plan.unlinked_references.append(sentence.strip())
@@ -304,13 +250,9 @@ def read_step(step: dict, path_for_lookup: str | None = None) -> StepPlan:
     return plan
 
 
-def _strip_code_blocks(markdown: str) -> str:
-    return re.sub(r"```.*?```|~~~.*?~~~", "", markdown, flags=re.DOTALL)
-
-
 def _read_content(content: str, plan: StepPlan):
     last_paragraph, last_runnable = "", None
-    for token in _markdown.parse(content):
+    for token in tokens(content):
         if token.type == "inline":
             last_paragraph = token.content
             plan.backticked_paths += [span for span in re.findall(r"`([^`\s]+)`", token.content)
@@ -319,7 +261,7 @@ def _read_content(content: str, plan: StepPlan):
         if token.type not in ("fence", "code_block"):
             continue
         info = (token.info or "").strip()
-        language = info.split()[0].lower().strip("{}.") if info else ""
+        language = info_language(info)
         body = token.content
         path, append = _file_target(info, last_paragraph, body)
         if path:

@@ -8,13 +8,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from audits.shell import CommandResult
-from audits.step_reading import (
+from audits.engines.auditors.shell import CommandResult
+from stackbench_site.lib.markdown import without_fenced_blocks
+from walkthroughs.engines.formats import GAP_SEVERITY
+from audits.engines.auditors.step_reading import (
     BASELINE_TOOLS, ENV_ASSIGNED, TOOL_NAMES, Action, StepPlan, command_words, defines_only, env_vars_used, is_setup_only,
     shell_definitions,
 )
 
-SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
 SKIPPED_FOLDERS = {"node_modules", ".venv", "venv", ".git", "__pycache__", "site-packages", ".tox", "dist", "build"}
 INSTALL_COMMAND = re.compile(r"\b(?:pip3?|uv\s+pip|pipx|uv\s+tool|npm|pnpm|yarn|cargo|brew|apt(?:-get)?|gem|go)\s+"
                              r"(?:install|add|get)\s+(.+)")
@@ -203,7 +204,7 @@ def assess_step(step: dict, plan: StepPlan, outcomes: list[Outcome], history: Hi
         defined = history.shell_definitions | shell_definitions(outcome.action.text)
         for tool in command_words(outcome.action.text):
             if (tool in BASELINE_TOOLS or "/" in tool or tool in history.reported_tools or tool in defined
-                    or tool.lower() in history.installed or _mentions(_without_code(seen_now), tool)):
+                    or tool.lower() in history.installed or _mentions(without_fenced_blocks(seen_now), tool)):
                 continue
             history.reported_tools.add(tool)
             findings.append(Finding(
@@ -213,7 +214,7 @@ def assess_step(step: dict, plan: StepPlan, outcomes: list[Outcome], history: Hi
 
     for outcome in outcomes:
         for name in sorted(env_vars_used(outcome.action)):
-            if name in history.exported_env or re.search(r"\b" + re.escape(name) + r"\b", _without_code(seen_now)):
+            if name in history.exported_env or re.search(r"\b" + re.escape(name) + r"\b", without_fenced_blocks(seen_now)):
                 continue
             findings.append(Finding(
                 "prerequisite", "warning", f"`{name}` must be set in the environment, but no step says so.",
@@ -230,8 +231,6 @@ def assess_step(step: dict, plan: StepPlan, outcomes: list[Outcome], history: Hi
     return _deduplicate(findings)
 
 
-def _without_code(markdown: str) -> str:
-    return re.sub(r"```.*?```", "", markdown, flags=re.DOTALL)
 
 
 def _documented_output(plan: StepPlan, ran: list[Outcome]) -> list[Finding]:
@@ -313,6 +312,6 @@ def _deduplicate(findings: list[Finding]) -> list[Finding]:
     best: dict[str, Finding] = {}
     for finding in findings:
         current = best.get(finding.key)
-        if current is None or SEVERITY_ORDER[finding.severity] < SEVERITY_ORDER[current.severity]:
+        if current is None or GAP_SEVERITY.rank(finding.severity) > GAP_SEVERITY.rank(current.severity):
             best[finding.key] = finding
-    return sorted(best.values(), key=lambda f: SEVERITY_ORDER[f.severity])
+    return sorted(best.values(), key=lambda f: -GAP_SEVERITY.rank(f.severity))

@@ -4,11 +4,10 @@ Order is enforced: steps come only through next_step, one at a time, and a gap b
 served. Every change rewrites `<stem>_session.json` atomically; a server restarted on the same session file
 resumes where it stopped.
 
-    python -m walkthroughs.mcp_server [--output DIR] [--allowed-root DIR ...]
+    python -m walkthroughs.engines.step_server [--output DIR] [--allowed-root DIR ...]
 
-Environment: STACKBENCH_SESSION_DIR (the output folder), STACKBENCH_ALLOWED_ROOTS (folders, separated by
-os.pathsep). Walkthrough paths must lie inside an allowed root: by default the output folder and the
-working directory.
+Walkthrough paths must lie inside an allowed root: the working directory, the output folder, and each
+--allowed-root.
 """
 import argparse
 import os
@@ -17,12 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from stackbench_site.jsonfiles import FormatError, load_json_file, load_model, parse_model, write_model
-from walkthroughs.formats import (
-    GAP_TYPES, SEVERITIES, Gap, Session, WalkthroughExport, session_path_for, utcnow, walkthrough_id_for,
+from stackbench_site.lib.jsonfiles import FormatError, load_json_file, load_model, parse_model, write_model
+from walkthroughs.engines.formats import (
+    GAP_SEVERITY, GAP_TYPES, Gap, Session, WalkthroughExport, session_path_for, walkthrough_id_for,
 )
+from stackbench_site.lib.clock import utcnow
 
 SERVER_NAME = "walkthrough"
 MAX_DESCRIPTION_CHARS = 10_000
@@ -45,17 +47,13 @@ class ServerConfig:
 
     @classmethod
     def from_args(cls, argv=None) -> "ServerConfig":
-        parser = argparse.ArgumentParser(prog="python -m walkthroughs.mcp_server", description=__doc__.split("\n")[0])
-        parser.add_argument("--output", default=os.environ.get("STACKBENCH_SESSION_DIR") or None,
-                            help="folder for session files (default: beside the walkthrough)")
+        parser = argparse.ArgumentParser(prog="python -m walkthroughs.engines.step_server", description=__doc__.split("\n")[0])
+        parser.add_argument("--output", help="folder for session files (default: beside the walkthrough)")
         parser.add_argument("--allowed-root", action="append", default=[],
                             help="another folder walkthroughs may be read from (repeatable)")
         args = parser.parse_args(argv)
-        env_roots = [p for p in os.environ.get("STACKBENCH_ALLOWED_ROOTS", "").split(os.pathsep) if p]
-        return cls(
-            output_dir=Path(args.output).resolve() if args.output else None,
-            allowed_roots=[Path(p) for p in env_roots + args.allowed_root],
-        )
+        return cls(output_dir=Path(args.output).resolve() if args.output else None,
+                   allowed_roots=[Path(p) for p in args.allowed_root])
 
 
 def _cut_tail(text: str | None, limit: int) -> str | None:
@@ -142,8 +140,8 @@ class StepSession:
                                   "served yet: call next_step first")
         if gap_type not in GAP_TYPES:
             raise StepServerError(f"unknown gap_type {gap_type!r}; use one of: {', '.join(GAP_TYPES)}")
-        if severity not in SEVERITIES:
-            raise StepServerError(f"unknown severity {severity!r}; use one of: {', '.join(SEVERITIES)}")
+        if severity not in GAP_SEVERITY:
+            raise StepServerError(f"unknown severity {severity!r}; use one of: {', '.join(GAP_SEVERITY)}")
         if not description or not description.strip():
             raise StepServerError("description is empty: say what a reader of this step runs into")
         if len(description) > MAX_DESCRIPTION_CHARS:
@@ -169,7 +167,7 @@ class StepSession:
     def status(self) -> dict[str, Any]:
         session = self._require_started("walkthrough_status")
         total = session.total_steps
-        by_severity = {severity: sum(1 for g in session.gaps if g.severity == severity) for severity in SEVERITIES}
+        by_severity = {severity: sum(1 for g in session.gaps if g.severity == severity) for severity in GAP_SEVERITY}
         return {
             "walkthrough_id": session.walkthrough_id,
             "title": self.export.walkthrough.title,
@@ -223,10 +221,7 @@ class StepSession:
         write_model(self.session_file, self.session)
 
 
-def build_server(config: ServerConfig):
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
-
+def build_server(config: ServerConfig) -> MCPServer:
     state = StepSession(config)
     server = MCPServer(
         SERVER_NAME, log_level="WARNING",

@@ -12,71 +12,37 @@ import pwd
 import resource
 import shutil
 import signal
-import sys
 import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stackbench_site.env import envint
-
-APP_DIR = Path(__file__).resolve().parent.parent
-PASSED_THROUGH = ("LANG", "LC_ALL", "LC_CTYPE", "TZ", "http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY",
-                  "HTTPS_PROXY", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE")
-PASSED_PREFIXES = ("PIP_", "UV_")
-SECRET_MARKERS = ("SECRET", "TOKEN", "PASSWORD", "API_KEY", "CREDENTIAL")
-
 CLONE_NEWNS = 0x00020000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
 
 
-def _var_dir() -> str:
-    """The app's var/ folder (database, secret key, broker, run outputs), as settings.py finds it."""
-    return os.path.realpath(os.environ.get("STACKBENCH_VAR") or APP_DIR / "var")
-
-
 @dataclass(frozen=True)
 class Limits:
+    """What an untrusted command may use, and what of the worker it may see."""
+
     timeout: float = 120.0
     output_bytes: int = 200_000
     memory_bytes: int = 2 * 1024**3
     file_size_bytes: int = 1024**3
     max_processes: int = 256
-    hidden_paths: tuple[str, ...] = field(default_factory=lambda: (_var_dir(),))
-    readonly_paths: tuple[str, ...] = (str(APP_DIR),)
-
-    @classmethod
-    def from_env(cls, **overrides) -> "Limits":
-        values = dict(
-            timeout=float(envint("STACKBENCH_COMMAND_TIMEOUT", 120)),
-            output_bytes=envint("STACKBENCH_OUTPUT_CAP_BYTES", 200_000),
-            memory_bytes=envint("STACKBENCH_SANDBOX_MEMORY_MB", 2048) * 1024**2,
-            file_size_bytes=envint("STACKBENCH_SANDBOX_FILE_MB", 1024) * 1024**2,
-            max_processes=envint("STACKBENCH_SANDBOX_MAX_PROCESSES", 256),
-        )
-        values.update(overrides)
-        return cls(**values)
+    hidden_paths: tuple[str, ...] = ()  # emptied (behind a tmpfs) where mounts can be confined
+    readonly_paths: tuple[str, ...] = ()
+    environment: dict[str, str] = field(default_factory=dict)  # passed through: proxies, locale, pip options
+    path: str = "/usr/local/bin:/usr/bin:/bin"
 
 
-def clean_path() -> str:
-    """PATH without this app's own virtualenv, so `python` is the machine's, not Stackbench's."""
-    app_prefix = Path(sys.prefix).resolve()
-    entries = [p for p in os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin").split(os.pathsep) if p]
-    kept = [p for p in entries if not Path(p).resolve().is_relative_to(app_prefix)]
-    return os.pathsep.join(kept or ["/usr/local/bin", "/usr/bin", "/bin"])
-
-
-def sandbox_env(home: Path, extra: dict | None = None) -> dict[str, str]:
+def sandbox_env(home: Path, limits: Limits, extra: dict | None = None) -> dict[str, str]:
     """The whole environment of an untrusted command: an allowlist, never the app's own variables."""
-    env = {key: os.environ[key] for key in PASSED_THROUGH if key in os.environ}
-    env.update({
-        key: value for key, value in os.environ.items()
-        if key.startswith(PASSED_PREFIXES) and not any(marker in key for marker in SECRET_MARKERS)
-    })
+    env = dict(limits.environment)
     user = pwd.getpwuid(os.getuid()).pw_name
     env.update(
-        PATH=clean_path(), HOME=str(home), USER=user, LOGNAME=user, SHELL="/bin/bash", TERM="dumb",
+        PATH=limits.path, HOME=str(home), USER=user, LOGNAME=user, SHELL="/bin/bash", TERM="dumb",
         TMPDIR=str(home / ".tmp"), PYTHONUNBUFFERED="1", PIP_DISABLE_PIP_VERSION_CHECK="1", NO_COLOR="1",
         DEBIAN_FRONTEND="noninteractive", CI="1",
     )
@@ -250,15 +216,6 @@ def _confine_mounts(limits: Limits, workspace: Path):
             encoded = path.encode()
             if libc.mount(encoded, encoded, None, MS_BIND | MS_REC, None) == 0:
                 libc.mount(b"none", encoded, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC, None)
-
-
-def mounts_confined() -> bool:
-    """Whether this process could confine its children (probe in a throwaway child)."""
-    pid = os.fork()
-    if pid == 0:
-        os._exit(0 if _libc().unshare(CLONE_NEWNS) == 0 else 1)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) == 0
 
 
 def as_text(data: bytes) -> str:

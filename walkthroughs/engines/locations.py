@@ -5,11 +5,11 @@ Every path stays inside the repository: absolute paths, `..` and symlinks that l
 import ast
 import os
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from walkthroughs.symposium import Location
+from stackbench_site.lib.git import GitError, git
+from walkthroughs.engines.symposium import Location
 
 MAX_FILE_BYTES = 1_000_000
 MAX_MATCHES = 200
@@ -47,10 +47,9 @@ def safe_path(repo: Path, relative: str) -> Path:
 def repository_files(repo: Path) -> list[str]:
     """Files of the working tree, tracked and untracked, respecting .gitignore."""
     try:
-        listed = subprocess.run(["git", "-C", str(repo), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                                capture_output=True, timeout=20, check=True).stdout
-        return sorted({name for name in listed.decode("utf-8", "replace").split("\0") if name})
-    except (subprocess.SubprocessError, OSError):
+        listed = git(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        return sorted({name for name in listed.split("\0") if name})
+    except GitError:
         root = Path(repo)
         return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and ".git" not in p.parts)
 

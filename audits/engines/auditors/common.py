@@ -1,23 +1,27 @@
-"""What both auditors share: the request, the observer that feeds live progress, the two agent logs, the MCP
-client for the step server, and the audit result written at the end from the session file."""
+"""What both auditors share: the request, the observer that feeds live progress, the MCP client for the step
+server, and the audit result written at the end from the session file."""
 import asyncio
-import contextlib
 import json
-import os
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from audits.formats import AuditResult, audit_outcome
-from audits.sandbox import Limits
-from stackbench_site.jsonfiles import FormatError, load_model, write_model
-from walkthroughs.formats import Gap, Session, session_path_for, utcnow, walkthrough_id_for
+from mcp import ClientSession, StdioServerParameters, stdio_client
 
-BACKENDS = ("rules", "claude")
+from audits.engines.formats import AuditResult, audit_outcome
+from audits.engines.sandbox import Limits
+from stackbench_site.lib.clock import utcnow
+from stackbench_site.lib.jsonfiles import FormatError, load_model, write_model
+from walkthroughs.engines.claude_agent import AgentLog, AgentObserver
+from walkthroughs.engines.formats import Gap, Session, session_path_for, walkthrough_id_for
+
+# The project's root: the step server runs as `python -m walkthroughs.engines.step_server` from there.
+APP_ROOT = Path(__file__).resolve().parents[3]
 
 
 class AuditError(Exception):
@@ -31,7 +35,7 @@ class AuditRequest:
     library_name: str = ""
     library_version: str = ""
     working_dir: Path | None = None
-    limits: Limits = field(default_factory=Limits.from_env)
+    limits: Limits = field(default_factory=Limits)
     allowed_roots: list[Path] = field(default_factory=list)
 
     @property
@@ -51,24 +55,17 @@ class AuditRequest:
         return self.output_dir / "agent_logs"
 
 
-class AuditObserver:
+class AuditObserver(AgentObserver):
     """Receives progress while an audit runs. The CLI prints it; the Celery task stores it on the run."""
 
     def step_started(self, number: int, total: int, title: str): ...
 
     def gap_reported(self, seq: int, gap: Gap): ...
 
-    def command_started(self, command: str): ...
-
-    def agent_finished(self, usage: dict | None, cost_usd: float | None): ...
-
-    def should_stop(self) -> bool:
-        return False
-
     def close(self): ...
 
 
-class _OneThreadObserver(AuditObserver):
+class OneThreadObserver(AuditObserver):
     """Runs every observer call on one thread of its own. The auditors call from async code and from
     helper threads; an observer that writes to Django's database may not be called from async code."""
 
@@ -97,48 +94,6 @@ class _OneThreadObserver(AuditObserver):
     def close(self):
         self._call("close")
         self.pool.shutdown()
-
-
-class AuditLog:
-    """agent_logs/audit.log (for people) and agent_logs/audit_tools.jsonl (one JSON object per tool call)."""
-
-    def __init__(self, folder: Path):
-        folder.mkdir(parents=True, exist_ok=True)
-        self.path = folder / "audit.log"
-        self.text = open(self.path, "a", encoding="utf-8")
-        self.tools = open(folder / "audit_tools.jsonl", "a", encoding="utf-8")
-
-    def line(self, message: str):
-        self.text.write(f"{utcnow().strftime('%H:%M:%S')} {message}\n")
-        self.text.flush()
-
-    def tool_call(self, tool: str, tool_input: Any, output: Any, duration: float, is_error: bool = False):
-        record = {
-            "time": utcnow().isoformat(), "tool": tool, "input": tool_input,
-            "output": summarize(output), "duration_ms": round(duration * 1000, 2), "is_error": is_error,
-        }
-        self.tools.write(json.dumps(record, default=str) + "\n")
-        self.tools.flush()
-        self.line(f"{'ERROR ' if is_error else ''}{tool} {summarize(tool_input, 160)} -> {summarize(output, 160)}")
-
-    def close(self):
-        for handle in (self.text, self.tools):
-            # On a full disk the audit has already failed with a clear message; closing still frees the file.
-            with contextlib.suppress(OSError):
-                handle.close()
-        # An empty log says nothing, and an empty .jsonl would read as a valid trace of no calls.
-        folder = self.path.parent
-        for leftover in folder.iterdir():
-            if leftover.is_file() and leftover.stat().st_size == 0:
-                leftover.unlink()
-        with contextlib.suppress(OSError):
-            folder.rmdir()
-
-
-def summarize(value: Any, limit: int = 2000) -> Any:
-    """Tool outputs can be huge (a command's whole output); the trace keeps a readable head."""
-    text = value if isinstance(value, str) else json.dumps(value, default=str)
-    return text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit} more characters]"
 
 
 class SessionFollower:
@@ -170,29 +125,22 @@ class SessionFollower:
 def step_server_command(request: AuditRequest) -> tuple[str, list[str], dict[str, str]]:
     """How to launch our MCP step server for this audit: command, arguments and its whole environment."""
     roots = [request.walkthrough_path.parent, *request.allowed_roots]
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
-        "STACKBENCH_SESSION_DIR": str(request.output_dir),
-        "STACKBENCH_ALLOWED_ROOTS": os.pathsep.join(str(r) for r in roots),
-        "PYTHONUNBUFFERED": "1",
-    }
-    return sys.executable, ["-m", "walkthroughs.mcp_server"], env
+    args = ["-m", "walkthroughs.engines.step_server", "--output", str(request.output_dir)]
+    for root in roots:
+        args += ["--allowed-root", str(root)]
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(APP_ROOT), "PYTHONUNBUFFERED": "1"}
+    return sys.executable, args, env
 
 
 class StepClient:
     """Our MCP client for the step server over real stdio, logging every call to the tool trace."""
 
-    def __init__(self, request: AuditRequest, log: AuditLog, follower: SessionFollower):
+    def __init__(self, request: AuditRequest, log: AgentLog, follower: SessionFollower):
         self.request, self.log, self.follower = request, log, follower
         self._stack = None
         self.session = None
 
     async def __aenter__(self):
-        from contextlib import AsyncExitStack
-
-        from mcp import ClientSession, StdioServerParameters, stdio_client
-
         command, args, env = step_server_command(self.request)
         self._stack = AsyncExitStack()
         errlog = open(self.request.logs_dir / "step_server.stderr", "a")
@@ -241,32 +189,3 @@ def write_audit_result(request: AuditRequest, started_at: datetime, session: Ses
     )
     write_model(request.audit_path, result)
     return result
-
-
-def run_audit(request: AuditRequest, backend: str = "rules", observer: AuditObserver | None = None,
-              **backend_options) -> AuditResult:
-    """Audit one walkthrough with the chosen backend; raises AuditError when the audit cannot run."""
-    if backend not in BACKENDS:
-        raise AuditError(f"unknown backend {backend!r}; use one of: {', '.join(BACKENDS)}")
-    if not request.walkthrough_path.is_file():
-        raise AuditError(f"{request.walkthrough_path} does not exist")
-    try:
-        request.output_dir.mkdir(parents=True, exist_ok=True)
-        probe = request.output_dir / ".stackbench-write-test"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as exc:
-        raise AuditError(f"cannot write to the output folder {request.output_dir}: {exc.strerror}") from None
-    observer = _OneThreadObserver(observer or AuditObserver())
-    try:
-        if backend == "claude":
-            from audits.claude_auditor import audit_with_claude
-
-            return asyncio.run(audit_with_claude(request, observer, **backend_options))
-        from audits.rules_auditor import audit_with_rules
-
-        return asyncio.run(audit_with_rules(request, observer))
-    except OSError as exc:
-        raise AuditError(f"cannot write the audit's files in {request.output_dir}: {exc.strerror or exc}") from None
-    finally:
-        observer.close()

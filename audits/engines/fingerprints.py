@@ -5,6 +5,8 @@ numbers, step positions). The rules are versioned: changing them changes FINGERP
 import hashlib
 import re
 
+from walkthroughs.engines.snippets import code_hash
+
 FINGERPRINT_VERSION = 1
 
 _VOLATILE = [
@@ -24,11 +26,6 @@ def normalize_text(text: str) -> str:
     return re.sub(r"\s+", " ", text).lower()
 
 
-def normalize_code(code: str) -> str:
-    lines = [re.sub(r"\s+", " ", line.strip()) for line in (code or "").splitlines()]
-    return "\n".join(line for line in lines if line and not line.startswith("#"))
-
-
 def _digest(*parts: str) -> str:
     joined = "\x1f".join([f"v{FINGERPRINT_VERSION}", *parts])
     return hashlib.sha256(joined.encode()).hexdigest()[:32]
@@ -40,11 +37,6 @@ def gap_fingerprint(library: str, walkthrough_id: str, step_title: str, gap_type
 
 
 def example_fingerprint(library: str, page: str, code: str, error_message: str | None) -> str:
-    code_hash = hashlib.sha256(normalize_code(code).encode()).hexdigest()[:16]
     error_kind = (error_message or "").split(":", 1)[0]
-    return _digest("example", library.lower(), page, code_hash, normalize_text(error_kind), normalize_text(error_message or ""))
-
-
-def code_hash(code: str) -> str:
-    """The snippet identity shared by example failures and audit gaps about the same code."""
-    return hashlib.sha256(normalize_code(code).encode()).hexdigest()[:16]
+    return _digest("example", library.lower(), page, code_hash(code), normalize_text(error_kind),
+                   normalize_text(error_message or ""))

@@ -12,12 +12,12 @@ search(`path`, `regex`[, `.ext`]), lines(`path`, start[, end])."""
 import re
 from typing import Annotated, Any, Literal, Union
 
-from markdown_it import MarkdownIt
 from pydantic import (
     AliasChoices, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, model_validator,
 )
 
-from stackbench_site.jsonfiles import FormatError, parse_json_text, parse_model
+from stackbench_site.lib.jsonfiles import FormatError, parse_json_text, parse_model
+from stackbench_site.lib.markdown import fenced_blocks
 
 SECTIONS = ("introduction", "highlights", "changes", "actions")
 ELEMENT_KINDS = ("action", "gitdiff", "comment", "mermaid")
@@ -179,7 +179,6 @@ def _validate(data: Any, name: str) -> SymposiumWalkthrough:
     return parse_model(SymposiumWalkthrough, data, name)
 
 
-_fences = MarkdownIt("commonmark")
 ARGUMENT = r"""(?:`([^`]*)`|"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|(-?\d+))"""
 
 
@@ -257,20 +256,16 @@ def parse_markdown_form(text: str, name: str = "walkthrough") -> SymposiumWalkth
     """The markdown form, read into the same model: its whole document becomes the introduction."""
     lines = text.split("\n")
     elements, chunk_start = [], 0
-    for token in _fences.parse(text):
-        if token.type != "fence" or not token.map:
-            continue
-        info = (token.info or "").strip()
-        kind_match = re.match(r"^(mermaid|comment|gitdiff|action)\b\s*(?:\((.*)\))?", info)
+    for block in fenced_blocks(text):
+        kind_match = re.match(r"^(mermaid|comment|gitdiff|action)\b\s*(?:\((.*)\))?", block.info)
         if not kind_match:
             continue
-        start, end = token.map
-        before = "\n".join(lines[chunk_start:start]).strip("\n")
+        before = "\n".join(lines[chunk_start:block.start]).strip("\n")
         if before.strip():
             elements.append(before)
-        headers, body = _headers_and_body(token.content, kind_match.group(2) or "")
-        elements.append(_element_from_block(kind_match.group(1), headers, body, f"{name}, line {start + 1}"))
-        chunk_start = end
+        headers, body = _headers_and_body(block.content, kind_match.group(2) or "")
+        elements.append(_element_from_block(kind_match.group(1), headers, body, f"{name}, line {block.start + 1}"))
+        chunk_start = block.end
     rest = "\n".join(lines[chunk_start:]).strip("\n")
     if rest.strip():
         elements.append(rest)

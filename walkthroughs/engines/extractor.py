@@ -13,14 +13,13 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from markdown_it import MarkdownIt
-
-from audits.example_code import awaits_at_top_level
-from audits.formats import CodeExample, ExtractionAnalysis
-from walkthroughs.formats import utcnow
+from walkthroughs.engines.python_code import awaits_at_top_level
+from walkthroughs.engines.formats import CodeExample, ExtractionAnalysis
+from walkthroughs.engines.tutorial_text import PYTHON_LANGUAGES
+from stackbench_site.lib.clock import utcnow
+from stackbench_site.lib.markdown import info_language, tokens
 
 DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst")
-PYTHON = {"python", "py", "python3", "pycon", "ipython"}
 MAX_DOC_BYTES = 2_000_000
 SNIPPET = re.compile(r"""^(\s*)-{1,2}8<-{1,2}\s+["']([^"']+)["']\s*$""")
 PLACEHOLDER = re.compile(r"<\s*(?:your|my)[\w .-]*>|<[A-Z][A-Z0-9_]{2,}>|\b(?:YOUR|MY)_[A-Z0-9_]+\b|\byour[-_]"
@@ -33,7 +32,6 @@ PACKAGE_OF_MODULE = {
     "magic": "python-magic", "docx": "python-docx", "serial": "pyserial", "Crypto": "pycryptodome",
     "google.protobuf": "protobuf", "skimage": "scikit-image", "zmq": "pyzmq",
 }
-_markdown = MarkdownIt("commonmark")
 
 
 def module_names_of(library: str) -> set[str]:
@@ -92,15 +90,14 @@ def _include_snippets(code: str, base: Path, docs_root: Path, depth: int = 0) ->
 
 def markdown_blocks(text: str) -> list[Block]:
     blocks, stack = [], []
-    tokens = _markdown.parse(text)
-    for index, token in enumerate(tokens):
+    parsed = tokens(text)
+    for index, token in enumerate(parsed):
         if token.type == "heading_open":
             level = int(token.tag[1])
-            title = tokens[index + 1].content.strip()
+            title = parsed[index + 1].content.strip()
             stack = [item for item in stack if item[0] < level] + [(level, title)]
         elif token.type == "fence" and token.map:
-            language = (token.info or "").strip().split()[0].lower().strip("{}.") if token.info else ""
-            blocks.append(Block(language, token.content, token.map[0] + 2, [title for _, title in stack]))
+            blocks.append(Block(info_language(token.info), token.content, token.map[0] + 2, [title for _, title in stack]))
     return blocks
 
 
@@ -178,7 +175,7 @@ def _has_ellipsis_placeholder(tree: ast.Module) -> bool:
 
 
 def execution_context(language: str, code: str, tree: ast.Module | None) -> str:
-    if language not in PYTHON or PROMPT.search(code) or PLACEHOLDER.search(code):
+    if language not in PYTHON_LANGUAGES or PROMPT.search(code) or PLACEHOLDER.search(code):
         return "not_executable"
     if tree is None:
         return "sync"  # a syntax error is worth reporting: validation will say where
@@ -209,7 +206,7 @@ def analyse_page(path: Path, docs_root: Path, library: str, version: str | None)
         code, source = _include_snippets(block.code, path.parent, docs_root)
         if not code.strip():
             continue
-        language = "python" if block.language in PYTHON else (block.language or "text")
+        language = "python" if block.language in PYTHON_LANGUAGES else (block.language or "text")
         tree = _parse(code) if language == "python" else None
         imports = _imports(tree)
         heading = block.hierarchy[-1] if block.hierarchy else ""

@@ -1,25 +1,22 @@
-"""Problems (a finding across runs) and their triage, and read-only share links for runs."""
-from datetime import timedelta
-
+"""Problems (a finding across runs) and their triage: the list, bulk changes, a problem's page, comments."""
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
-from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST, require_http_methods
 
-from audits.models import (
-    ExampleResult, Gap, Lifecycle, Problem, RunKind, RunStatus, ShareLink, TriageState,
-)
-from audits.views import _get_run, _run_findings, run_file_response
+from audits.models import ExampleResult, Gap, Lifecycle, Problem, RunKind, RunStatus, TriageState
 from stackbench_site.htmx import render_page_or_partial
 from walkthroughs.models import Library, Snippet
 
 PAGE_SIZE = 50
+
+
 RECENT_RUNS = 10
+
+
 BULK_ACTIONS = {
     "confirmed": "Confirm", "false_positive": "Mark false positive", "wont_fix": "Mark won't fix",
     "open": "Reopen", "assign": "Assign",
@@ -30,13 +27,6 @@ def _get_problem(problem_id) -> Problem:
     return get_object_or_404(
         Problem.objects.select_related("library", "walkthrough", "doc_page", "assignee", "first_run", "last_run"),
         pk=problem_id)
-
-
-def _get_share(token) -> ShareLink:
-    share = ShareLink.from_token(token)
-    if share is None:
-        raise Http404("No such share link.")
-    return share
 
 
 def _people():
@@ -73,6 +63,8 @@ def _filtered_problems(request, params) -> "Problem.objects":
 
 
 PROBLEM_KEYS = ("library", "kind", "state", "lifecycle", "severity", "assignee", "walkthrough", "q", "sort")
+
+
 PROBLEM_SORTS = {"severity": ("-rank", "-last_seen_at"), "newest": ("-last_seen_at",), "oldest": ("first_seen_at",),
                  "sightings": ("-sightings", "-rank")}
 
@@ -222,55 +214,3 @@ def problems_bulk(request):
             changed += item.set_state(request.user, action, reason)
     messages.success(request, f"{changed} of {count} problem{'s' if count != 1 else ''} changed.")
     return redirect(f"/problems/?{request.POST.get('query', '')}")
-
-
-@login_required
-@permission_required("audits.share_run", raise_exception=True)
-@require_POST
-def run_share(request, run_id):
-    run = _get_run(run_id)
-    days = request.POST.get("days", "").strip()
-    expires = timezone.now() + timedelta(days=int(days)) if days.isdigit() and int(days) > 0 else None
-    share = ShareLink.objects.create(run=run, created_by=request.user, expires_at=expires)
-    messages.success(request, f"Share link created: {request.build_absolute_uri(share.get_absolute_url())}")
-    return redirect(run.get_absolute_url() + "#sharing")
-
-
-@login_required
-@permission_required("audits.share_run", raise_exception=True)
-@require_POST
-def share_revoke(request, share_id):
-    share = get_object_or_404(ShareLink.objects.select_related("run"), pk=share_id)
-    share.revoke()
-    messages.success(request, "The share link was revoked; it now answers 410 Gone.")
-    return redirect(share.run.get_absolute_url() + "#sharing")
-
-
-def _usable_share(request, token):
-    share = _get_share(token)
-    if not share.is_usable:
-        why = "was revoked" if share.revoked_at else "has expired"
-        return share, render(request, "audits/share_gone.html", {"why": why}, status=410)
-    return share, None
-
-
-@require_GET
-def shared_run(request, token):
-    """A run for people without an account: read-only, no triage, no internal comments."""
-    share, gone = _usable_share(request, token)
-    if gone:
-        return gone
-    run = _get_run(share.run_id)
-    return render(request, "audits/shared_run.html", {"run": run, "share": share, "token": token, **_run_findings(run)})
-
-
-@require_GET
-def shared_run_file(request, token, name):
-    share, gone = _usable_share(request, token)
-    if gone:
-        return gone
-    path = share.run.output_file(name)
-    if path is None:
-        raise Http404("No such file in this run.")
-    return run_file_response(path)
-

@@ -5,15 +5,16 @@ import asyncio
 import os
 from pathlib import Path
 
-from audits.auditing import (
-    AuditError, AuditLog, AuditObserver, AuditRequest, SessionFollower, StepClient, write_audit_result,
+from audits.engines.auditors.common import (
+    AuditError, AuditObserver, AuditRequest, SessionFollower, StepClient, write_audit_result,
 )
-from audits.formats import AuditResult
-from audits.gap_rules import History, Outcome, assess_step
-from audits.sandbox import make_workspace, remove_tree
-from audits.shell import CommandResult, Terminal
-from audits.step_reading import read_step
-from walkthroughs.formats import utcnow
+from audits.engines.formats import AuditResult
+from audits.engines.auditors.gap_rules import History, Outcome, assess_step
+from audits.engines.sandbox import make_workspace, remove_tree
+from audits.engines.auditors.shell import CommandResult, Terminal
+from audits.engines.auditors.step_reading import read_step
+from stackbench_site.lib.clock import utcnow
+from walkthroughs.engines.claude_agent import AgentLog
 
 
 class AuditCancelled(AuditError):
@@ -22,7 +23,7 @@ class AuditCancelled(AuditError):
 
 async def audit_with_rules(request: AuditRequest, observer: AuditObserver) -> AuditResult:
     started = utcnow()
-    log = AuditLog(request.logs_dir)
+    log = AgentLog(request.logs_dir)
     follower = SessionFollower(request.session_path, observer)
     root = make_workspace(None, f"stackbench_audit_{request.walkthrough_id}_")
     work_dir = Path(request.working_dir).resolve() if request.working_dir else root / "work"
@@ -60,7 +61,7 @@ async def audit_with_rules(request: AuditRequest, observer: AuditObserver) -> Au
     return result
 
 
-def follow_step(step: dict, terminal: Terminal, history: History, log: AuditLog, observer: AuditObserver):
+def follow_step(step: dict, terminal: Terminal, history: History, log: AgentLog, observer: AuditObserver):
     """Do what the step says, in order, stopping at the first failure as a reader would; then judge it."""
     number = step["step_number"]
     plan = read_step(step, path_for_lookup=terminal.env["PATH"])

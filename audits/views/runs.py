@@ -1,47 +1,51 @@
+"""Runs: the list, a run's page and its live progress, starting, cancelling and rerunning audits and validations,
+batches, a run's files, and uploads of result files."""
 import json
 from pathlib import Path
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.paginator import Paginator
-from django.db.models import Count
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST, require_http_methods
 
 from audits.actions import RunNotStarted, do_run_everything, do_start_audit, do_start_validation
-from audits.claude_auditor import claude_unavailable_reason
 from audits.forms import AuditRunForm, UploadForm, ValidationRunForm
 from audits.importing import FileSet, import_fileset
-from audits.models import Batch, ExampleResult, Gap, Run, RunKind, RunStatus, TriageState
-from audits.reports import compare_runs, severity_rank
+from audits.models import Batch, Run, RunKind, RunStatus
+from audits.reports import compare_runs
+from stackbench_site.configuration import claude_unavailable_reason
 from stackbench_site.htmx import render_page_or_partial
-from walkthroughs.formats import GAP_TYPES
-from walkthroughs.gitdiff import GitError, diff_tree, file_diff
-from walkthroughs.markdown import highlight_rows
-from walkthroughs.presenting import GitDiffView
-from walkthroughs.symposium import GitDiffBody
-from walkthroughs.models import DocPage, Library, Walkthrough
+from stackbench_site.lib.git import GitError
+from stackbench_site.lib.markdown import highlight_rows
+from walkthroughs.engines.gitdiff import diff_tree, file_diff
+from walkthroughs.engines.presenting import GitDiffView
+from walkthroughs.engines.symposium import GitDiffBody
+from walkthroughs.models import Library, Walkthrough
 
 PAGE_SIZE = 50
+
+
 LOG_PREVIEW_BYTES = 200_000
+
+
 TRACE_PREVIEW_LINES = 400
 
 
-def _get_run(run_id) -> Run:
+def get_run(run_id) -> Run:
     return get_object_or_404(Run.objects.select_related("library", "walkthrough", "started_by", "previous_run"), pk=run_id)
 
 
-def _page_of(request, queryset, count=None):
+def page_of(request, queryset, count=None):
     paginator = Paginator(queryset, PAGE_SIZE)
     if count is not None:
         paginator.count = count  # known already (from the counts by severity): spare counting the rows again
     return paginator.get_page(request.GET.get("page"))
 
 
-def _run_findings(run: Run) -> dict:
+def run_findings(run: Run) -> dict:
     """What a run found so far: gaps by step for audits, documents and their examples for validations."""
     if run.kind == RunKind.AUDIT:
         return {"gaps_by_step": run.gaps_by_step()}
@@ -74,7 +78,7 @@ def runs(request):
         queryset = queryset.filter(status=filters["status"])
     if filters["library"].isdigit():
         queryset = queryset.filter(library_id=int(filters["library"]))
-    page = _page_of(request, queryset.with_gap_counts().with_failure_counts().newest_first())
+    page = page_of(request, queryset.with_gap_counts().with_failure_counts().newest_first())
     return render_page_or_partial(request, "audits/runs.html", "audits/_runs_list.html", {
         "page": page, "filters": filters, "libraries": Library.objects.all(),
         "kinds": RunKind.choices, "statuses": RunStatus.choices,
@@ -82,7 +86,7 @@ def runs(request):
 
 
 def _run_page_context(run: Run) -> dict:
-    return {"run": run, **_run_findings(run), **_read_logs(run),
+    return {"run": run, **run_findings(run), **_read_logs(run),
             "comparison": None if run.is_active else compare_runs(run, run.previous_run),
             "docs_diff": None if run.is_active else docs_diff(run)}
 
@@ -112,7 +116,7 @@ def docs_diff(run: Run) -> GitDiffView | None:
 @login_required
 @require_GET
 def run(request, run_id):
-    run = _get_run(run_id)
+    run = get_run(run_id)
     shares = run.share_links.select_related("created_by") if request.user.has_perm("audits.share_run") else []
     return render(request, "audits/run.html", {**_run_page_context(run), "shares": shares})
 
@@ -122,9 +126,9 @@ def run(request, run_id):
 def run_live(request, run_id):
     """The live part of the run page, polled by htmx while the run is active. The answer that sees the run
     end also swaps in the files, logs and comparison (out of band), so the page never reloads."""
-    run = _get_run(run_id)
+    run = get_run(run_id)
     if run.is_active:
-        return render(request, "audits/_run_live.html", {"run": run, **_run_findings(run)})
+        return render(request, "audits/_run_live.html", {"run": run, **run_findings(run)})
     return render(request, "audits/_run_final.html", {**_run_page_context(run), "oob": True})
 
 
@@ -132,7 +136,7 @@ def run_live(request, run_id):
 @permission_required("audits.start_run", raise_exception=True)
 @require_POST
 def run_cancel(request, run_id):
-    run = _get_run(run_id)
+    run = get_run(run_id)
     if run.request_cancel():
         messages.success(request, f"Run #{run.pk} was cancelled; its commands are being stopped.")
     else:
@@ -144,7 +148,7 @@ def run_cancel(request, run_id):
 @require_GET
 def run_docs_diff(request, run_id):
     """One file of the docs diff between the previous run and this one (an htmx partial)."""
-    run = _get_run(run_id)
+    run = get_run(run_id)
     spec = _docs_diff_range(run)
     node, path = request.GET.get("node", ""), request.GET.get("path", "")
     if spec is None or not node or not path:
@@ -191,14 +195,14 @@ def batch(request, batch_id):
 @login_required
 @require_GET
 def run_file(request, run_id, name):
-    run = _get_run(run_id)
+    run = get_run(run_id)
     path = run.output_file(name)
     if path is None:
         raise Http404("No such file in this run.")
-    return run_file_response(path, inline=request.GET.get("inline") == "1")
+    return file_response(path, inline=request.GET.get("inline") == "1")
 
 
-def run_file_response(path, inline=False):
+def file_response(path, inline=False):
     """A run's output file, never as HTML: it holds text from documents and commands."""
     content_type = {".json": "application/json", ".jsonl": "application/x-ndjson"}.get(
         path.suffix, "text/plain; charset=utf-8")
@@ -257,106 +261,10 @@ def new_validation(request, library_id, rerun_of=None):
 @require_http_methods(["GET", "POST"])
 def rerun(request, run_id):
     """Same inputs as an earlier run, optionally another version or backend; linked to it for comparison."""
-    run = _get_run(run_id)
+    run = get_run(run_id)
     if run.kind == RunKind.AUDIT and run.walkthrough_id:
         return new_audit(request, run.walkthrough_id, rerun_of=run.pk)
     return new_validation(request, run.library_id, rerun_of=run.pk)
-
-
-# Newest means the most recent runs (by id, which follows creation), so the index on (run, step) serves it.
-GAP_SORTS = {
-    "newest": ("-run_id", "step_number", "seq"),
-    "oldest": ("run_id", "step_number", "seq"),
-    "step": ("step_number", "-run_id", "seq"),
-    "severity": ("-rank", "-run_id", "step_number", "seq"),
-}
-RESULT_SORTS = {
-    "newest": ("-document__run__created_at", "document__page", "example_index"),
-    "oldest": ("document__run__created_at", "document__page", "example_index"),
-    "step": ("document__page", "example_index", "-document__run__created_at"),
-}
-
-
-def _filtered_gaps(params):
-    gaps = Gap.objects.all()
-    if params["library"].isdigit():
-        gaps = gaps.for_library(int(params["library"]))
-    if params["walkthrough"].isdigit():
-        gaps = gaps.for_walkthrough(int(params["walkthrough"]))
-    if params["type"]:
-        gaps = gaps.of_type(params["type"])
-    if params["severity"]:
-        gaps = gaps.of_severity(params["severity"])
-    if params["run"].isdigit():
-        gaps = gaps.filter(run_id=int(params["run"]))
-    if params["step"].isdigit():
-        gaps = gaps.filter(step_number=int(params["step"]))
-    if params["q"]:
-        gaps = gaps.search(params["q"])
-    return gaps.filter(**_problem_filters(params, "problem__"))
-
-
-def _problem_filters(params, prefix) -> dict:
-    """The problem-side filters (triage state, lifecycle, assignee) every finding list offers."""
-    filters = {}
-    if params.get("state"):
-        filters[f"{prefix}triage_state"] = params["state"]
-    if params.get("lifecycle") == "new_or_regressed":
-        filters[f"{prefix}lifecycle__in"] = ["new", "regressed"]
-    elif params.get("lifecycle"):
-        filters[f"{prefix}lifecycle"] = params["lifecycle"]
-    if params.get("assignee", "").isdigit():
-        filters[f"{prefix}assignee_id"] = int(params["assignee"])
-    return filters
-
-
-def _filtered_results(params):
-    results = ExampleResult.objects.failures()
-    if params["library"].isdigit():
-        results = results.filter(document__run__library_id=int(params["library"]))
-    if params["page_id"].isdigit():
-        results = results.filter(document__doc_page_id=int(params["page_id"]))
-    if params["severity"]:
-        results = results.filter(severity=params["severity"])
-    if params["run"].isdigit():
-        results = results.filter(document__run_id=int(params["run"]))
-    if params["q"]:
-        results = results.search(params["q"])
-    return results.filter(**_problem_filters(params, "problem__"))
-
-
-@login_required
-@require_GET
-def gaps(request):
-    keys = ("kind", "library", "walkthrough", "page_id", "type", "severity", "run", "step", "q", "sort", "state",
-            "lifecycle", "assignee")
-    params = {key: request.GET.get(key, "").strip() for key in keys}
-    sort = params["sort"] if params["sort"] in ("newest", "oldest", "severity", "step") else "newest"
-    if params["kind"] == "validation":
-        found = _filtered_results(params)
-        counts = {"severity": dict(found.values_list("severity").annotate(n=Count("id")).order_by()), "type": {}}
-        ordering = ("-rank",) + RESULT_SORTS["newest"] if sort == "severity" else RESULT_SORTS[sort]
-        found = found.annotate(rank=severity_rank()) if sort == "severity" else found
-        found = found.select_related("document__run__library", "document__doc_page").order_by(*ordering)
-    else:
-        found = _filtered_gaps(params)
-        counts = {"severity": {}, "type": {}}
-        # One pass over the matching gaps gives both tallies; the filtered search is a scan, so it counts.
-        for severity, gap_type, n in found.values_list("severity", "gap_type").annotate(n=Count("id")).order_by():
-            counts["severity"][severity] = counts["severity"].get(severity, 0) + n
-            counts["type"][gap_type] = counts["type"].get(gap_type, 0) + n
-        # Prefetched rather than joined: without joins the ordering is served by the gap table's own indexes.
-        found = found.prefetch_related("run__library", "run__walkthrough").order_by(*GAP_SORTS[sort])
-    total = sum(counts["severity"].values())
-    context = {
-        "page": _page_of(request, found, count=total), "params": params, "sort": sort, "counts": counts,
-        "total": total,
-        "libraries": Library.objects.all(), "gap_types": GAP_TYPES, "states": TriageState.choices,
-        "people": get_user_model().objects.filter(is_active=True).order_by("username"),
-        "walkthroughs": Walkthrough.objects.only("pk", "title").order_by("title"),
-        "doc_pages": DocPage.objects.only("pk", "page").order_by("page"),
-    }
-    return render_page_or_partial(request, "audits/gaps.html", "audits/_gap_results.html", context)
 
 
 @login_required

@@ -5,9 +5,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from walkthroughs.gitdiff import DiffNode, GitError, diff_tree
-from walkthroughs.locations import LocationError, Match, excerpt, resolve
-from walkthroughs.symposium import (
+from stackbench_site.lib.git import GitError
+from walkthroughs.engines.gitdiff import DiffNode, diff_tree
+from walkthroughs.engines.locations import LocationError, Match, excerpt, resolve
+from walkthroughs.engines.symposium import (
     SECTIONS, ActionElement, CommentBody, CommentElement, GitDiffElement, MermaidElement, SymposiumWalkthrough,
     actions_or_default,
 )

@@ -1,19 +1,21 @@
-"""The result file family of formats.md: the audit result, and the code-example files (extraction analysis,
-validation result, validation summary). Counts are derived from the lists they count, so reading a file
-back never changes them."""
+"""The result file family of formats.md: the audit result, and the validation files (validation result,
+validation summary). Counts are derived from the lists they count, so reading a file back never changes them."""
 from collections import Counter
-from pathlib import PurePosixPath
-from typing import Annotated, Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from walkthroughs.formats import Gap, Label, Name, ShortText, Timestamp, WalkthroughId
+from stackbench_site.lib.severity import SeverityScale
+from walkthroughs.engines.formats import GAP_SEVERITY, Gap, Label, Language, Name, ShortText, Timestamp, WalkthroughId, doc_name
 
-Language = Annotated[str, Field(max_length=50)]
-ExecutionContext = Literal["sync", "async", "not_executable"]
 ExampleStatus = Literal["success", "failure", "skipped"]
-ExampleSeverity = Literal["error", "warning", "info"]
-EXAMPLE_SEVERITIES = ("error", "warning", "info")
+# error: the docs are wrong; warning: the environment or the library's internals; info: works, with a deprecation
+# or an output that differs only in format.
+EXAMPLE_SEVERITY = SeverityScale(("error", "warning", "info"))
+ExampleSeverity = Literal[EXAMPLE_SEVERITY.names]
+# What a CI gate fails on: problems new or regressed in a run at or above a severity of either scale, as a rank
+# (new-critical and new-error are the same level).
+GATE_LEVELS = {f"new-{name}": scale.rank(name) for scale in (GAP_SEVERITY, EXAMPLE_SEVERITY) for name in scale}
 
 
 class _Lenient(BaseModel):
@@ -83,51 +85,6 @@ def audit_outcome(total_steps: int, completed_steps: int, gaps: list[Gap]) -> tu
     return failed_steps, success
 
 
-class CodeExample(_Lenient):
-    library: Name = ""
-    language: Language = "python"
-    code: str
-    imports: list[str] | str | None = None
-    has_main: bool = False
-    is_executable: bool = True
-    execution_context: ExecutionContext = "sync"
-    line: int = Field(default=0, ge=0)
-    context: str = ""
-    dependencies: list[str] = Field(default_factory=list)
-    section_hierarchy: list[str] = Field(default_factory=list)
-    markdown_anchor: str | None = None
-    code_block_index: int = Field(default=0, ge=0)
-    snippet_source: str | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _legacy_is_executable(cls, data: Any) -> Any:
-        # Files written before execution_context existed only say is_executable: false.
-        if isinstance(data, dict) and "execution_context" not in data and data.get("is_executable") is False:
-            return {**data, "execution_context": "not_executable"}
-        return data
-
-
-class ExtractionAnalysis(_Lenient):
-    page: Label = Field(min_length=1)
-    library: Name = Field(min_length=1)
-    version: ShortText | None = None
-    language: Language = "python"
-    signatures: list[Any] = Field(default_factory=list)
-    examples: list[CodeExample] = Field(default_factory=list)
-    processed_at: Timestamp | None = None
-    warnings: list[str] = Field(default_factory=list)
-    processing_time_ms: float | None = None
-
-    @computed_field
-    def total_signatures(self) -> int:
-        return len(self.signatures)
-
-    @computed_field
-    def total_examples(self) -> int:
-        return len(self.examples)
-
-
 class ExampleResult(_Lenient):
     example_index: int = Field(ge=0)
     line: int = Field(default=0, ge=0)
@@ -193,13 +150,7 @@ class ValidationSummary(_Lenient):
     @computed_field
     def failed_by_severity(self) -> dict[str, int]:
         counts = Counter(r.severity for doc in self.documents for r in doc.results if r.status == "failure")
-        return {severity: counts.get(severity, 0) for severity in EXAMPLE_SEVERITIES}
-
-
-def doc_name(page: str) -> str:
-    """A page's name in file names: its path without the extension, folders joined with __ (for a page at the top
-    of the docs, simply its stem, as the existing tools name it)."""
-    return str(PurePosixPath(page).with_suffix("")).replace("/", "__")
+        return {severity: counts.get(severity, 0) for severity in EXAMPLE_SEVERITY}
 
 
 def validation_file_name(page: str) -> str:

@@ -1,15 +1,20 @@
-"""The walkthrough file family of formats.md: the walkthrough export, and the gap and session files the
-MCP step server writes. Field names are exact; files from the existing tool chain load unchanged."""
+"""The input file family of formats.md: the walkthrough export, the gap and session files the MCP step server
+writes, and the extraction analysis (a doc page's code examples). Field names are exact; files from the existing
+tool chain load unchanged."""
 from datetime import datetime, timezone
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, computed_field, model_validator
+
+from stackbench_site.lib.clock import utcnow
+from stackbench_site.lib.severity import SeverityScale
 
 GapType = Literal["clarity", "prerequisite", "logical_flow", "execution_error", "completeness", "cross_reference"]
-Severity = Literal["critical", "warning", "info"]
 GAP_TYPES: tuple[str, ...] = get_args(GapType)
-SEVERITIES: tuple[str, ...] = get_args(Severity)
+# critical blocks progress; warning confuses or costs extra work; info is a minor improvement.
+GAP_SEVERITY = SeverityScale(("critical", "warning", "info"))
+GapSeverity = Literal[GAP_SEVERITY.names]
 
 
 def _as_utc(value: datetime) -> datetime:
@@ -34,10 +39,6 @@ def _file_stem(value: str) -> str:
 
 
 WalkthroughId = Annotated[str, Field(min_length=1, max_length=NAME_MAX), AfterValidator(_file_stem)]
-
-
-def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 class _Lenient(BaseModel):
@@ -95,7 +96,7 @@ class Gap(_Lenient):
     step_number: int = Field(ge=0)
     step_title: Label = ""
     gap_type: GapType
-    severity: Severity
+    severity: GapSeverity
     description: str = Field(min_length=1)
     suggested_fix: str | None = None
     context: str | None = None
@@ -123,3 +124,58 @@ def session_path_for(walkthrough_path: Path | str, output_dir: Path | str | None
     walkthrough_path = Path(walkthrough_path)
     folder = Path(output_dir) if output_dir else walkthrough_path.parent
     return folder / f"{walkthrough_path.stem}_session.json"
+
+
+Language = Annotated[str, Field(max_length=50)]
+ExecutionContext = Literal["sync", "async", "not_executable"]
+
+
+class CodeExample(_Lenient):
+    library: Name = ""
+    language: Language = "python"
+    code: str
+    imports: list[str] | str | None = None
+    has_main: bool = False
+    is_executable: bool = True
+    execution_context: ExecutionContext = "sync"
+    line: int = Field(default=0, ge=0)
+    context: str = ""
+    dependencies: list[str] = Field(default_factory=list)
+    section_hierarchy: list[str] = Field(default_factory=list)
+    markdown_anchor: str | None = None
+    code_block_index: int = Field(default=0, ge=0)
+    snippet_source: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_is_executable(cls, data: Any) -> Any:
+        # Files written before execution_context existed only say is_executable: false.
+        if isinstance(data, dict) and "execution_context" not in data and data.get("is_executable") is False:
+            return {**data, "execution_context": "not_executable"}
+        return data
+
+
+class ExtractionAnalysis(_Lenient):
+    page: Label = Field(min_length=1)
+    library: Name = Field(min_length=1)
+    version: ShortText | None = None
+    language: Language = "python"
+    signatures: list[Any] = Field(default_factory=list)
+    examples: list[CodeExample] = Field(default_factory=list)
+    processed_at: Timestamp | None = None
+    warnings: list[str] = Field(default_factory=list)
+    processing_time_ms: float | None = None
+
+    @computed_field
+    def total_signatures(self) -> int:
+        return len(self.signatures)
+
+    @computed_field
+    def total_examples(self) -> int:
+        return len(self.examples)
+
+
+def doc_name(page: str) -> str:
+    """A page's name in file names: its path without the extension, folders joined with __ (for a page at the top
+    of the docs, simply its stem, as the existing tools name it)."""
+    return str(PurePosixPath(page).with_suffix("")).replace("/", "__")

@@ -18,11 +18,12 @@ from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from audits.example_code import awaits_at_top_level, build_program, defined_names, dependencies, parse
-from audits.formats import ExampleResult, ExtractionAnalysis, ValidationResult, ValidationSummary, validation_file_name
-from audits.sandbox import Limits, ProcessJail, kill_group, make_workspace, read_capped, remove_tree, sandbox_env
-from stackbench_site.jsonfiles import FormatError, load_model, parse_json_text, write_model
-from walkthroughs.formats import utcnow
+from walkthroughs.engines.python_code import awaits_at_top_level, build_program, defined_names, dependencies, parse
+from audits.engines.formats import ExampleResult, ValidationResult, ValidationSummary, validation_file_name
+from audits.engines.sandbox import Limits, ProcessJail, kill_group, make_workspace, read_capped, remove_tree, sandbox_env
+from stackbench_site.lib.jsonfiles import FormatError, load_model, parse_json_text, write_model
+from stackbench_site.lib.clock import utcnow
+from walkthroughs.engines.formats import ExtractionAnalysis
 
 INSTALL_TIMEOUT = 600
 SKIPPED_REASON = "Example marked as not executable"
@@ -102,7 +103,9 @@ class ValidationOptions:
     find_links: list[Path] = field(default_factory=list)
     offline: bool = False
     output_cap: int = 100_000
-    limits: Limits = field(default_factory=Limits.from_env)
+    limits: Limits = field(default_factory=Limits)
+    uv_cache_dir: Path | None = None  # shared between validations, so a library is downloaded once
+    pip_cache_dir: Path | None = None
 
 
 class ValidationObserver:
@@ -168,9 +171,9 @@ class DocumentSandbox:
         self.home = self.root / "home"
         self.home.mkdir()
         self.jail = ProcessJail(options.limits, self.root)
-        cache = Path(os.environ.get("UV_CACHE_DIR") or Path.home() / ".cache" / "uv")
-        self.env = sandbox_env(self.home, {"UV_CACHE_DIR": str(cache),
-                                           "PIP_CACHE_DIR": os.environ.get("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip"))})
+        caches = {name: str(folder) for name, folder in (("UV_CACHE_DIR", options.uv_cache_dir),
+                                                           ("PIP_CACHE_DIR", options.pip_cache_dir)) if folder}
+        self.env = sandbox_env(self.home, options.limits, caches)
         self.runner = self.root / "stackbench_runner.py"
         self.runner.write_text(RUNNER)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from audits.sandbox import Limits, ProcessJail, cap_output, head_and_tail, kill_group, sandbox_env
+from audits.engines.sandbox import Limits, ProcessJail, cap_output, head_and_tail, kill_group, sandbox_env
 
 
 @dataclass
@@ -94,7 +94,7 @@ class Terminal:
             folder.mkdir(parents=True, exist_ok=True)
         self.limits = limits
         self.should_stop = should_stop
-        self.env = sandbox_env(self.home)
+        self.env = sandbox_env(self.home, limits)
         self.jail = ProcessJail(limits, self.work_dir)
         self.cwd = self.work_dir
         self.shell: subprocess.Popen | None = None

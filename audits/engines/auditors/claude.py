@@ -1,0 +1,110 @@
+"""The Claude auditor: a Claude agent (claude-agent-sdk) driving the same MCP step server as the rule-based
+auditor, following each step with Bash/Read/Write/Glob in a throwaway folder and reporting gaps through
+report_gap. Same inputs, same outputs; offered only when a Claude credential is configured."""
+import asyncio
+import gc
+from pathlib import Path
+
+from audits.engines.auditors.common import (
+    AuditError, AuditObserver, AuditRequest, SessionFollower, step_server_command, write_audit_result,
+)
+from audits.engines.formats import AuditResult
+from audits.engines.sandbox import make_workspace, remove_tree
+from stackbench_site.lib.clock import utcnow
+from walkthroughs.engines.claude_agent import AgentLog, AgentWatch, ClaudeSettings, cli_environment, converse
+from walkthroughs.engines.formats import GAP_TYPES
+
+STEP_TOOLS = ("start_walkthrough", "next_step", "report_gap", "walkthrough_status")
+ALLOWED_TOOLS = ["Bash", "Read", "Write", "Glob"] + [f"mcp__walkthrough__{tool}" for tool in STEP_TOOLS]
+
+SYSTEM_PROMPT = f"""You audit a software tutorial by following it exactly as a newcomer would, one step at a time,
+in the current working directory (a throwaway folder that is yours).
+
+Workflow:
+1. Call mcp__walkthrough__start_walkthrough with the walkthrough path you are given.
+2. Repeat: call mcp__walkthrough__next_step; read contentForUser (what the reader sees), operationsForAgent
+   (what to do) and contextForAgent; carry the step out with Bash, Write, Read and Glob (run the commands,
+   create the files with the content shown, run the code); every time something would stop or confuse a
+   reader, call mcp__walkthrough__report_gap before moving on.
+3. Stop when next_step answers status "complete", call mcp__walkthrough__walkthrough_status, then reply
+   "All steps completed." You cannot skip ahead: steps only come from next_step.
+
+Gap types (gap_type) and typical severity:
+- execution_error: a command fails or code raises (critical). Put the command and the tail of its output
+  in context.
+- logical_flow: the step uses a file, name or resource no earlier step created (critical), e.g. reads
+  config.yaml that was never written.
+- prerequisite: a tool, package, account or environment variable the tutorial never installs or mentions
+  (critical when it blocks you, warning otherwise), e.g. `npm` used but Node.js never mentioned.
+- clarity: vague or ambiguous instructions, placeholders never explained, operations the reader is never
+  shown (warning), e.g. "configure it in the usual way".
+- completeness: no way for the reader to check the step worked: no expected output or success indicator
+  (info).
+- cross_reference: another page or concept referred to without a link (info).
+Severity: critical blocks progress; warning confuses or costs extra work; info is a minor improvement.
+Allowed gap_type values: {", ".join(GAP_TYPES)}. Describe what the reader runs into, suggest a fix, and
+give evidence. Never invent problems you did not observe, and do not fix the tutorial yourself beyond what a
+reader could reasonably guess."""
+
+
+def build_prompt(request: AuditRequest) -> str:
+    library = f"{request.library_name} {request.library_version}".strip() or "(not given)"
+    return (f"Audit this walkthrough by executing it step by step.\n\nWalkthrough file: {request.walkthrough_path}\n"
+            f"Library: {library}\n\nBegin now: call mcp__walkthrough__start_walkthrough.")
+
+
+async def audit_with_claude(request: AuditRequest, observer: AuditObserver, settings: ClaudeSettings) -> AuditResult:
+    reason = settings.unavailable_reason()
+    if reason:
+        raise AuditError(reason)
+    # The SDK takes a second to import: only Claude audits pay for it.
+    from claude_agent_sdk import ClaudeAgentOptions
+
+    started = utcnow()
+    log = AgentLog(request.logs_dir)
+    follower = SessionFollower(request.session_path, observer)
+    root = make_workspace(None, f"stackbench_claude_{request.walkthrough_id}_")
+    work_dir = Path(request.working_dir).resolve() if request.working_dir else root / "work"
+    work_dir.mkdir(parents=True, exist_ok=True)
+    (root / "home").mkdir(exist_ok=True)
+    watch = AgentWatch(log, observer, on_step_server_result=follower.saw_tool_result)
+    command, args, server_env = step_server_command(request)
+    stderr_log = open(request.logs_dir / "claude_cli.stderr", "a", encoding="utf-8")
+    options = ClaudeAgentOptions(
+        system_prompt=SYSTEM_PROMPT, allowed_tools=ALLOWED_TOOLS, permission_mode="bypassPermissions",
+        cwd=str(work_dir), mcp_servers={"walkthrough": {"type": "stdio", "command": command, "args": args, "env": server_env}},
+        hooks=watch.hooks(),
+        max_turns=settings.max_turns, max_budget_usd=settings.max_budget_usd, model=settings.model,
+        env=cli_environment(settings, root / "home"), cli_path=settings.cli_path,
+        stderr=lambda line: (stderr_log.write(line + "\n"), stderr_log.flush()),
+    )
+    problem = None
+    try:
+        log.line(f"Claude audit of {request.walkthrough_path} in {work_dir} (model {settings.model or 'default'}, "
+                 f"max {settings.max_turns} turns, ${settings.max_budget_usd} budget)")
+        problem = await converse(options, build_prompt(request), settings, watch, observer, log)
+    except BaseException:
+        log.close()
+        raise
+    finally:
+        # The SDK leaves the CLI's stderr pipe to reach end-of-file on its own; give it a moment and collect
+        # it while the event loop still runs, or its transport complains at exit that the loop is closed.
+        await asyncio.sleep(0.5)
+        gc.collect()
+        await asyncio.sleep(0)
+        stderr_log.close()
+        remove_tree(root)
+    stderr_tail = (request.logs_dir / "claude_cli.stderr").read_text(errors="replace").strip()[-800:]
+    if problem and stderr_tail:
+        problem += f"\nWhat the CLI printed: {stderr_tail}"
+    session = follower.poll()
+    title = session.walkthrough_id if session else request.walkthrough_id
+    total = session.total_steps if session else 0
+    try:
+        result = write_audit_result(request, started, session, total, title, execution_log=[])
+        log.line(problem or "audit finished")
+    finally:
+        log.close()
+    if problem:
+        raise AuditError(problem)
+    return result

@@ -1,0 +1,108 @@
+"""Findings across runs: every audit gap and failing code example, filtered and sorted."""
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.db.models import Count
+from django.views.decorators.http import require_GET
+
+from audits.models import ExampleResult, Gap, TriageState
+from audits.views.runs import page_of
+from stackbench_site.htmx import render_page_or_partial
+from walkthroughs.engines.formats import GAP_TYPES
+from walkthroughs.models import DocPage, Library, Walkthrough
+
+# Newest means the most recent runs (by id, which follows creation), so the index on (run, step) serves it.
+GAP_SORTS = {
+    "newest": ("-run_id", "step_number", "seq"),
+    "oldest": ("run_id", "step_number", "seq"),
+    "step": ("step_number", "-run_id", "seq"),
+    "severity": ("-rank", "-run_id", "step_number", "seq"),
+}
+
+
+RESULT_SORTS = {
+    "newest": ("-document__run__created_at", "document__page", "example_index"),
+    "oldest": ("document__run__created_at", "document__page", "example_index"),
+    "step": ("document__page", "example_index", "-document__run__created_at"),
+}
+
+
+def _filtered_gaps(params):
+    gaps = Gap.objects.all()
+    if params["library"].isdigit():
+        gaps = gaps.for_library(int(params["library"]))
+    if params["walkthrough"].isdigit():
+        gaps = gaps.for_walkthrough(int(params["walkthrough"]))
+    if params["type"]:
+        gaps = gaps.of_type(params["type"])
+    if params["severity"]:
+        gaps = gaps.of_severity(params["severity"])
+    if params["run"].isdigit():
+        gaps = gaps.filter(run_id=int(params["run"]))
+    if params["step"].isdigit():
+        gaps = gaps.filter(step_number=int(params["step"]))
+    if params["q"]:
+        gaps = gaps.search(params["q"])
+    return gaps.filter(**_problem_filters(params, "problem__"))
+
+
+def _problem_filters(params, prefix) -> dict:
+    """The problem-side filters (triage state, lifecycle, assignee) every finding list offers."""
+    filters = {}
+    if params.get("state"):
+        filters[f"{prefix}triage_state"] = params["state"]
+    if params.get("lifecycle") == "new_or_regressed":
+        filters[f"{prefix}lifecycle__in"] = ["new", "regressed"]
+    elif params.get("lifecycle"):
+        filters[f"{prefix}lifecycle"] = params["lifecycle"]
+    if params.get("assignee", "").isdigit():
+        filters[f"{prefix}assignee_id"] = int(params["assignee"])
+    return filters
+
+
+def _filtered_results(params):
+    results = ExampleResult.objects.failures()
+    if params["library"].isdigit():
+        results = results.filter(document__run__library_id=int(params["library"]))
+    if params["page_id"].isdigit():
+        results = results.filter(document__doc_page_id=int(params["page_id"]))
+    if params["severity"]:
+        results = results.filter(severity=params["severity"])
+    if params["run"].isdigit():
+        results = results.filter(document__run_id=int(params["run"]))
+    if params["q"]:
+        results = results.search(params["q"])
+    return results.filter(**_problem_filters(params, "problem__"))
+
+
+@login_required
+@require_GET
+def gaps(request):
+    keys = ("kind", "library", "walkthrough", "page_id", "type", "severity", "run", "step", "q", "sort", "state",
+            "lifecycle", "assignee")
+    params = {key: request.GET.get(key, "").strip() for key in keys}
+    sort = params["sort"] if params["sort"] in ("newest", "oldest", "severity", "step") else "newest"
+    if params["kind"] == "validation":
+        found = _filtered_results(params)
+        counts = {"severity": dict(found.values_list("severity").annotate(n=Count("id")).order_by()), "type": {}}
+        ordering = ("-rank",) + RESULT_SORTS["newest"] if sort == "severity" else RESULT_SORTS[sort]
+        found = found.with_rank() if sort == "severity" else found
+        found = found.select_related("document__run__library", "document__doc_page").order_by(*ordering)
+    else:
+        found = _filtered_gaps(params)
+        counts = {"severity": {}, "type": {}}
+        # One pass over the matching gaps gives both tallies; the filtered search is a scan, so it counts.
+        for severity, gap_type, n in found.values_list("severity", "gap_type").annotate(n=Count("id")).order_by():
+            counts["severity"][severity] = counts["severity"].get(severity, 0) + n
+            counts["type"][gap_type] = counts["type"].get(gap_type, 0) + n
+        # Prefetched rather than joined: without joins the ordering is served by the gap table's own indexes.
+        found = found.prefetch_related("run__library", "run__walkthrough").order_by(*GAP_SORTS[sort])
+    total = sum(counts["severity"].values())
+    context = {
+        "page": page_of(request, found, count=total), "params": params, "sort": sort, "counts": counts,
+        "total": total,
+        "libraries": Library.objects.all(), "gap_types": GAP_TYPES, "states": TriageState.choices,
+        "people": get_user_model().objects.filter(is_active=True).order_by("username"),
+        "walkthroughs": Walkthrough.objects.only("pk", "title").order_by("title"),
+        "doc_pages": DocPage.objects.only("pk", "page").order_by("page"),
+    }
+    return render_page_or_partial(request, "audits/gaps.html", "audits/_gap_results.html", context)

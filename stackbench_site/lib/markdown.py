@@ -1,0 +1,119 @@
+"""Markdown, read and rendered by one parser: CommonMark with GitHub's tables, strikethrough, task lists and
+autolinks.
+
+Reading: `tokens` for a document's structure (headings, paragraphs, fences), `fenced_blocks` for its code
+(``` and ~~~ fences alike, with their info string and the line their code starts on), `without_fenced_blocks`
+for its prose. Every engine that looks for code in markdown uses these, so they all agree on what a fence is.
+
+Rendering: code highlighted by Pygments; ```mermaid fences left for the browser to draw. Raw HTML is escaped
+and unsafe link targets (javascript:, data:) are refused, so text from documents and agents cannot inject
+script."""
+from dataclasses import dataclass
+from functools import lru_cache
+from html import escape
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.gfm import gfm_plugin
+from pygments import highlight as pygments_highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.util import ClassNotFound
+
+_formatter = HtmlFormatter(nowrap=True, classprefix="hl-")
+
+
+def _highlight(code: str, language: str, attrs) -> str:
+    name = info_language(language)
+    if name == "mermaid":
+        return f'<pre class="mermaid">{escape(code)}</pre>'
+    if not name:
+        return ""
+    try:
+        lexer = get_lexer_by_name(name)
+    except ClassNotFound:
+        return ""
+    body = pygments_highlight(code, lexer, _formatter)
+    return f'<pre class="highlight"><code class="language-{escape(name)}">{body}</code></pre>'
+
+
+_markdown = MarkdownIt("commonmark", {"html": False, "linkify": False, "highlight": _highlight}).use(gfm_plugin)
+_markdown.enable("table")
+
+
+# -- reading --------------------------------------------------------------------------------------------------
+def info_language(info: str | None) -> str:
+    """The language a fence's info string names: its first word, lower-cased, without MyST/Pandoc braces or dots
+    (```{python}, ```{.python}, ```Python title="x.py" all say python)."""
+    words = (info or "").strip().split()
+    return words[0].lower().strip("{}.") if words else ""
+
+
+@dataclass(frozen=True)
+class FencedBlock:
+    info: str  # the whole info string: language and attributes (title="app.py")
+    language: str
+    content: str
+    line: int  # 1-based line of the page where the code starts (the line after the opening fence)
+    start: int  # 0-based line of the opening fence
+    end: int  # 0-based line after the closing fence
+
+
+def tokens(text: str) -> list[Token]:
+    return _markdown.parse(text or "")
+
+
+def fenced_blocks(text: str) -> list[FencedBlock]:
+    return [_block(token) for token in tokens(text) if token.type == "fence" and token.map]
+
+
+def _block(token: Token) -> FencedBlock:
+    start, end = token.map
+    return FencedBlock(token.info.strip(), info_language(token.info), token.content, start + 2, start, end)
+
+
+def without_fenced_blocks(text: str, replacement: str = "") -> str:
+    """The text with every fenced block (fences included) replaced, for reading only the prose."""
+    lines = (text or "").split("\n")
+    kept, position = [], 0
+    for block in fenced_blocks(text):
+        kept += lines[position:block.start]
+        if replacement:
+            kept.append(replacement)
+        position = block.end
+    kept += lines[position:]
+    return "\n".join(kept)
+
+
+# -- rendering ------------------------------------------------------------------------------------------------
+@lru_cache(maxsize=4096)
+def render_markdown(text: str) -> str:
+    """HTML for markdown text; cached because walkthrough steps are rendered on every page view."""
+    return _markdown.render(text or "")
+
+
+@lru_cache(maxsize=8192)
+def render_inline(text: str) -> str:
+    """One line of markdown (code spans, emphasis, links) without a paragraph around it."""
+    return _markdown.renderInline(text or "")
+
+
+def highlight_code(code: str, language: str = "python") -> str:
+    """A highlighted <pre> block for a code string outside markdown (examples, executed code, diffs)."""
+    return _highlight(code, language, None) or f"<pre><code>{escape(code)}</code></pre>"
+
+
+def highlight_rows(rows, filename: str):
+    """Diff rows with each line's text highlighted for the file's language (escaped when unknown)."""
+    try:
+        lexer = get_lexer_for_filename(filename)
+    except ClassNotFound:
+        lexer = None
+    shown = []
+    for row in rows:
+        if lexer is not None and row.kind in ("add", "del", "context"):
+            html = pygments_highlight(row.text, lexer, _formatter).rstrip("\n")
+        else:
+            html = escape(row.text)
+        shown.append((row, html))
+    return shown

@@ -1,0 +1,181 @@
+"""What tests build their material with: walkthrough exports, audit requests and results, wheels, users, worker
+processes, and the CLI. One module, so every test builds the same things the same way."""
+import base64
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+import zipfile
+from pathlib import Path
+
+from django.contrib.auth.models import Permission, User
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from audits.engines.auditors.common import AuditRequest
+from audits.engines.formats import AuditResult, ValidationResult
+from stackbench_site.configuration import sandbox_limits
+from walkthroughs.engines.formats import Gap
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+SAMPLE_DIR = BASE_DIR / "sample_data"
+# Two gaps of the sample walkthrough, as an import stores them (step, title, type, severity, description).
+KV_GAPS = [(3, "Load the seed data", "logical_flow", "critical", "`seed.csv` is used here, but no earlier step creates it."),
+           (4, "Tune the database", "clarity", "warning", "No concrete instruction.")]
+
+
+def audit_request(walkthrough_path, output_dir, library_name="", library_version="", **fields):
+    """An audit request with the sandbox limits the app would use (the machine's PATH, var/ hidden)."""
+    fields.setdefault("limits", sandbox_limits())
+    return AuditRequest(Path(walkthrough_path), Path(output_dir), library_name, library_version, **fields)
+
+
+def stackbench(*args, env=None, cwd=None):
+    """The `stackbench` command in a child process."""
+    return subprocess.run([sys.executable, "-m", "stackbench_site.cli", *args], capture_output=True, text=True,
+                          cwd=cwd or BASE_DIR, env=env, timeout=120)
+
+
+def count_queries(client, url):
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    return len(queries)
+
+
+def validation_doc(page, statuses):
+    """A validation result of toolz examples with the given statuses (failures are errors)."""
+    return ValidationResult(page=page, library="toolz", version="0.12.1", validation_timestamp="2026-11-01T10:00:00Z",
+                            results=[{"example_index": i, "status": s, "severity": "error" if s == "failure" else None,
+                                      "code": f"x{i}", "line": 5 + i} for i, s in enumerate(statuses)])
+
+
+def walkthrough_export(steps, title="A small tutorial", description="", first_order=0):
+    """A walkthrough export in the exact shape of formats.md; steps are (title, contentForUser, operations)."""
+    return {
+        "version": "1.0",
+        "exportedAt": "2026-11-01T00:00:00Z",
+        "walkthrough": {"title": title, "description": description, "type": "quickstart", "status": "published",
+                        "createdAt": 1763000000000, "updatedAt": 1763000000000, "estimatedDurationMinutes": 5,
+                        "tags": [], "metadata": None},
+        "steps": [
+            {"title": step_title, "displayOrder": first_order + i, "createdAt": 1763000000000,
+             "updatedAt": 1763000000000, "metadata": None,
+             "nextStepReference": first_order + i + 1 if i + 1 < len(steps) else None,
+             "contentFields": {"version": "v1", "contentForUser": content, "contextForAgent": "",
+                               "operationsForAgent": operations, "introductionForAgent": f"This step: {step_title}."}}
+            for i, (step_title, content, operations) in enumerate(steps)
+        ],
+        "metadata": {"originalDocPath": "docs/tutorial.md", "generatedBy": "test"},
+    }
+
+
+def start_worker(env, log, queues="celery", concurrency=2):
+    """A real Celery worker process in its own process group; returns once it is ready."""
+    name = f"test-{uuid.uuid4().hex[:6]}@%h"
+    with open(log, "w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "stackbench_site", "worker", "--loglevel", "INFO",
+             "--concurrency", str(concurrency), "--hostname", name, "--queues", queues, "--without-mingle",
+             "--without-gossip"],
+            env=env, stdout=out, stderr=subprocess.STDOUT, cwd=str(BASE_DIR), start_new_session=True)
+    deadline = time.monotonic() + 60
+    while "ready." not in log.read_text():
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"the test worker did not start:\n{log.read_text()}")
+        time.sleep(0.2)
+    process.log = log
+    return process
+
+
+def stop_worker(process):
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=20)
+    except ProcessLookupError:
+        pass
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def wait_for(predicate, timeout=60, interval=0.2, message="condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out waiting for {message() if callable(message) else message}")
+
+
+DEMO_PACKAGE = '''"""A tiny package for offline validation tests."""
+import warnings
+
+
+def greet(name):
+    return f"hello {name}"
+
+
+def explode(value):
+    return _check(value)
+
+
+def _check(value):
+    raise ValueError(f"bad value: {value}")
+
+
+def old_greet(name):
+    warnings.warn("old_greet is deprecated; use greet", DeprecationWarning, stacklevel=2)
+    return greet(name)
+'''
+
+
+def build_wheel(folder, name, version, module_source):
+    """A real wheel, built by hand (a wheel is a zip with its metadata), so tests install offline."""
+    dist = f"{name}-{version}.dist-info"
+    files = {
+        f"{name}/__init__.py": module_source,
+        f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+        f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: stackbench-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    records = []
+    for path, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        records.append(f"{path},sha256={digest},{len(text.encode())}")
+    records.append(f"{dist}/RECORD,,")
+    wheel = folder / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)
+        archive.writestr(f"{dist}/RECORD", "\n".join(records) + "\n")
+    return wheel
+
+
+def make_user(username, *permissions, superuser=False):
+    user = User.objects.create_user(username, f"{username}@example.com", "pw-" + username)
+    user.is_superuser = superuser
+    user.is_staff = superuser
+    user.save()
+    for codename in permissions:
+        app_label, name = codename.split(".")
+        user.user_permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=name))
+    return user
+
+
+def logged_in(user):
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def audit_result(walkthrough_id="wt_kv_quickstart", started="2026-11-01T10:00:00Z", gaps=(), library="sqlite3",
+                 total=5, completed=5):
+    """An audit result as the existing tool chain writes it; gaps are (step, title, type, severity, description)."""
+    return AuditResult(
+        walkthrough_id=walkthrough_id, walkthrough_title="A key-value store with sqlite3", library_name=library,
+        library_version="3.40", started_at=started, completed_at=started, duration_seconds=3.5, total_steps=total,
+        completed_steps=completed, gaps=[Gap(step_number=s, step_title=t, gap_type=g, severity=v, description=d,
+                                             timestamp=started) for s, t, g, v, d in gaps])
