@@ -1,4 +1,5 @@
 """Starting runs: the cross-model writes that also queue Celery work."""
+
 from celery import group
 from django.db import transaction
 
@@ -26,25 +27,49 @@ def _enqueue(run: Run, signature):
     return run
 
 
-def do_start_audit(walkthrough: Walkthrough, user=None, backend=None, version=None, previous_run=None,
-                   origin="dashboard", options=None, batch=None) -> Run:
+def do_start_audit(
+    walkthrough: Walkthrough,
+    user=None,
+    backend=None,
+    version=None,
+    previous_run=None,
+    origin="dashboard",
+    options=None,
+    batch=None,
+) -> Run:
     if not walkthrough.has_steps:
         raise RunNotStarted(f"{walkthrough.walkthrough_id} has no steps yet: import its walkthrough export first.")
     library = walkthrough.library
     with transaction.atomic():
         run = Run.objects.create(
-            kind=RunKind.AUDIT, library=library, library_version=version or library.default_version,
-            walkthrough=walkthrough, walkthrough_hash=walkthrough.content_hash,
-            backend=backend or library.default_backend, status=RunStatus.QUEUED, started_by=user, origin=origin,
+            kind=RunKind.AUDIT,
+            library=library,
+            library_version=version or library.default_version,
+            walkthrough=walkthrough,
+            walkthrough_hash=walkthrough.content_hash,
+            backend=backend or library.default_backend,
+            status=RunStatus.QUEUED,
+            started_by=user,
+            origin=origin,
             previous_run=previous_run or walkthrough.runs.audits().finished().newest_first().first(),
-            progress_total=walkthrough.steps.count(), options=options or {}, docs_commit=library.current_docs_commit(),
+            progress_total=walkthrough.steps.count(),
+            options=options or {},
+            docs_commit=library.current_docs_commit(),
             batch=batch,
         )
     return _enqueue(run, run_audit_task.si(run.pk))
 
 
-def do_start_validation(library: Library, pages: list[DocPage], user=None, version=None, previous_run=None,
-                        origin="dashboard", options=None, batch=None) -> Run:
+def do_start_validation(
+    library: Library,
+    pages: list[DocPage],
+    user=None,
+    version=None,
+    previous_run=None,
+    origin="dashboard",
+    options=None,
+    batch=None,
+) -> Run:
     """One run over a set of doc pages: a task per page, so the run spreads over every worker."""
     pages = [page for page in pages if page.library_id == library.pk]
     if not pages:
@@ -52,22 +77,39 @@ def do_start_validation(library: Library, pages: list[DocPage], user=None, versi
     version = version or library.default_version
     with transaction.atomic():
         run = Run.objects.create(
-            kind=RunKind.VALIDATION, library=library, library_version=version, backend=RunBackend.VENV,
-            status=RunStatus.QUEUED, started_by=user, origin=origin, options=options or {},
+            kind=RunKind.VALIDATION,
+            library=library,
+            library_version=version,
+            backend=RunBackend.VENV,
+            status=RunStatus.QUEUED,
+            started_by=user,
+            origin=origin,
+            options=options or {},
             previous_run=previous_run or _previous_validation(library, pages),
             progress_total=CodeExample.objects.filter(doc_page__in=pages).count(),
-            docs_commit=library.current_docs_commit(), batch=batch,
+            docs_commit=library.current_docs_commit(),
+            batch=batch,
         )
         run.doc_pages.set(pages)
-        documents = [ValidationDocument.objects.create(run=run, doc_page=page, page=page.page,
-                                                       library_name=library.package_name, version=version,
-                                                       language=page.language) for page in pages]
+        documents = [
+            ValidationDocument.objects.create(
+                run=run,
+                doc_page=page,
+                page=page.page,
+                library_name=library.package_name,
+                version=version,
+                language=page.language,
+            )
+            for page in pages
+        ]
     return _enqueue(run, group(validate_document_task.si(run.pk, document.pk) for document in documents))
 
 
 def _previous_validation(library: Library, pages: list[DocPage]) -> Run | None:
     wanted = {page.pk for page in pages}
-    for candidate in Run.objects.validations().for_library(library).finished().newest_first().prefetch_related("doc_pages")[:20]:
+    for candidate in (
+        Run.objects.validations().for_library(library).finished().newest_first().prefetch_related("doc_pages")[:20]
+    ):
         if {page.pk for page in candidate.doc_pages.all()} == wanted:
             return candidate
     return None
@@ -78,7 +120,9 @@ def do_run_everything(library: Library, user=None, origin="dashboard") -> Batch:
     walkthroughs = [w for w in library.walkthroughs.active() if w.has_steps]
     pages = list(library.doc_pages.all())
     if not walkthroughs and not pages:
-        raise RunNotStarted(f"{library.name} has neither walkthroughs nor doc pages yet: sync or upload its docs first.")
+        raise RunNotStarted(
+            f"{library.name} has neither walkthroughs nor doc pages yet: sync or upload its docs first."
+        )
     batch = Batch.objects.create(library=library, created_by=user, docs_commit=library.current_docs_commit())
     if pages:
         do_start_validation(library, pages, user=user, origin=origin, batch=batch)

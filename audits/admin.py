@@ -13,8 +13,21 @@ class GapInline(admin.TabularInline):
 
 @admin.register(Run)
 class RunAdmin(admin.ModelAdmin):
-    list_display = ["id", "kind", "library", "library_version", "walkthrough", "backend", "status",
-                    "progress_current", "progress_total", "created_at", "duration_seconds", "started_by", "origin"]
+    list_display = [
+        "id",
+        "kind",
+        "library",
+        "library_version",
+        "walkthrough",
+        "backend",
+        "status",
+        "progress_current",
+        "progress_total",
+        "created_at",
+        "duration_seconds",
+        "started_by",
+        "origin",
+    ]
     list_filter = ["kind", "status", "backend", "origin", "library"]
     search_fields = ["id", "walkthrough__title", "walkthrough__walkthrough_id", "error", "docs_commit"]
     list_select_related = ["library", "walkthrough", "started_by"]

@@ -8,10 +8,19 @@ from walkthroughs.models import Backend
 
 
 class RunOptionsForm(forms.Form):
-    version = forms.CharField(required=False, max_length=100, label="Library version",
-                              help_text="Leave empty for the library's default version.")
-    timeout = forms.IntegerField(required=False, min_value=1, max_value=3600, label="Timeout per command (seconds)",
-                                 help_text="Leave empty for the default.")
+    version = forms.CharField(
+        required=False,
+        max_length=100,
+        label="Library version",
+        help_text="Leave empty for the library's default version.",
+    )
+    timeout = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=3600,
+        label="Timeout per command (seconds)",
+        help_text="Leave empty for the default.",
+    )
 
     def options(self) -> dict:
         timeout = self.cleaned_data.get("timeout")
@@ -58,13 +67,18 @@ class MultipleFileField(forms.FileField):
 class UploadForm(forms.Form):
     # Empty files pass here so the import reports them per file, next to the others.
     files = MultipleFileField(allow_empty_file=True, error_messages={"required": "Choose at least one file to upload."})
-    library = forms.CharField(required=False, max_length=NAME_MAX, label="Library for walkthrough exports (optional)",
-                              widget=forms.TextInput(attrs={"placeholder": "e.g. lancedb"}))
+    library = forms.CharField(
+        required=False,
+        max_length=NAME_MAX,
+        label="Library for walkthrough exports (optional)",
+        widget=forms.TextInput(attrs={"placeholder": "e.g. lancedb"}),
+    )
 
     def clean_files(self):
         files = self.cleaned_data["files"]
         too_big = [upload.name for upload in files if upload.size > settings.STACKBENCH_UPLOAD_MAX_BYTES]
         if too_big:
-            raise forms.ValidationError(f"Over the {filesizeformat(settings.STACKBENCH_UPLOAD_MAX_BYTES)} limit per "
-                                        "file: " + ", ".join(too_big))
+            raise forms.ValidationError(
+                f"Over the {filesizeformat(settings.STACKBENCH_UPLOAD_MAX_BYTES)} limit per file: " + ", ".join(too_big)
+            )
         return files

@@ -3,6 +3,7 @@ analyses, audit results with their session files and logs, validation results an
 
 Each file is validated first and stored in one transaction, so a bad file stores nothing; importing the same
 file twice finds it already there (runs and documents carry an import key derived from what identifies them)."""
+
 import hashlib
 import shutil
 from dataclasses import dataclass, field
@@ -71,7 +72,9 @@ class FileSet:
             self.logs[name] = raw
             return
         if len(raw) > MAX_FILE_BYTES:
-            self.errors.append(ImportOutcome(name, "", "error", f"{len(raw)} bytes is over the {MAX_FILE_BYTES} byte limit"))
+            self.errors.append(
+                ImportOutcome(name, "", "error", f"{len(raw)} bytes is over the {MAX_FILE_BYTES} byte limit")
+            )
             return
         try:
             self.files.append(SourceFile(name, parse_json_text(raw, name), explicit))
@@ -117,7 +120,9 @@ def _add_path(fileset: FileSet, path: Path, explicit: bool):
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            fileset.errors.append(ImportOutcome(str(path), "", "error", f"{size} bytes is over the {MAX_FILE_BYTES} byte limit"))
+            fileset.errors.append(
+                ImportOutcome(str(path), "", "error", f"{size} bytes is over the {MAX_FILE_BYTES} byte limit")
+            )
             return
         fileset.add_bytes(str(path), path.read_bytes(), explicit)
     except OSError as exc:
@@ -154,8 +159,14 @@ def import_fileset(fileset: FileSet, library_name: str | None = None, user=None)
         kind = detect_kind(source)
         if kind is None:
             if source.explicit:
-                outcomes.append(ImportOutcome(source.name, "", "error",
-                                              "not a Stackbench file (expected one of: " + ", ".join(KIND_LABELS.values()) + ")"))
+                outcomes.append(
+                    ImportOutcome(
+                        source.name,
+                        "",
+                        "error",
+                        "not a Stackbench file (expected one of: " + ", ".join(KIND_LABELS.values()) + ")",
+                    )
+                )
             else:
                 outcomes.append(ImportOutcome(source.name, "", "skipped", "not a Stackbench file"))
             continue
@@ -217,15 +228,25 @@ class _Importer:
         if len(walkthrough_id) > NAME_MAX:
             raise FormatError(f"{source.name}: a walkthrough id (the file name) is at most {NAME_MAX} characters")
         walkthrough, outcome = Walkthrough.store_export(walkthrough_id, library, export, source.data)
-        return ImportOutcome(source.name, "walkthrough", outcome,
-                             f"{walkthrough.walkthrough_id}: {len(export.steps)} steps", walkthrough.get_absolute_url())
+        return ImportOutcome(
+            source.name,
+            "walkthrough",
+            outcome,
+            f"{walkthrough.walkthrough_id}: {len(export.steps)} steps",
+            walkthrough.get_absolute_url(),
+        )
 
     def import_extraction(self, source: SourceFile) -> ImportOutcome:
         analysis = parse_model(ExtractionAnalysis, source.data, source.name)
         library = self.library(analysis.library, analysis.version or "")
         page, outcome = DocPage.store_analysis(library, analysis, source.data)
-        return ImportOutcome(source.name, "extraction", outcome, f"{page.page}: {len(analysis.examples)} examples",
-                             page.get_absolute_url())
+        return ImportOutcome(
+            source.name,
+            "extraction",
+            outcome,
+            f"{page.page}: {len(analysis.examples)} examples",
+            page.get_absolute_url(),
+        )
 
     def import_audit(self, source: SourceFile) -> ImportOutcome:
         audit = parse_model(AuditResult, source.data, source.name)
@@ -234,16 +255,31 @@ class _Importer:
         key = _key("audit", audit.walkthrough_id, audit.started_at.isoformat())
         existing = Run.objects.filter(import_key=key).first()
         if existing:
-            return ImportOutcome(source.name, "audit", "duplicate", f"already imported as run #{existing.pk}",
-                                 existing.get_absolute_url())
+            return ImportOutcome(
+                source.name,
+                "audit",
+                "duplicate",
+                f"already imported as run #{existing.pk}",
+                existing.get_absolute_url(),
+            )
         library = self.library(audit.library_name, audit.library_version)
         walkthrough = Walkthrough.placeholder(audit.walkthrough_id, library, audit.walkthrough_title)
         run = Run.objects.create(
-            kind=RunKind.AUDIT, library=library, library_version=audit.library_version, walkthrough=walkthrough,
-            walkthrough_hash=walkthrough.content_hash, backend=RunBackend.IMPORTED, status=RunStatus.SUCCEEDED,
-            origin="imported", created_at=audit.started_at, started_at=audit.started_at,
-            finished_at=audit.completed_at, duration_seconds=audit.duration_seconds,
-            progress_current=audit.completed_steps, progress_total=audit.total_steps, import_key=key,
+            kind=RunKind.AUDIT,
+            library=library,
+            library_version=audit.library_version,
+            walkthrough=walkthrough,
+            walkthrough_hash=walkthrough.content_hash,
+            backend=RunBackend.IMPORTED,
+            status=RunStatus.SUCCEEDED,
+            origin="imported",
+            created_at=audit.started_at,
+            started_at=audit.started_at,
+            finished_at=audit.completed_at,
+            duration_seconds=audit.duration_seconds,
+            progress_current=audit.completed_steps,
+            progress_total=audit.total_steps,
+            import_key=key,
             started_by=self.user,
         )
         Gap.objects.bulk_create(Gap(run=run, seq=seq, **Gap.fields_for(run, gap)) for seq, gap in enumerate(audit.gaps))
@@ -259,7 +295,9 @@ class _Importer:
                 (folder / "agent_logs" / log_name).write_bytes(raw)
         run.record_output_files()
         record_problems(run)
-        return ImportOutcome(source.name, "audit", "created", f"run #{run.pk}: {len(audit.gaps)} gaps", run.get_absolute_url())
+        return ImportOutcome(
+            source.name, "audit", "created", f"run #{run.pk}: {len(audit.gaps)} gaps", run.get_absolute_url()
+        )
 
     def import_session(self, source: SourceFile) -> ImportOutcome:
         session = parse_model(Session, source.data, source.name)
@@ -267,67 +305,126 @@ class _Importer:
         key = _key("session", walkthrough_id, session.session_started.isoformat())
         existing = Run.objects.filter(import_key=key).first()
         if existing:
-            return ImportOutcome(source.name, "session", "duplicate", f"already imported as run #{existing.pk}",
-                                 existing.get_absolute_url())
+            return ImportOutcome(
+                source.name,
+                "session",
+                "duplicate",
+                f"already imported as run #{existing.pk}",
+                existing.get_absolute_url(),
+            )
         walkthrough = Walkthrough.objects.filter(walkthrough_id=walkthrough_id).select_related("library").first()
         library = walkthrough.library if walkthrough and not self.library_name else self.library(None)
         walkthrough = walkthrough or Walkthrough.placeholder(walkthrough_id, library, walkthrough_id)
         status = RunStatus.SUCCEEDED if session.is_complete else RunStatus.FAILED
-        error = "" if session.is_complete else (
-            f"The session stopped after step {session.current_step} of {session.total_steps or '?'}; "
-            "only its session file was imported."
+        error = (
+            ""
+            if session.is_complete
+            else (
+                f"The session stopped after step {session.current_step} of {session.total_steps or '?'}; "
+                "only its session file was imported."
+            )
         )
         run = Run.objects.create(
-            kind=RunKind.AUDIT, library=library, walkthrough=walkthrough, walkthrough_hash=walkthrough.content_hash,
-            backend=RunBackend.IMPORTED, status=status, error=error, origin="imported",
-            created_at=session.session_started, started_at=session.session_started,
-            finished_at=session.last_updated, progress_current=session.completed_steps,
-            progress_total=session.total_steps, import_key=key, started_by=self.user,
+            kind=RunKind.AUDIT,
+            library=library,
+            walkthrough=walkthrough,
+            walkthrough_hash=walkthrough.content_hash,
+            backend=RunBackend.IMPORTED,
+            status=status,
+            error=error,
+            origin="imported",
+            created_at=session.session_started,
+            started_at=session.session_started,
+            finished_at=session.last_updated,
+            progress_current=session.completed_steps,
+            progress_total=session.total_steps,
+            import_key=key,
+            started_by=self.user,
         )
-        Gap.objects.bulk_create(Gap(run=run, seq=seq, **Gap.fields_for(run, gap)) for seq, gap in enumerate(session.gaps))
+        Gap.objects.bulk_create(
+            Gap(run=run, seq=seq, **Gap.fields_for(run, gap)) for seq, gap in enumerate(session.gaps)
+        )
         folder = self.output_dir(run)
         write_model(folder / f"{walkthrough_id}_session.json", session)
         run.record_output_files()
         record_problems(run)
-        return ImportOutcome(source.name, "session", "created", f"run #{run.pk}: {len(session.gaps)} gaps", run.get_absolute_url())
+        return ImportOutcome(
+            source.name, "session", "created", f"run #{run.pk}: {len(session.gaps)} gaps", run.get_absolute_url()
+        )
 
     def import_validation(self, source: SourceFile) -> ImportOutcome:
         result = parse_model(ValidationResult, source.data, source.name)
-        return self._store_validation_run(source, [result], _key("validation", *_document_key_parts(result)),
-                                          timestamp=result.validation_timestamp, kind="validation")
+        return self._store_validation_run(
+            source,
+            [result],
+            _key("validation", *_document_key_parts(result)),
+            timestamp=result.validation_timestamp,
+            kind="validation",
+        )
 
     def import_summary(self, source: SourceFile) -> ImportOutcome:
         summary = parse_model(ValidationSummary, source.data, source.name)
         if not summary.documents:
             return ImportOutcome(source.name, "summary", "skipped", "the summary lists no documents")
-        key = _key("summary", summary.timestamp.isoformat(), *sorted(_key(*_document_key_parts(d)) for d in summary.documents))
-        return self._store_validation_run(source, summary.documents, key, timestamp=summary.timestamp, kind="summary",
-                                          duration=summary.validation_duration_seconds, summary=summary)
+        key = _key(
+            "summary", summary.timestamp.isoformat(), *sorted(_key(*_document_key_parts(d)) for d in summary.documents)
+        )
+        return self._store_validation_run(
+            source,
+            summary.documents,
+            key,
+            timestamp=summary.timestamp,
+            kind="summary",
+            duration=summary.validation_duration_seconds,
+            summary=summary,
+        )
 
     def _store_validation_run(self, source, documents, key, timestamp, kind, duration=None, summary=None):
         existing = Run.objects.filter(import_key=key).first()
         if existing:
-            return ImportOutcome(source.name, kind, "duplicate", f"already imported as run #{existing.pk}",
-                                 existing.get_absolute_url())
-        fresh = [d for d in documents if not ValidationDocument.objects.filter(import_key=_key(*_document_key_parts(d))).exists()]
+            return ImportOutcome(
+                source.name, kind, "duplicate", f"already imported as run #{existing.pk}", existing.get_absolute_url()
+            )
+        fresh = [
+            d
+            for d in documents
+            if not ValidationDocument.objects.filter(import_key=_key(*_document_key_parts(d))).exists()
+        ]
         if not fresh:
             first = ValidationDocument.objects.filter(import_key=_key(*_document_key_parts(documents[0]))).first()
-            return ImportOutcome(source.name, kind, "duplicate", f"already imported in run #{first.run_id}",
-                                 first.run.get_absolute_url())
+            return ImportOutcome(
+                source.name, kind, "duplicate", f"already imported in run #{first.run_id}", first.run.get_absolute_url()
+            )
         library = self.library(fresh[0].library, fresh[0].version)
         run = Run.objects.create(
-            kind=RunKind.VALIDATION, library=library, library_version=fresh[0].version, backend=RunBackend.IMPORTED,
-            status=RunStatus.SUCCEEDED, origin="imported", created_at=timestamp, started_at=timestamp,
-            finished_at=timestamp, duration_seconds=duration, import_key=key, started_by=self.user,
-            progress_current=sum(d.total_examples for d in fresh), progress_total=sum(d.total_examples for d in fresh),
+            kind=RunKind.VALIDATION,
+            library=library,
+            library_version=fresh[0].version,
+            backend=RunBackend.IMPORTED,
+            status=RunStatus.SUCCEEDED,
+            origin="imported",
+            created_at=timestamp,
+            started_at=timestamp,
+            finished_at=timestamp,
+            duration_seconds=duration,
+            import_key=key,
+            started_by=self.user,
+            progress_current=sum(d.total_examples for d in fresh),
+            progress_total=sum(d.total_examples for d in fresh),
         )
         folder = self.output_dir(run)
         for document in fresh:
             page = self._doc_page(document)
             run.doc_pages.add(page)
             stored = ValidationDocument.objects.create(
-                run=run, doc_page=page, page=document.page, library_name=document.library, version=document.version,
-                language=document.language, validation_timestamp=document.validation_timestamp, finished=True,
+                run=run,
+                doc_page=page,
+                page=document.page,
+                library_name=document.library,
+                version=document.version,
+                language=document.language,
+                validation_timestamp=document.validation_timestamp,
+                finished=True,
                 import_key=_key(*_document_key_parts(document)),
             )
             ExampleResult.objects.bulk_create(
@@ -342,8 +439,13 @@ class _Importer:
         skipped = len(documents) - len(fresh)
         note = f"; {skipped} document(s) already imported elsewhere" if skipped else ""
         examples = sum(d.total_examples for d in fresh)
-        return ImportOutcome(source.name, kind, "created", f"run #{run.pk}: {len(fresh)} document(s), {examples} examples{note}",
-                             run.get_absolute_url())
+        return ImportOutcome(
+            source.name,
+            kind,
+            "created",
+            f"run #{run.pk}: {len(fresh)} document(s), {examples} examples{note}",
+            run.get_absolute_url(),
+        )
 
     def _doc_page(self, document: ValidationResult) -> DocPage:
         """The stored page, or one rebuilt from the results when its analysis was never imported."""
@@ -352,7 +454,10 @@ class _Importer:
         if page:
             return page
         analysis = ExtractionAnalysis(
-            page=document.page, library=document.library, version=document.version or None, language=document.language,
+            page=document.page,
+            library=document.library,
+            version=document.version or None,
+            language=document.language,
             examples=[{"code": r.code, "line": r.line, "context": r.context} for r in document.results],
         )
         page, _ = DocPage.store_analysis(library, analysis, None)
@@ -361,4 +466,3 @@ class _Importer:
 
 def _document_key_parts(document: ValidationResult):
     return ("document", document.library, document.page, document.version, document.validation_timestamp.isoformat())
-

@@ -12,12 +12,12 @@ from django.urls import reverse
 from django.utils import timezone
 
 from audits.engines.fingerprints import example_fingerprint, gap_fingerprint
-from walkthroughs.engines.snippets import code_hash
 from audits.engines.formats import EXAMPLE_SEVERITY, GATE_LEVELS
 from audits.engines.formats import ExampleResult as ExampleResultFormat
 from audits.engines.formats import ValidationResult as ValidationResultFormat
 from walkthroughs.engines.formats import GAP_SEVERITY
 from walkthroughs.engines.formats import Gap as GapFormat
+from walkthroughs.engines.snippets import code_hash
 from walkthroughs.models import Backend, DocPage, Library, Walkthrough
 
 SHARE_SALT = "stackbench.share-link"
@@ -96,6 +96,7 @@ class RunQuerySet(models.QuerySet):
 
     def with_gap_counts(self):
         """Gap counts by severity, as correlated subqueries so only the rows shown are counted."""
+
         def count(severity):
             gaps = Gap.objects.filter(run=OuterRef("pk"), severity=severity).order_by().values("run")
             return Coalesce(Subquery(gaps.annotate(n=Count("pk")).values("n")), 0)
@@ -103,8 +104,11 @@ class RunQuerySet(models.QuerySet):
         return self.annotate(critical_count=count("critical"), warning_count=count("warning"), info_count=count("info"))
 
     def with_failure_counts(self):
-        failures = (ExampleResult.objects.filter(document__run=OuterRef("pk"), status="failure").order_by()
-                    .values("document__run"))
+        failures = (
+            ExampleResult.objects.filter(document__run=OuterRef("pk"), status="failure")
+            .order_by()
+            .values("document__run")
+        )
         return self.annotate(failure_count=Coalesce(Subquery(failures.annotate(n=Count("pk")).values("n")), 0))
 
     def claim(self, pk) -> int | None:
@@ -112,7 +116,9 @@ class RunQuerySet(models.QuerySet):
         redelivered message) already has it."""
         now = timezone.now()
         claimed = self.filter(pk=pk, status=RunStatus.QUEUED).update(
-            status=RunStatus.RUNNING, started_at=Coalesce(F("started_at"), now), heartbeat_at=now,
+            status=RunStatus.RUNNING,
+            started_at=Coalesce(F("started_at"), now),
+            heartbeat_at=now,
             attempts=F("attempts") + 1,
         )
         return self.filter(pk=pk).values_list("attempts", flat=True).first() if claimed else None
@@ -226,15 +232,20 @@ class Run(models.Model):
         folder = self.output_path()
         if not self.output_dir or not folder.is_dir():
             return
-        self.output_files = sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
-                                   if p.is_file() and not p.is_symlink())
+        self.output_files = sorted(
+            str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and not p.is_symlink()
+        )
         Run.objects.filter(pk=self.pk).update(output_files=self.output_files)
 
     def report_progress(self, current=None, total=None, label=None, command=None):
         """Live progress; a plain update so a concurrent cancel is never overwritten."""
         fields = {"heartbeat_at": timezone.now()}
-        for name, value in (("progress_current", current), ("progress_total", total),
-                            ("progress_label", label), ("last_command", command)):
+        for name, value in (
+            ("progress_current", current),
+            ("progress_total", total),
+            ("progress_label", label),
+            ("last_command", command),
+        ):
             if value is not None:
                 fields[name] = value[:500] if name == "progress_label" else value
                 setattr(self, name, fields[name])
@@ -248,16 +259,24 @@ class Run(models.Model):
     def beat(self, attempt: int) -> bool:
         """The worker of this attempt is alive. False when the run is no longer this attempt's to run
         (cancelled, finished, or handed to another worker after this one was thought dead)."""
-        return Run.objects.filter(pk=self.pk, status=RunStatus.RUNNING, attempts=attempt).update(
-            heartbeat_at=timezone.now()) == 1
+        return (
+            Run.objects.filter(pk=self.pk, status=RunStatus.RUNNING, attempts=attempt).update(
+                heartbeat_at=timezone.now()
+            )
+            == 1
+        )
 
     def finish(self, status, error="", **fields) -> bool:
         """End a running run. Guarded, so a run already cancelled or finished stays as it is."""
         now = timezone.now()
         started = self.started_at or now
         updated = Run.objects.filter(pk=self.pk, status=RunStatus.RUNNING).update(
-            status=status, error=error, finished_at=now, heartbeat_at=now,
-            duration_seconds=(now - started).total_seconds(), **fields,
+            status=status,
+            error=error,
+            finished_at=now,
+            heartbeat_at=now,
+            duration_seconds=(now - started).total_seconds(),
+            **fields,
         )
         self.refresh_from_db()
         return updated == 1
@@ -292,8 +311,10 @@ class GapQuerySet(models.QuerySet):
 
     def search(self, text):
         return self.filter(
-            Q(description__icontains=text) | Q(suggested_fix__icontains=text)
-            | Q(context__icontains=text) | Q(step_title__icontains=text)
+            Q(description__icontains=text)
+            | Q(suggested_fix__icontains=text)
+            | Q(context__icontains=text)
+            | Q(step_title__icontains=text)
         )
 
 
@@ -327,8 +348,13 @@ class Gap(models.Model):
     @staticmethod
     def fields_for(run: Run, gap: GapFormat) -> dict:
         walkthrough_id = run.walkthrough.walkthrough_id if run.walkthrough_id else ""
-        return {**gap.model_dump(), "rank": GAP_SEVERITY.rank(gap.severity), "fingerprint": gap_fingerprint(
-            run.library.name, walkthrough_id, gap.step_title, gap.gap_type, gap.description)}
+        return {
+            **gap.model_dump(),
+            "rank": GAP_SEVERITY.rank(gap.severity),
+            "fingerprint": gap_fingerprint(
+                run.library.name, walkthrough_id, gap.step_title, gap.gap_type, gap.description
+            ),
+        }
 
     def to_format(self) -> GapFormat:
         return GapFormat.model_validate({field: getattr(self, field) for field in GapFormat.model_fields})
@@ -359,12 +385,17 @@ class ValidationDocument(models.Model):
 
     def claim(self) -> bool:
         """Start this document once; a redelivered task finds it already started."""
-        return ValidationDocument.objects.filter(pk=self.pk, started_at__isnull=True).update(
-            started_at=timezone.now()) == 1
+        return (
+            ValidationDocument.objects.filter(pk=self.pk, started_at__isnull=True).update(started_at=timezone.now())
+            == 1
+        )
 
     def to_format(self) -> ValidationResultFormat:
         return ValidationResultFormat(
-            page=self.page, library=self.library_name, version=self.version, language=self.language,
+            page=self.page,
+            library=self.library_name,
+            version=self.version,
+            language=self.language,
             validation_timestamp=self.validation_timestamp or timezone.now(),
             results=[result.to_format() for result in self.results.all()],
         )
@@ -374,7 +405,8 @@ class ValidationDocument(models.Model):
         with transaction.atomic():
             for result in results:
                 ExampleResult.objects.update_or_create(
-                    document=self, example_index=result.example_index,
+                    document=self,
+                    example_index=result.example_index,
                     defaults=ExampleResult.fields_for(self, result),
                 )
 
@@ -388,8 +420,12 @@ class ExampleResultQuerySet(models.QuerySet):
         return self.annotate(rank=rank_of(EXAMPLE_SEVERITY, missing="error"))
 
     def search(self, text):
-        return self.filter(Q(error_message__icontains=text) | Q(code__icontains=text) | Q(context__icontains=text)
-                           | Q(suggestions__icontains=text))
+        return self.filter(
+            Q(error_message__icontains=text)
+            | Q(code__icontains=text)
+            | Q(context__icontains=text)
+            | Q(suggestions__icontains=text)
+        )
 
 
 class ExampleResult(models.Model):
@@ -410,7 +446,9 @@ class ExampleResult(models.Model):
     actual_code_executed = models.TextField(blank=True)
     code_hash = models.CharField(max_length=16, blank=True, db_index=True)
     fingerprint = models.CharField(max_length=32, blank=True, db_index=True, help_text="Set on failures.")
-    problem = models.ForeignKey("Problem", null=True, blank=True, on_delete=models.SET_NULL, related_name="example_results")
+    problem = models.ForeignKey(
+        "Problem", null=True, blank=True, on_delete=models.SET_NULL, related_name="example_results"
+    )
 
     objects = ExampleResultQuerySet.as_manager()
 
@@ -427,15 +465,15 @@ class ExampleResult(models.Model):
         return {
             **result.model_dump(exclude={"example_index"}),
             "code_hash": code_hash(result.code),
-            "fingerprint": example_fingerprint(document.library_name, document.page, result.code,
-                                               result.error_message) if failed else "",
+            "fingerprint": example_fingerprint(document.library_name, document.page, result.code, result.error_message)
+            if failed
+            else "",
         }
 
     def to_format(self) -> ExampleResultFormat:
         return ExampleResultFormat.model_validate(
             {field: getattr(self, field) for field in ExampleResultFormat.model_fields}
         )
-
 
 
 class Lifecycle(models.TextChoices):
@@ -480,7 +518,9 @@ class Problem(models.Model):
     fingerprint = models.CharField(max_length=32, unique=True)
     kind = models.CharField(max_length=20, choices=RunKind.choices)
     library = models.ForeignKey(Library, on_delete=models.CASCADE, related_name="problems")
-    walkthrough = models.ForeignKey(Walkthrough, null=True, blank=True, on_delete=models.CASCADE, related_name="problems")
+    walkthrough = models.ForeignKey(
+        Walkthrough, null=True, blank=True, on_delete=models.CASCADE, related_name="problems"
+    )
     doc_page = models.ForeignKey(DocPage, null=True, blank=True, on_delete=models.CASCADE, related_name="problems")
     step_number = models.PositiveIntegerField(null=True, blank=True)
     step_title = models.CharField(max_length=500, blank=True)
@@ -496,21 +536,31 @@ class Problem(models.Model):
     last_seen_at = models.DateTimeField()
     sightings = models.PositiveIntegerField(default=1, help_text="Runs that saw it.")
     lifecycle = models.CharField(max_length=20, choices=Lifecycle.choices, default=Lifecycle.NEW, db_index=True)
-    lifecycle_run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
-                                      help_text="The run that fixed it or saw it come back.")
+    lifecycle_run = models.ForeignKey(
+        Run,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The run that fixed it or saw it come back.",
+    )
     triage_state = models.CharField(max_length=20, choices=TriageState.choices, default=TriageState.OPEN, db_index=True)
     triage_reason = models.TextField(blank=True)
     quiet_rank = models.PositiveSmallIntegerField(default=0, help_text="Severity when it was quieted.")
     reopened_reason = models.TextField(blank=True)
-    assignee = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                 related_name="assigned_problems")
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="assigned_problems"
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     objects = ProblemQuerySet.as_manager()
 
     class Meta:
         ordering = ["-rank", "-last_seen_at"]
-        indexes = [models.Index(fields=["walkthrough", "step_number"]), models.Index(fields=["library", "triage_state"])]
+        indexes = [
+            models.Index(fields=["walkthrough", "step_number"]),
+            models.Index(fields=["library", "triage_state"]),
+        ]
         permissions = [("triage_problem", "Can triage and comment on problems")]
 
     def __str__(self):
@@ -583,7 +633,9 @@ class Problem(models.Model):
         self.triage_state, self.reopened_reason, self.quiet_rank = TriageState.OPEN, reason, 0
 
     def log_event(self, actor, kind: str, before: str, after: str, text: str = ""):
-        ProblemEvent.objects.create(problem=self, actor=actor, kind=kind, before=before or "", after=after or "", text=text)
+        ProblemEvent.objects.create(
+            problem=self, actor=actor, kind=kind, before=before or "", after=after or "", text=text
+        )
 
 
 class ProblemComment(models.Model):
@@ -625,11 +677,22 @@ def _rank(finding) -> int:
 def _finding_fields(run: Run, finding) -> dict:
     """What a problem takes from its latest sighting."""
     if isinstance(finding, Gap):
-        return {"step_number": finding.step_number, "step_title": finding.step_title, "gap_type": finding.gap_type,
-                "severity": finding.severity, "rank": finding.rank, "title": finding.description}
-    return {"example_index": finding.example_index, "code_hash": finding.code_hash, "doc_page_id": finding.document.doc_page_id,
-            "severity": finding.severity or "error", "rank": _rank(finding),
-            "title": finding.error_message or ""}
+        return {
+            "step_number": finding.step_number,
+            "step_title": finding.step_title,
+            "gap_type": finding.gap_type,
+            "severity": finding.severity,
+            "rank": finding.rank,
+            "title": finding.description,
+        }
+    return {
+        "example_index": finding.example_index,
+        "code_hash": finding.code_hash,
+        "doc_page_id": finding.document.doc_page_id,
+        "severity": finding.severity or "error",
+        "rank": _rank(finding),
+        "title": finding.error_message or "",
+    }
 
 
 @transaction.atomic
@@ -642,7 +705,9 @@ def record_problems(run: Run):
         findings = list(ExampleResult.objects.failures().filter(document__run=run).select_related("document"))
     worst: dict[str, object] = {}
     for finding in findings:
-        if finding.fingerprint and (finding.fingerprint not in worst or _rank(finding) > _rank(worst[finding.fingerprint])):
+        if finding.fingerprint and (
+            finding.fingerprint not in worst or _rank(finding) > _rank(worst[finding.fingerprint])
+        ):
             worst[finding.fingerprint] = finding
     seen_at = run.started_at or run.created_at
     existing = {p.fingerprint: p for p in Problem.objects.select_for_update().filter(fingerprint__in=worst)}
@@ -652,8 +717,16 @@ def record_problems(run: Run):
         fields = _finding_fields(run, finding)
         if problem is None:
             problem = Problem.objects.create(
-                fingerprint=fingerprint, kind=run.kind, library=run.library, walkthrough=run.walkthrough,
-                first_run=run, last_run=run, first_seen_at=seen_at, last_seen_at=seen_at, **fields)
+                fingerprint=fingerprint,
+                kind=run.kind,
+                library=run.library,
+                walkthrough=run.walkthrough,
+                first_run=run,
+                last_run=run,
+                first_seen_at=seen_at,
+                last_seen_at=seen_at,
+                **fields,
+            )
         elif problem.last_run_id != run.pk and seen_at >= problem.last_seen_at:
             problem.note_sighting(run, seen_at, fields)
         elif seen_at < problem.first_seen_at:
@@ -674,14 +747,21 @@ def _recount_sightings(kind, problems):
     if not problems:
         return
     if kind == RunKind.AUDIT:
-        counts = dict(Gap.objects.filter(problem__in=problems).values("problem").annotate(n=Count("run", distinct=True))
-                      .values_list("problem", "n"))
+        counts = dict(
+            Gap.objects.filter(problem__in=problems)
+            .values("problem")
+            .annotate(n=Count("run", distinct=True))
+            .values_list("problem", "n")
+        )
     else:
-        counts = dict(ExampleResult.objects.filter(problem__in=problems).values("problem")
-                      .annotate(n=Count("document__run", distinct=True)).values_list("problem", "n"))
+        counts = dict(
+            ExampleResult.objects.filter(problem__in=problems)
+            .values("problem")
+            .annotate(n=Count("document__run", distinct=True))
+            .values_list("problem", "n")
+        )
     for problem in problems:
         Problem.objects.filter(pk=problem.pk).update(sightings=counts.get(problem.pk, 1))
-
 
 
 def gate_problems(run: Run, fail_on: str) -> list[Problem]:
@@ -694,10 +774,18 @@ def gate_problems(run: Run, fail_on: str) -> list[Problem]:
         seen = Gap.objects.filter(run=run, rank__gte=threshold).values("problem")
     else:
         severities = [name for name in EXAMPLE_SEVERITY if EXAMPLE_SEVERITY.rank(name) >= threshold]
-        seen = ExampleResult.objects.failures().filter(document__run=run).filter(
-            Q(severity__in=severities) | Q(severity__isnull=True)).values("problem")
-    return list(Problem.objects.filter(pk__in=seen).exclude(triage_state__in=QUIET_STATES).filter(
-        Q(first_run=run) | Q(lifecycle=Lifecycle.REGRESSED, lifecycle_run=run)).order_by("-rank", "pk"))
+        seen = (
+            ExampleResult.objects.failures()
+            .filter(document__run=run)
+            .filter(Q(severity__in=severities) | Q(severity__isnull=True))
+            .values("problem")
+        )
+    return list(
+        Problem.objects.filter(pk__in=seen)
+        .exclude(triage_state__in=QUIET_STATES)
+        .filter(Q(first_run=run) | Q(lifecycle=Lifecycle.REGRESSED, lifecycle_run=run))
+        .order_by("-rank", "pk")
+    )
 
 
 def run_is_complete(run: Run) -> bool:
@@ -715,7 +803,9 @@ def _mark_fixed(run: Run, seen: set[str], seen_at):
     else:
         clean_pages = run.documents.filter(finished=True, install_error="").values("doc_page_id")
         candidates = Problem.objects.filter(kind=RunKind.VALIDATION, doc_page_id__in=clean_pages)
-    fixed = list(candidates.filter(lifecycle__in=ACTIVE_LIFECYCLES, last_seen_at__lte=seen_at).exclude(fingerprint__in=seen))
+    fixed = list(
+        candidates.filter(lifecycle__in=ACTIVE_LIFECYCLES, last_seen_at__lte=seen_at).exclude(fingerprint__in=seen)
+    )
     for problem in fixed:
         problem.log_event(None, "lifecycle", problem.lifecycle, Lifecycle.FIXED, f"Not seen in run #{run.pk}.")
         if problem.triage_state in (TriageState.OPEN, TriageState.CONFIRMED):
@@ -789,7 +879,9 @@ class ApiToken(models.Model):
 
     @classmethod
     def authenticate(cls, key: str):
-        token = cls.objects.select_related("user").filter(digest=cls._digest(key or ""), revoked_at__isnull=True).first()
+        token = (
+            cls.objects.select_related("user").filter(digest=cls._digest(key or ""), revoked_at__isnull=True).first()
+        )
         if token is None or not token.user.is_active:
             return None
         cls.objects.filter(pk=token.pk).update(last_used_at=timezone.now())

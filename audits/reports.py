@@ -1,6 +1,7 @@
 """Read-side summaries the pages share: the per-step gap timeline, each step's gap history, what changed
 between two runs, and a library's open findings and trend. Each is a fixed number of queries, whatever the
 number of runs or gaps."""
+
 from dataclasses import dataclass, field
 
 from django.db.models import Count, F, Max, OuterRef, Q, Subquery, Window
@@ -21,7 +22,9 @@ class TimelineCell:
 
     @property
     def symbol(self):
-        return {"critical": "▲", "warning": "◆", "info": "●", "passed": "✓", "unreached": "·", "running": "…"}[self.state]
+        return {"critical": "▲", "warning": "◆", "info": "●", "passed": "✓", "unreached": "·", "running": "…"}[
+            self.state
+        ]
 
     @property
     def label(self):
@@ -40,11 +43,15 @@ class Timeline:
 def step_timeline(walkthrough: Walkthrough, steps, limit: int | None = 40) -> Timeline:
     """Steps down, the walkthrough's audit runs across (oldest first), each cell the worst severity found."""
     runs_query = walkthrough.runs.audits().exclude(status=RunStatus.QUEUED).newest_first()
-    runs = list((runs_query[:limit] if limit else runs_query).only(
-        "pk", "walkthrough_id", "status", "progress_current", "progress_total", "created_at"))[::-1]
+    runs = list(
+        (runs_query[:limit] if limit else runs_query).only(
+            "pk", "walkthrough_id", "status", "progress_current", "progress_total", "created_at"
+        )
+    )[::-1]
     worst = {
         (row["run_id"], row["step_number"]): (row["worst"], row["n"])
-        for row in Gap.objects.filter(run__in=[r.pk for r in runs]).values("run_id", "step_number")
+        for row in Gap.objects.filter(run__in=[r.pk for r in runs])
+        .values("run_id", "step_number")
         .annotate(worst=Max("rank"), n=Count("id"))
     }
     timeline = Timeline(runs=runs)
@@ -66,7 +73,11 @@ def step_timeline(walkthrough: Walkthrough, steps, limit: int | None = 40) -> Ti
 def step_histories(walkthrough: Walkthrough) -> dict[int, list]:
     """For each step: every distinct problem ever found there, when it first and last appeared, in how many runs."""
     histories: dict[int, list] = {}
-    for problem in Problem.objects.for_walkthrough(walkthrough).filter(kind=RunKind.AUDIT).order_by("step_number", "-rank", "first_seen_at"):
+    for problem in (
+        Problem.objects.for_walkthrough(walkthrough)
+        .filter(kind=RunKind.AUDIT)
+        .order_by("step_number", "-rank", "first_seen_at")
+    ):
         histories.setdefault(problem.step_number, []).append(problem)
     return histories
 
@@ -84,12 +95,19 @@ def compare_runs(run: Run, previous: Run | None) -> Comparison | None:
     if previous is None:
         return None
     if run.kind == RunKind.AUDIT:
+
         def findings(r):
             return list(r.gaps.order_by("step_number", "seq"))
     else:
+
         def findings(r):
-            return list(ExampleResult.objects.failures().filter(document__run=r).select_related("document")
-                        .order_by("document__page", "example_index"))
+            return list(
+                ExampleResult.objects.failures()
+                .filter(document__run=r)
+                .select_related("document")
+                .order_by("document__page", "example_index")
+            )
+
     mine, theirs = findings(run), findings(previous)
     mine_keys, their_keys = {f.fingerprint for f in mine}, {f.fingerprint for f in theirs}
     return Comparison(
@@ -102,15 +120,21 @@ def compare_runs(run: Run, previous: Run | None) -> Comparison | None:
 
 def latest_finished_audits(walkthroughs):
     """Each walkthrough annotated with the id of its latest finished audit run."""
-    latest = (Run.objects.filter(walkthrough=OuterRef("pk"), kind=RunKind.AUDIT, status=RunStatus.SUCCEEDED)
-              .order_by("-created_at", "-pk").values("pk")[:1])
+    latest = (
+        Run.objects.filter(walkthrough=OuterRef("pk"), kind=RunKind.AUDIT, status=RunStatus.SUCCEEDED)
+        .order_by("-created_at", "-pk")
+        .values("pk")[:1]
+    )
     return walkthroughs.annotate(latest_run_id=Subquery(latest))
 
 
 def latest_documents(pages):
     """Each doc page annotated with its latest finished validation document."""
-    latest = (ValidationDocument.objects.filter(doc_page=OuterRef("pk"), finished=True, run__status=RunStatus.SUCCEEDED)
-              .order_by("-run__created_at", "-pk").values("pk")[:1])
+    latest = (
+        ValidationDocument.objects.filter(doc_page=OuterRef("pk"), finished=True, run__status=RunStatus.SUCCEEDED)
+        .order_by("-run__created_at", "-pk")
+        .values("pk")[:1]
+    )
     return pages.annotate(latest_document_id=Subquery(latest))
 
 
@@ -123,11 +147,16 @@ def gap_counts_by_run(run_ids) -> dict[int, dict[str, int]]:
 
 def result_counts_by_document(document_ids) -> dict[int, dict[str, int]]:
     counts: dict[int, dict[str, int]] = {}
-    rows = (ExampleResult.objects.filter(document_id__in=document_ids).values("document_id")
-            .annotate(passed=Count("id", filter=Q(status="success")), failed=Count("id", filter=Q(status="failure")),
-                      skipped=Count("id", filter=Q(status="skipped")),
-                      **{severity: Count("id", filter=Q(status="failure", severity=severity))
-                         for severity in EXAMPLE_SEVERITY}))
+    rows = (
+        ExampleResult.objects.filter(document_id__in=document_ids)
+        .values("document_id")
+        .annotate(
+            passed=Count("id", filter=Q(status="success")),
+            failed=Count("id", filter=Q(status="failure")),
+            skipped=Count("id", filter=Q(status="skipped")),
+            **{severity: Count("id", filter=Q(status="failure", severity=severity)) for severity in EXAMPLE_SEVERITY},
+        )
+    )
     for row in rows:
         counts[row.pop("document_id")] = row
     return counts
@@ -156,24 +185,43 @@ def library_overviews(libraries, recent=3, trend_runs=12) -> list[LibraryOvervie
     overviews = {library.pk: LibraryOverview(library) for library in libraries}
     ids = list(overviews)
     ranked = Run.objects.filter(library_id__in=ids).annotate(
-        rank=Window(RowNumber(), partition_by=[F("library_id")], order_by=[F("created_at").desc(), F("pk").desc()]))
+        rank=Window(RowNumber(), partition_by=[F("library_id")], order_by=[F("created_at").desc(), F("pk").desc()])
+    )
     # Pick the runs first, then count their gaps: counting inside the ranked query would count every run's.
     recent_ids = ranked.filter(rank__lte=trend_runs + recent).values("pk")
-    runs = list(Run.objects.filter(pk__in=recent_ids).select_related("walkthrough").with_gap_counts()
-                .with_failure_counts().order_by("library_id", "-created_at", "-pk"))
+    runs = list(
+        Run.objects.filter(pk__in=recent_ids)
+        .select_related("walkthrough")
+        .with_gap_counts()
+        .with_failure_counts()
+        .order_by("library_id", "-created_at", "-pk")
+    )
     by_library: dict[int, list[Run]] = {}
     for run in runs:
         by_library.setdefault(run.library_id, []).append(run)
-    audit_runs = latest_finished_audits(Walkthrough.objects.filter(library_id__in=ids)).values_list("library_id", "latest_run_id")
+    audit_runs = latest_finished_audits(Walkthrough.objects.filter(library_id__in=ids)).values_list(
+        "library_id", "latest_run_id"
+    )
     latest_audit = {run_id: library_id for library_id, run_id in audit_runs if run_id}
     quiet = Q(problem__triage_state__in=QUIET_STATES)
-    for row in (Gap.objects.filter(run_id__in=latest_audit).exclude(quiet)
-                .values("run__library_id", "severity").annotate(n=Count("id"))):
+    for row in (
+        Gap.objects.filter(run_id__in=latest_audit)
+        .exclude(quiet)
+        .values("run__library_id", "severity")
+        .annotate(n=Count("id"))
+    ):
         overviews[row["run__library_id"]].open_gaps[row["severity"]] = row["n"]
-    documents = latest_documents(DocPage.objects.filter(library_id__in=ids)).values_list("library_id", "latest_document_id")
+    documents = latest_documents(DocPage.objects.filter(library_id__in=ids)).values_list(
+        "library_id", "latest_document_id"
+    )
     latest_docs = {doc_id: library_id for library_id, doc_id in documents if doc_id}
-    for row in (ExampleResult.objects.failures().filter(document_id__in=latest_docs).exclude(quiet)
-                .values("document__doc_page__library_id", "severity").annotate(n=Count("id"))):
+    for row in (
+        ExampleResult.objects.failures()
+        .filter(document_id__in=latest_docs)
+        .exclude(quiet)
+        .values("document__doc_page__library_id", "severity")
+        .annotate(n=Count("id"))
+    ):
         overviews[row["document__doc_page__library_id"]].failing_examples[row["severity"] or "error"] = row["n"]
     for library_id, library_runs in by_library.items():
         overview = overviews[library_id]

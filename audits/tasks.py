@@ -1,5 +1,6 @@
 """Celery tasks. Each takes primary keys, re-fetches, claims its run with a guarded update (so a redelivered
 task is a no-op) and stores progress and findings as they happen, so a run that dies keeps what it found."""
+
 import logging
 import time
 from pathlib import Path
@@ -64,7 +65,9 @@ def run_audit_task(run_id: int):
     walkthrough_path.write_text(run.walkthrough.export_json())
     options = run.options or {}
     request = AuditRequest(
-        walkthrough_path=walkthrough_path, output_dir=output, library_name=run.library.name,
+        walkthrough_path=walkthrough_path,
+        output_dir=output,
+        library_name=run.library.name,
         library_version=run.library_version,
         limits=sandbox_limits(**({"timeout": float(options["timeout"])} if options.get("timeout") else {})),
     )
@@ -92,7 +95,6 @@ def close_run(run: Run, status=None, **fields):
         run.finish(status, **fields)
     run.refresh_from_db()
     record_problems(run)
-
 
 
 class DocumentObserver(ValidationObserver):
@@ -145,15 +147,23 @@ def validate_document_task(self, run_id: int, document_id: int):
     analysis.version = run.library_version or analysis.version
     try:
         result = validate_document(analysis, options_for_run, DocumentObserver(run, document, attempt))
-        install_error = next((r.error_message for r in result.results
-                              if r.severity == "warning" and (r.error_message or "").startswith("Installing ")), "")
+        install_error = next(
+            (
+                r.error_message
+                for r in result.results
+                if r.severity == "warning" and (r.error_message or "").startswith("Installing ")
+            ),
+            "",
+        )
         write_model(run.ensure_output_dir() / validation_file_name(document.page), result)
         ValidationDocument.objects.filter(pk=document.pk).update(
-            finished=True, validation_timestamp=result.validation_timestamp, install_error=install_error)
+            finished=True, validation_timestamp=result.validation_timestamp, install_error=install_error
+        )
     except Exception as exc:
         logger.exception("validation of %s in run %s failed", document.page, run_id)
         ValidationDocument.objects.filter(pk=document.pk).update(
-            finished=True, install_error=f"The validation stopped on an internal error: {exc!r}")
+            finished=True, install_error=f"The validation stopped on an internal error: {exc!r}"
+        )
     finish_validation_if_done(run)
 
 
@@ -168,7 +178,8 @@ def finish_validation_if_done(run: Run):
     documents = list(run.documents.prefetch_related("results"))
     folder = run.ensure_output_dir()
     summary = ValidationSummary(
-        timestamp=timezone.now(), validation_duration_seconds=(timezone.now() - run.started_at).total_seconds(),
+        timestamp=timezone.now(),
+        validation_duration_seconds=(timezone.now() - run.started_at).total_seconds(),
         num_workers=len({d.worker for d in documents if d.worker}) or 1,
         documents=[document.to_format() for document in documents],
     )
@@ -192,14 +203,17 @@ def recover_stale_runs(stale_seconds: float | None = None) -> list[tuple[int, st
     for run in Run.objects.stale(stale_seconds).select_related("library"):
         silent = f"its worker stopped reporting for over {stale_seconds:.0f} s"
         if run.attempts >= MAX_ATTEMPTS:
-            if run.finish(RunStatus.FAILED, error=f"The run was given up: {silent}, {run.attempts} times. "
-                                                  "What it found before is kept."):
+            if run.finish(
+                RunStatus.FAILED,
+                error=f"The run was given up: {silent}, {run.attempts} times. What it found before is kept.",
+            ):
                 run.record_output_files()
                 record_problems(run)
                 handled.append((run.pk, "failed"))
             continue
         requeued = Run.objects.filter(pk=run.pk, status=RunStatus.RUNNING, attempts=run.attempts).update(
-            status=RunStatus.QUEUED, progress_label=f"Queued again: {silent}")
+            status=RunStatus.QUEUED, progress_label=f"Queued again: {silent}"
+        )
         if not requeued:
             continue
         if run.kind == RunKind.AUDIT:

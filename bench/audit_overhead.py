@@ -5,6 +5,7 @@ MCP round trip per step, read from the tool trace the audit writes.
     .venv/bin/python bench/audit_overhead.py [--steps 10] [--repeat 3]
 
 Targets: the whole audit under 3 s; per-step overhead under 20 ms."""
+
 import argparse
 import json
 import os
@@ -17,21 +18,44 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stackbench_site.settings")
 
-from audits.engines.auditors.common import AuditRequest  # noqa: E402
-from audits.engines.auditors.run import run_audit  # noqa: E402
-from stackbench_site.configuration import sandbox_limits  # noqa: E402
+from audits.engines.auditors.common import AuditRequest
+from audits.engines.auditors.run import run_audit
+from stackbench_site.configuration import sandbox_limits
 
 
 def make_walkthrough(folder: Path, steps: int) -> Path:
     export = {
-        "version": "1.0", "exportedAt": "2026-11-01T00:00:00Z",
-        "walkthrough": {"title": "Echo", "description": "", "type": "quickstart", "status": "published",
-                        "createdAt": 0, "updatedAt": 0, "estimatedDurationMinutes": 1, "tags": [], "metadata": None},
-        "steps": [{"title": f"Step {i}", "displayOrder": i, "createdAt": 0, "updatedAt": 0, "metadata": None,
-                   "nextStepReference": i + 1 if i + 1 < steps else None,
-                   "contentFields": {"version": "v1", "contentForUser": f"```bash\necho step-{i}\n```\n\nIt prints `step-{i}`.",
-                                     "contextForAgent": "", "operationsForAgent": f"1. Run: echo step-{i}",
-                                     "introductionForAgent": ""}} for i in range(steps)],
+        "version": "1.0",
+        "exportedAt": "2026-11-01T00:00:00Z",
+        "walkthrough": {
+            "title": "Echo",
+            "description": "",
+            "type": "quickstart",
+            "status": "published",
+            "createdAt": 0,
+            "updatedAt": 0,
+            "estimatedDurationMinutes": 1,
+            "tags": [],
+            "metadata": None,
+        },
+        "steps": [
+            {
+                "title": f"Step {i}",
+                "displayOrder": i,
+                "createdAt": 0,
+                "updatedAt": 0,
+                "metadata": None,
+                "nextStepReference": i + 1 if i + 1 < steps else None,
+                "contentFields": {
+                    "version": "v1",
+                    "contentForUser": f"```bash\necho step-{i}\n```\n\nIt prints `step-{i}`.",
+                    "contextForAgent": "",
+                    "operationsForAgent": f"1. Run: echo step-{i}",
+                    "introductionForAgent": "",
+                },
+            }
+            for i in range(steps)
+        ],
         "metadata": None,
     }
     path = folder / "wt_bench.json"
@@ -53,14 +77,21 @@ def main():
             result = run_audit(AuditRequest(path, folder / "out", limits=sandbox_limits()))
             totals.append(time.perf_counter() - started)
             assert result.completed_steps == args.steps and not result.gaps, result.gaps
-            trace = [json.loads(line) for line in (folder / "out" / "agent_logs" / "audit_tools.jsonl").read_text().splitlines()]
+            trace = [
+                json.loads(line)
+                for line in (folder / "out" / "agent_logs" / "audit_tools.jsonl").read_text().splitlines()
+            ]
             per_step += [r["duration_ms"] for r in trace if r["tool"] == "mcp__walkthrough__next_step"]
             commands = [r["duration_ms"] for r in trace if r["tool"] == "Bash"]
     print(f"walkthrough: {args.steps} steps of `echo`, {args.repeat} runs")
-    print(f"whole audit (server start included): median {statistics.median(totals):.2f} s, "
-          f"min {min(totals):.2f} s, max {max(totals):.2f} s   (target < 3 s)")
-    print(f"MCP next_step round trip: median {statistics.median(per_step):.2f} ms, "
-          f"p95 {sorted(per_step)[int(len(per_step) * 0.95) - 1]:.2f} ms   (target < 20 ms)")
+    print(
+        f"whole audit (server start included): median {statistics.median(totals):.2f} s, "
+        f"min {min(totals):.2f} s, max {max(totals):.2f} s   (target < 3 s)"
+    )
+    print(
+        f"MCP next_step round trip: median {statistics.median(per_step):.2f} ms, "
+        f"p95 {sorted(per_step)[int(len(per_step) * 0.95) - 1]:.2f} ms   (target < 20 ms)"
+    )
     print(f"command in the persistent shell: median {statistics.median(commands):.2f} ms")
 
 

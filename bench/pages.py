@@ -7,6 +7,7 @@ the query counts can be compared (they must not grow with the rows).
                                                           # PostgreSQL (uses its own database, stackbench_bench)
 
 Target: each page under 150 ms median; the same number of queries at 1,000 and 100,000 gaps."""
+
 import os
 import statistics
 import sys
@@ -36,9 +37,10 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
+from seed import fill  # noqa: E402
 
 from audits.models import Gap  # noqa: E402
-from seed import fill  # noqa: E402
+
 
 def measure(client, url, repeat=7):
     times = []

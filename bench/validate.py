@@ -5,6 +5,7 @@ creation and install, and each example's run.
     .venv/bin/python bench/validate.py [--num-workers N]
 
 Target: under 10 s on 2 cores (the existing LLM-driven tool takes about 45 s for this much)."""
+
 import argparse
 import os
 import statistics
@@ -16,24 +17,48 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stackbench_site.settings")
 
-from audits.engines import validator  # noqa: E402
-from stackbench_site.configuration import validation_options  # noqa: E402
-from walkthroughs.engines.formats import CodeExample, ExtractionAnalysis  # noqa: E402
+from audits.engines import validator
+from stackbench_site.configuration import validation_options
+from walkthroughs.engines.formats import CodeExample, ExtractionAnalysis
 
 DOCUMENTS = {
-    ("toolz", "0.12.1"): ["from toolz import curry, pipe", "inc = curry(lambda x, y: x + y)(1)", "print(pipe(1, inc, inc))",
-                          "from toolz import frequencies\nprint(frequencies('docs'))"],
-    ("python-dateutil", "2.9.0.post0"): ["from dateutil import parser", "when = parser.parse('2024-03-01T10:00')",
-                                         "print(when.isoformat())", "from dateutil.relativedelta import relativedelta\nprint(when + relativedelta(months=1))"],
+    ("toolz", "0.12.1"): [
+        "from toolz import curry, pipe",
+        "inc = curry(lambda x, y: x + y)(1)",
+        "print(pipe(1, inc, inc))",
+        "from toolz import frequencies\nprint(frequencies('docs'))",
+    ],
+    ("python-dateutil", "2.9.0.post0"): [
+        "from dateutil import parser",
+        "when = parser.parse('2024-03-01T10:00')",
+        "print(when.isoformat())",
+        "from dateutil.relativedelta import relativedelta\nprint(when + relativedelta(months=1))",
+    ],
     ("six", "1.16.0"): ["import six", "print(six.PY3)", "print(six.text_type('x'))", "print(list(six.moves.range(3)))"],
-    ("attrs", "23.2.0"): ["import attr", "@attr.s\nclass Point:\n    x = attr.ib()\n    y = attr.ib()",
-                          "p = Point(1, 2)\nprint(p)", "print(attr.asdict(p))"],
-    ("more-itertools", "10.2.0"): ["from more_itertools import chunked", "print(list(chunked(range(7), 3)))",
-                                   "from more_itertools import first\nprint(first([3, 4]))", "from more_itertools import windowed\nprint(list(windowed(range(4), 2)))"],
-    ("tabulate", "0.9.0"): ["from tabulate import tabulate", "rows = [['a', 1], ['b', 2]]", "print(tabulate(rows))",
-                            "print(tabulate(rows, headers=['k', 'v'], tablefmt='github'))"],
-    ("humanize", "4.9.0"): ["import humanize", "print(humanize.intcomma(1234567))", "print(humanize.naturalsize(1_000_000))",
-                            "print(humanize.ordinal(3))"],
+    ("attrs", "23.2.0"): [
+        "import attr",
+        "@attr.s\nclass Point:\n    x = attr.ib()\n    y = attr.ib()",
+        "p = Point(1, 2)\nprint(p)",
+        "print(attr.asdict(p))",
+    ],
+    ("more-itertools", "10.2.0"): [
+        "from more_itertools import chunked",
+        "print(list(chunked(range(7), 3)))",
+        "from more_itertools import first\nprint(first([3, 4]))",
+        "from more_itertools import windowed\nprint(list(windowed(range(4), 2)))",
+    ],
+    ("tabulate", "0.9.0"): [
+        "from tabulate import tabulate",
+        "rows = [['a', 1], ['b', 2]]",
+        "print(tabulate(rows))",
+        "print(tabulate(rows, headers=['k', 'v'], tablefmt='github'))",
+    ],
+    ("humanize", "4.9.0"): [
+        "import humanize",
+        "print(humanize.intcomma(1234567))",
+        "print(humanize.naturalsize(1_000_000))",
+        "print(humanize.ordinal(3))",
+    ],
 }
 
 
@@ -73,11 +98,15 @@ def main():
         started = time.perf_counter()
         summary = validator.validate_all(analyses(), Path(folder) / "timed", options)
         total = time.perf_counter() - started
-    print(f"{summary.total_documents} documents, {summary.total_examples} examples, {options.num_workers} workers; "
-          f"{summary.successful} passed, {summary.failed} failed")
+    print(
+        f"{summary.total_documents} documents, {summary.total_examples} examples, {options.num_workers} workers; "
+        f"{summary.successful} passed, {summary.failed} failed"
+    )
     print(f"whole validation (warm cache): {total:.2f} s   (target < 10 s; the LLM-driven tool: ~45 s)")
-    print(f"virtualenv creation + install per document: median {statistics.median(installs) * 1000:.0f} ms, "
-          f"max {max(installs) * 1000:.0f} ms")
+    print(
+        f"virtualenv creation + install per document: median {statistics.median(installs) * 1000:.0f} ms, "
+        f"max {max(installs) * 1000:.0f} ms"
+    )
     print(f"example run: median {statistics.median(runs) * 1000:.0f} ms, max {max(runs) * 1000:.0f} ms")
     if summary.failed:
         for document in summary.documents:

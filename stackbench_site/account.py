@@ -1,4 +1,5 @@
 """The signed-in person's own things: API tokens for scripts and CI."""
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
@@ -18,8 +19,9 @@ def tokens(request):
 @require_POST
 def token_create(request):
     token, key = ApiToken.issue(request.user, request.POST.get("name", "").strip()[:100])
-    return render(request, "account/tokens.html", {"tokens": request.user.api_tokens.all(), "new_key": key,
-                                                   "new_token": token})
+    return render(
+        request, "account/tokens.html", {"tokens": request.user.api_tokens.all(), "new_key": key, "new_token": token}
+    )
 
 
 @login_required

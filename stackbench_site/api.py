@@ -1,8 +1,9 @@
 """The JSON API for CI systems and scripts (django-ninja): token authentication (Authorization: Bearer <token>,
 acting with the token's user's permissions), an OpenAPI document at /api/v1/openapi.json, and the same
 actions as the dashboard. Finding shapes reuse the file formats (Gap, ExampleResult) rather than restate them."""
+
 from datetime import datetime
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from django.contrib.auth import get_user_model
 from django.http import FileResponse
@@ -13,10 +14,10 @@ from ninja.security import HttpBearer
 from pydantic import Field
 
 from audits.actions import RunNotStarted, do_start_audit, do_start_validation
-from audits.engines.formats import ExampleResult as ExampleResultFormat
 from audits.engines.formats import GATE_LEVELS, ExampleSeverity
-from stackbench_site.configuration import claude_unavailable_reason
+from audits.engines.formats import ExampleResult as ExampleResultFormat
 from audits.models import ApiToken, ExampleResult, Gap, Problem, Run, RunKind, RunStatus, gate_problems
+from stackbench_site.configuration import claude_unavailable_reason
 from walkthroughs.engines.formats import Gap as GapFormat
 from walkthroughs.engines.formats import GapSeverity, GapType
 from walkthroughs.models import Library, Walkthrough
@@ -37,12 +38,22 @@ class TokenAuth(HttpBearer):
 
 
 COMMON_RESPONSES = {
-    "401": {"description": "No token, or not a valid one",
-            "content": {"application/json": {"schema": {"type": "object", "properties": {"detail": {"type": "string"}},
-                                                        "required": ["detail"]}}}},
-    "422": {"description": "The request does not match this operation's parameters",
-            "content": {"application/json": {"schema": {"type": "object", "properties": {"detail": {"type": "array"}},
-                                                        "required": ["detail"]}}}},
+    "401": {
+        "description": "No token, or not a valid one",
+        "content": {
+            "application/json": {
+                "schema": {"type": "object", "properties": {"detail": {"type": "string"}}, "required": ["detail"]}
+            }
+        },
+    },
+    "422": {
+        "description": "The request does not match this operation's parameters",
+        "content": {
+            "application/json": {
+                "schema": {"type": "object", "properties": {"detail": {"type": "array"}}, "required": ["detail"]}
+            }
+        },
+    },
 }
 
 
@@ -57,9 +68,15 @@ class StackbenchAPI(NinjaAPI):
         return schema
 
 
-api = StackbenchAPI(title="Stackbench API", version="1", auth=TokenAuth(), docs_url=None, urls_namespace="api",
-                    description="Where a library's docs fail the people who follow them: libraries, runs, gaps and "
-                                "problems, for CI systems.")
+api = StackbenchAPI(
+    title="Stackbench API",
+    version="1",
+    auth=TokenAuth(),
+    docs_url=None,
+    urls_namespace="api",
+    description="Where a library's docs fail the people who follow them: libraries, runs, gaps and "
+    "problems, for CI systems.",
+)
 
 
 class Page(Schema):
@@ -105,12 +122,24 @@ class RunOut(Schema):
     @staticmethod
     def of(run: Run) -> "RunOut":
         return RunOut(
-            id=run.pk, kind=run.kind, status=run.status, library=run.library.name, library_version=run.library_version,
+            id=run.pk,
+            kind=run.kind,
+            status=run.status,
+            library=run.library.name,
+            library_version=run.library_version,
             walkthrough_id=run.walkthrough.walkthrough_id if run.walkthrough_id else None,
-            doc_pages=[page.page for page in run.doc_pages.all()], backend=run.backend,
-            progress_current=run.progress_current, progress_total=run.progress_total, created_at=run.created_at,
-            started_at=run.started_at, finished_at=run.finished_at, duration_seconds=run.duration_seconds,
-            error=run.error, docs_commit=run.docs_commit, previous_run_id=run.previous_run_id, files=run.output_files,
+            doc_pages=[page.page for page in run.doc_pages.all()],
+            backend=run.backend,
+            progress_current=run.progress_current,
+            progress_total=run.progress_total,
+            created_at=run.created_at,
+            started_at=run.started_at,
+            finished_at=run.finished_at,
+            duration_seconds=run.duration_seconds,
+            error=run.error,
+            docs_commit=run.docs_commit,
+            previous_run_id=run.previous_run_id,
+            files=run.output_files,
             url=run.get_absolute_url(),
         )
 
@@ -131,7 +160,7 @@ class ValidationRunIn(Schema):
     timeout: int | None = Field(None, ge=1, le=3600)
 
 
-StartRunIn = Annotated[Union[AuditRunIn, ValidationRunIn], Field(discriminator="kind")]
+StartRunIn = Annotated[AuditRunIn | ValidationRunIn, Field(discriminator="kind")]
 
 
 class GapOut(GapFormat):
@@ -173,14 +202,26 @@ class ProblemOut(Schema):
     @staticmethod
     def of(problem: Problem) -> "ProblemOut":
         return ProblemOut(
-            id=problem.pk, kind=problem.kind, library=problem.library.name,
+            id=problem.pk,
+            kind=problem.kind,
+            library=problem.library.name,
             walkthrough_id=problem.walkthrough.walkthrough_id if problem.walkthrough_id else None,
-            doc_page=problem.doc_page.page if problem.doc_page_id else None, step_number=problem.step_number,
-            step_title=problem.step_title, example_index=problem.example_index, gap_type=problem.gap_type,
-            severity=problem.severity, title=problem.title, first_run_id=problem.first_run_id,
-            last_run_id=problem.last_run_id, first_seen_at=problem.first_seen_at, last_seen_at=problem.last_seen_at,
-            sightings=problem.sightings, lifecycle=problem.lifecycle, triage_state=problem.triage_state,
-            triage_reason=problem.triage_reason, assignee=problem.assignee.get_username() if problem.assignee else None,
+            doc_page=problem.doc_page.page if problem.doc_page_id else None,
+            step_number=problem.step_number,
+            step_title=problem.step_title,
+            example_index=problem.example_index,
+            gap_type=problem.gap_type,
+            severity=problem.severity,
+            title=problem.title,
+            first_run_id=problem.first_run_id,
+            last_run_id=problem.last_run_id,
+            first_seen_at=problem.first_seen_at,
+            last_seen_at=problem.last_seen_at,
+            sightings=problem.sightings,
+            lifecycle=problem.lifecycle,
+            triage_state=problem.triage_state,
+            triage_reason=problem.triage_reason,
+            assignee=problem.assignee.get_username() if problem.assignee else None,
             url=problem.get_absolute_url(),
         )
 
@@ -197,7 +238,7 @@ class StatePatch(Schema):
     assignee: str | None = Field(None, description="A username; an empty string unassigns")
 
 
-ProblemPatch = Union[QuietingPatch, StatePatch]
+ProblemPatch = QuietingPatch | StatePatch
 
 
 class GateOut(Schema):
@@ -228,7 +269,7 @@ findings = Router(tags=["gaps and problems"])
 
 @libraries.get("/", response=list[LibraryOut])
 def list_libraries(request, page: Query[Page]):
-    return list(Library.objects.all()[page.offset:page.offset + page.limit])
+    return list(Library.objects.all()[page.offset : page.offset + page.limit])
 
 
 @libraries.get("/{library_id}", response={200: LibraryOut, 404: ErrorOut})
@@ -251,7 +292,7 @@ def list_runs(request, filters: Query[RunFilter], page: Query[Page]):
         found = found.filter(kind=filters.kind)
     if filters.status:
         found = found.filter(status=filters.status)
-    return [RunOut.of(run) for run in found[page.offset:page.offset + page.limit]]
+    return [RunOut.of(run) for run in found[page.offset : page.offset + page.limit]]
 
 
 @runs.post("/", response={201: RunOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 503: ErrorOut})
@@ -261,19 +302,28 @@ def start_run(request, payload: StartRunIn):
     options = {"timeout": payload.timeout} if payload.timeout else {}
     try:
         if payload.kind == RunKind.AUDIT:
-            walkthrough = get_object_or_404(Walkthrough.objects.select_related("library"), walkthrough_id=payload.walkthrough_id)
+            walkthrough = get_object_or_404(
+                Walkthrough.objects.select_related("library"), walkthrough_id=payload.walkthrough_id
+            )
             reason = claude_unavailable_reason() if payload.backend == "claude" else None
             if reason:
                 return Status(400, {"detail": reason})
-            run = do_start_audit(walkthrough, user=request.user, backend=payload.backend, version=payload.version,
-                                 origin="api", options=options)
+            run = do_start_audit(
+                walkthrough,
+                user=request.user,
+                backend=payload.backend,
+                version=payload.version,
+                origin="api",
+                options=options,
+            )
         else:
             library = get_object_or_404(Library, name__iexact=payload.library)
             pages = library.doc_pages.all()
             if payload.pages:
                 pages = pages.filter(page__in=payload.pages)
-            run = do_start_validation(library, list(pages), user=request.user, version=payload.version, origin="api",
-                                      options=options)
+            run = do_start_validation(
+                library, list(pages), user=request.user, version=payload.version, origin="api", options=options
+            )
     except RunNotStarted as exc:
         status = 503 if "not reachable" in str(exc) else 400
         return Status(status, {"detail": str(exc)})
@@ -333,8 +383,10 @@ def list_gaps(request, filters: Query[GapFilter], page: Query[Page]):
         found = found.filter(severity=filters.severity)
     if filters.gap_type:
         found = found.filter(gap_type=filters.gap_type)
-    return [GapOut(**gap.to_format().model_dump(), id=gap.pk, run_id=gap.run_id, problem_id=gap.problem_id)
-            for gap in found[page.offset:page.offset + page.limit]]
+    return [
+        GapOut(**gap.to_format().model_dump(), id=gap.pk, run_id=gap.run_id, problem_id=gap.problem_id)
+        for gap in found[page.offset : page.offset + page.limit]
+    ]
 
 
 @findings.get("/example-failures", response=list[ExampleFailureOut])
@@ -342,8 +394,16 @@ def list_example_failures(request, page: Query[Page], run_id: Id | None = None):
     found = ExampleResult.objects.failures().select_related("document").order_by("-document__run_id", "pk")
     if run_id is not None:
         found = found.filter(document__run_id=run_id)
-    return [ExampleFailureOut(**r.to_format().model_dump(), id=r.pk, run_id=r.document.run_id, page=r.document.page,
-                              problem_id=r.problem_id) for r in found[page.offset:page.offset + page.limit]]
+    return [
+        ExampleFailureOut(
+            **r.to_format().model_dump(),
+            id=r.pk,
+            run_id=r.document.run_id,
+            page=r.document.page,
+            problem_id=r.problem_id,
+        )
+        for r in found[page.offset : page.offset + page.limit]
+    ]
 
 
 class ProblemFilter(Schema):
@@ -362,7 +422,7 @@ def list_problems(request, filters: Query[ProblemFilter], page: Query[Page]):
             found = found.filter(**{field: getattr(filters, field)})
     if filters.library:
         found = found.filter(library__name__iexact=filters.library)
-    return [ProblemOut.of(problem) for problem in found[page.offset:page.offset + page.limit]]
+    return [ProblemOut.of(problem) for problem in found[page.offset : page.offset + page.limit]]
 
 
 @findings.get("/problems/{problem_id}", response={200: ProblemOut, 404: ErrorOut})
@@ -381,7 +441,11 @@ def change_problem(request, problem_id: Id, payload: ProblemPatch):
         except ValueError as exc:
             return Status(400, {"detail": str(exc)})
     if payload.assignee is not None:
-        person = get_user_model().objects.filter(username=payload.assignee, is_active=True).first() if payload.assignee else None
+        person = (
+            get_user_model().objects.filter(username=payload.assignee, is_active=True).first()
+            if payload.assignee
+            else None
+        )
         if payload.assignee and person is None:
             return Status(404, {"detail": f"there is no user {payload.assignee!r}"})
         problem.assign(request.user, person)

@@ -20,5 +20,7 @@ def queue(signature, what="the run"):
     try:
         return signature.apply_async(retry=True, retry_policy=RETRY_POLICY)
     except Exception as exc:
-        raise QueueUnreachable(f"The task queue is not reachable ({exc.__class__.__name__}: {exc}); "
-                               f"{what} was not started. Try again once the broker is back.") from None
+        raise QueueUnreachable(
+            f"The task queue is not reachable ({exc.__class__.__name__}: {exc}); "
+            f"{what} was not started. Try again once the broker is back."
+        ) from None

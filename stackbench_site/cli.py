@@ -1,5 +1,6 @@
 """The `stackbench` command. Engine commands (audit, validate, extract, generate, mcp-server) run without the
 database; the others set Django up first."""
+
 import argparse
 import json
 import os
@@ -10,13 +11,13 @@ from pathlib import Path
 # them. Set before anything imports Django.
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stackbench_site.settings")
 
-from django.conf import settings  # noqa: E402
+from django.conf import settings
 
-from audits.engines.auditors.common import AuditError, AuditObserver, AuditRequest  # noqa: E402
-from audits.engines.formats import GATE_LEVELS  # noqa: E402
-from stackbench_site import configuration  # noqa: E402
-from stackbench_site.lib.jsonfiles import FormatError, load_json_file, write_model, write_text_atomically  # noqa: E402
-from walkthroughs.engines.formats import GAP_SEVERITY, GAP_TYPES, doc_name  # noqa: E402
+from audits.engines.auditors.common import AuditError, AuditObserver, AuditRequest
+from audits.engines.formats import GATE_LEVELS
+from stackbench_site import configuration
+from stackbench_site.lib.jsonfiles import FormatError, load_json_file, write_model, write_text_atomically
+from walkthroughs.engines.formats import GAP_SEVERITY, GAP_TYPES, doc_name
 
 
 class CommandError(Exception):
@@ -76,7 +77,11 @@ def _walkthrough_defaults(walkthrough_path: Path) -> tuple[str, str]:
         data = load_json_file(walkthrough_path)
     except FormatError:
         return "", ""
-    meta = {**((data.get("walkthrough") or {}).get("metadata") or {}), **(data.get("metadata") or {})} if isinstance(data, dict) else {}
+    meta = (
+        {**((data.get("walkthrough") or {}).get("metadata") or {}), **(data.get("metadata") or {})}
+        if isinstance(data, dict)
+        else {}
+    )
     name, version = str(meta.get("library") or ""), str(meta.get("libraryVersion") or meta.get("version") or "")
     if name and version:
         return name, version
@@ -101,14 +106,18 @@ def command_audit(args):
     default_name, default_version = _walkthrough_defaults(path)
     limits = configuration.sandbox_limits(**({"timeout": args.timeout} if args.timeout else {}))
     request = AuditRequest(
-        walkthrough_path=path, output_dir=Path(args.output).resolve(),
-        library_name=args.library or default_name, library_version=args.version or default_version,
-        working_dir=Path(args.working_dir).resolve() if args.working_dir else None, limits=limits,
+        walkthrough_path=path,
+        output_dir=Path(args.output).resolve(),
+        library_name=args.library or default_name,
+        library_version=args.version or default_version,
+        working_dir=Path(args.working_dir).resolve() if args.working_dir else None,
+        limits=limits,
     )
     print(f"Auditing {path.name} with the {args.backend} auditor; results in {request.output_dir}", flush=True)
     try:
-        result = run_audit(request, backend=args.backend, observer=_PrintProgress(),
-                           claude=configuration.claude_settings())
+        result = run_audit(
+            request, backend=args.backend, observer=_PrintProgress(), claude=configuration.claude_settings()
+        )
     except AuditError as exc:
         raise CommandError(f"the audit could not run: {exc}") from None
     _print_audit_summary(result, request)
@@ -116,8 +125,10 @@ def command_audit(args):
 
 
 def _print_audit_summary(result, request):
-    print(f"\n{result.completed_steps}/{result.total_steps} steps followed in {result.duration_seconds:.1f} s; "
-          f"{len(result.gaps)} gaps; {'success' if result.success else 'not a success'}")
+    print(
+        f"\n{result.completed_steps}/{result.total_steps} steps followed in {result.duration_seconds:.1f} s; "
+        f"{len(result.gaps)} gaps; {'success' if result.success else 'not a success'}"
+    )
     header = f"{'gap type':<18}" + "".join(f"{s:>10}" for s in GAP_SEVERITY) + f"{'total':>8}"
     print(header)
     print("-" * len(header))
@@ -132,10 +143,14 @@ def command_validate(args):
 
     class PrintProgress(ValidationObserver):
         def document_finished(self, page, result):
-            failures = ", ".join(f"#{r.example_index} {r.severity}: {r.error_message}" for r in result.results
-                                 if r.status == "failure")
-            print(f"{page}: {result.successful} passed, {result.failed} failed, {result.skipped} skipped"
-                  + (f"\n    {failures}" if failures else ""), flush=True)
+            failures = ", ".join(
+                f"#{r.example_index} {r.severity}: {r.error_message}" for r in result.results if r.status == "failure"
+            )
+            print(
+                f"{page}: {result.successful} passed, {result.failed} failed, {result.skipped} skipped"
+                + (f"\n    {failures}" if failures else ""),
+                flush=True,
+            )
 
     folder = Path(args.extraction)
     if not folder.is_dir():
@@ -146,8 +161,10 @@ def command_validate(args):
     if not analyses:
         raise CommandError(f"no readable *_analysis.json in {folder}")
     options = configuration.validation_options(
-        timeout=args.timeout, num_workers=args.num_workers or (os.cpu_count() or 2),
-        find_links=[Path(p).resolve() for p in args.find_links], offline=args.no_index,
+        timeout=args.timeout,
+        num_workers=args.num_workers or (os.cpu_count() or 2),
+        find_links=[Path(p).resolve() for p in args.find_links],
+        offline=args.no_index,
     )
     total = sum(len(a.examples) for a in analyses)
     print(f"Validating {total} examples of {len(analyses)} documents with {options.num_workers} workers", flush=True)
@@ -167,8 +184,10 @@ def _print_validation_summary(summary, output):
     for doc in summary.documents:
         print(f"{doc.page:<{width}} {doc.total_examples:>9} {doc.successful:>7} {doc.failed:>7} {doc.skipped:>8}")
     by_severity = ", ".join(f"{count} {severity}" for severity, count in summary.failed_by_severity.items())
-    print(f"\n{summary.total_examples} examples in {summary.validation_duration_seconds:.1f} s; "
-          f"{summary.failed} failed ({by_severity}). Results in {output}/")
+    print(
+        f"\n{summary.total_examples} examples in {summary.validation_duration_seconds:.1f} s; "
+        f"{summary.failed} failed ({by_severity}). Results in {output}/"
+    )
 
 
 def command_gate(args):
@@ -184,8 +203,13 @@ def command_gate(args):
         if run is None:
             raise CommandError(f"there is no run {args.run}")
         problems = gate_problems(run, args.fail_on)
-        report = {"status": run.status, "problems": [{"severity": p.severity, "lifecycle": p.lifecycle, "title": p.title,
-                                                      "url": p.get_absolute_url()} for p in problems]}
+        report = {
+            "status": run.status,
+            "problems": [
+                {"severity": p.severity, "lifecycle": p.lifecycle, "title": p.title, "url": p.get_absolute_url()}
+                for p in problems
+            ],
+        }
     if report["status"] in ("queued", "running"):
         raise CommandError(f"run {args.run} is still {report['status']}; gate it once it has finished")
     if report["status"] != "succeeded":
@@ -194,7 +218,9 @@ def command_gate(args):
     for problem in report["problems"]:
         print(f"{problem['severity'].upper():<8} {problem['lifecycle']:<9} {problem['title'][:120]}  {problem['url']}")
     if report["problems"]:
-        print(f"\nGate failed: {len(report['problems'])} new or regressed problem(s) at {args.fail_on.split('-', 1)[1]} or above.")
+        print(
+            f"\nGate failed: {len(report['problems'])} new or regressed problem(s) at {args.fail_on.split('-', 1)[1]} or above."
+        )
         return 1
     print(f"Gate passed: no new or regressed problems at {args.fail_on.split('-', 1)[1]} or above in run {args.run}.")
     return 0
@@ -204,8 +230,10 @@ def _remote_gate(url: str, token: str, run_id: int, fail_on: str) -> dict:
     import urllib.error
     import urllib.request
 
-    request = urllib.request.Request(f"{url.rstrip('/')}/api/v1/runs/{run_id}/gate?fail_on={fail_on}",
-                                     headers={"Authorization": f"Bearer {token}", "Accept": "application/json"})
+    request = urllib.request.Request(
+        f"{url.rstrip('/')}/api/v1/runs/{run_id}/gate?fail_on={fail_on}",
+        headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return json.loads(response.read())
@@ -235,7 +263,10 @@ def command_user(args):
         assign_role(user, args.role)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
-    print(f"{user.get_username()} is a {args.role}" + (f"; password: {password}" if password and not args.password else ""))
+    print(
+        f"{user.get_username()} is a {args.role}"
+        + (f"; password: {password}" if password and not args.password else "")
+    )
     return 0
 
 
@@ -285,8 +316,9 @@ def command_generate(args):
         raise CommandError(f"{args.doc_path}: no such file")
     try:
         if args.backend == "claude":
-            walkthrough_id, export = generate_with_claude(doc, args.library, configuration.claude_settings(),
-                                                          args.version or "")
+            walkthrough_id, export = generate_with_claude(
+                doc, args.library, configuration.claude_settings(), args.version or ""
+            )
         else:
             walkthrough_id, export = generate_walkthrough(doc, args.library, args.version or "")
     except (GenerationError, UnicodeDecodeError, ValueError) as exc:
@@ -317,8 +349,7 @@ def build_parser():
     p = commands.add_parser("up", help="migrate, load sample data, and run the web app with a worker")
     p.add_argument("--host", default=settings.STACKBENCH_HOST)
     p.add_argument("--port", type=int, default=settings.STACKBENCH_PORT)
-    p.add_argument("--workers", type=int, default=settings.STACKBENCH_WORKERS,
-                   help="worker processes for runs")
+    p.add_argument("--workers", type=int, default=settings.STACKBENCH_WORKERS, help="worker processes for runs")
     p.add_argument("--no-sample", action="store_true", help="do not load the sample data")
     p.set_defaults(handler=command_up)
 
@@ -328,12 +359,15 @@ def build_parser():
     p.add_argument("--beat", action="store_true", help="also run the periodic recovery of dead runs (one worker)")
     p.set_defaults(handler=command_worker)
     walkthrough = commands.add_parser("walkthrough", help="audit walkthroughs").add_subparsers(
-        dest="walkthrough_command", required=True, metavar="COMMAND")
+        dest="walkthrough_command", required=True, metavar="COMMAND"
+    )
     p = walkthrough.add_parser("audit", help="follow a walkthrough step by step and report its gaps")
     p.add_argument("-w", "--walkthrough", required=True, help="walkthrough export (wt_<id>.json)")
     p.add_argument("-l", "--library", help="library name (default: from the walkthrough or the stored library)")
     p.add_argument("-v", "--version", help="library version (default: from the walkthrough or the stored library)")
-    p.add_argument("-o", "--output", default="audit_results", help="folder for the audit files (default: audit_results)")
+    p.add_argument(
+        "-o", "--output", default="audit_results", help="folder for the audit files (default: audit_results)"
+    )
     p.add_argument("--working-dir", help="folder to follow the steps in (default: a throwaway folder)")
     p.add_argument("--backend", choices=["rules", "claude"], default="rules")
     p.add_argument("--timeout", type=float, help="seconds each command may take (default: 120)")
@@ -385,7 +419,9 @@ def build_parser():
 
     # Listed for --help; its arguments belong to the server (see main).
     commands.add_parser("mcp-server", help="run the MCP step server on stdio (--help for its options)", add_help=False)
-    commands.add_parser("present-server", help="run the MCP server agents present code walkthroughs with", add_help=False)
+    commands.add_parser(
+        "present-server", help="run the MCP server agents present code walkthroughs with", add_help=False
+    )
     return parser
 
 

@@ -1,5 +1,6 @@
 """The engines' configuration, built from Django's settings. Engines read no settings and no environment: the
 tasks, the views and the command line hand them these plain dataclasses."""
+
 from pathlib import Path
 
 from django.conf import settings
@@ -41,9 +42,12 @@ def validation_options(**overrides) -> ValidationOptions:
 
 def claude_settings(**overrides) -> ClaudeSettings:
     values = dict(
-        model=settings.STACKBENCH_CLAUDE_MODEL, max_turns=settings.STACKBENCH_CLAUDE_MAX_TURNS,
-        max_budget_usd=settings.STACKBENCH_CLAUDE_MAX_BUDGET_USD, timeout=settings.STACKBENCH_CLAUDE_TIMEOUT,
-        cli_path=settings.STACKBENCH_CLAUDE_CLI, credentials=settings.STACKBENCH_CLAUDE_CREDENTIALS,
+        model=settings.STACKBENCH_CLAUDE_MODEL,
+        max_turns=settings.STACKBENCH_CLAUDE_MAX_TURNS,
+        max_budget_usd=settings.STACKBENCH_CLAUDE_MAX_BUDGET_USD,
+        timeout=settings.STACKBENCH_CLAUDE_TIMEOUT,
+        cli_path=settings.STACKBENCH_CLAUDE_CLI,
+        credentials=settings.STACKBENCH_CLAUDE_CREDENTIALS,
         environment=settings.STACKBENCH_CLAUDE_ENVIRONMENT,
     )
     values.update(overrides)

@@ -1,4 +1,5 @@
 """What every template may use: the severity scales, so pages list severities from the one definition."""
+
 from audits.engines.formats import EXAMPLE_SEVERITY
 from walkthroughs.engines.formats import GAP_SEVERITY
 

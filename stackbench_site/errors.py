@@ -1,4 +1,5 @@
 """Error pages that say what went wrong in the user's terms."""
+
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import JsonResponse

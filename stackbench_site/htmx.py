@@ -1,4 +1,5 @@
 """Helpers for pages whose parts htmx refreshes: every interaction also works as a plain page load."""
+
 from django.shortcuts import render
 
 

@@ -1,5 +1,6 @@
 """`stackbench up`: everything a newcomer needs in one process tree: migrations, sample data, an admin login,
 the web server (gunicorn) and a Celery worker. Ctrl-C stops both."""
+
 import secrets
 import signal
 import subprocess
@@ -10,7 +11,6 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-
 ADMIN_USERNAME = "admin"
 
 
@@ -18,9 +18,20 @@ def worker_command(concurrency: int, queues: str = "celery", beat: bool = False)
     """A Celery worker; with beat, it also runs the periodic recovery of runs whose worker died (one worker of a
     deployment should)."""
     command = [
-        sys.executable, "-m", "celery", "-A", "stackbench_site", "worker",
-        "--loglevel", "INFO", "--concurrency", str(concurrency), "--queues", queues,
-        "--hostname", f"stackbench-{secrets.token_hex(3)}@%h",
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "stackbench_site",
+        "worker",
+        "--loglevel",
+        "INFO",
+        "--concurrency",
+        str(concurrency),
+        "--queues",
+        queues,
+        "--hostname",
+        f"stackbench-{secrets.token_hex(3)}@%h",
     ]
     if beat:
         command += ["--beat", "--schedule", str(settings.VAR_DIR / "celerybeat-schedule")]
@@ -32,9 +43,22 @@ def web_command(host: str, port: int) -> list[str]:
     # rest. Keep-alive outlasts a person's pause between clicks, so connections are not closed under them.
     workers = settings.STACKBENCH_WEB_PROCESSES
     return [
-        sys.executable, "-m", "gunicorn", "stackbench_site.wsgi:application",
-        "--bind", f"{host}:{port}", "--workers", str(workers), "--threads", "4", "--timeout", "60",
-        "--keep-alive", "5", "--access-logfile", "-",
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "stackbench_site.wsgi:application",
+        "--bind",
+        f"{host}:{port}",
+        "--workers",
+        str(workers),
+        "--threads",
+        "4",
+        "--timeout",
+        "60",
+        "--keep-alive",
+        "5",
+        "--access-logfile",
+        "-",
     ]
 
 
@@ -72,8 +96,12 @@ def present_sample_walkthrough():
     repo = settings.VAR_DIR / "repos" / "symposium-demo"
     if not repo.exists():
         repo.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["bash", str(settings.SHARED_FIXTURES_DIR / "symposium" / "make_repo.sh"), str(repo)],
-                       check=True, capture_output=True, timeout=60)
+        subprocess.run(
+            ["bash", str(settings.SHARED_FIXTURES_DIR / "symposium" / "make_repo.sh"), str(repo)],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
     source = (settings.SHARED_FIXTURES_DIR / "symposium" / "review.walkthrough.json").read_text()
     PresentedWalkthrough.present(source, str(repo))
 
@@ -105,9 +133,11 @@ def run_everything(host: str, port: int, workers: int, sample_data: bool) -> int
     ]
     signal.signal(signal.SIGTERM, _stop)
     url = f"http://{host}:{port}/"
-    print(f"\n  Stackbench is running at {url}\n  Log in as {ADMIN_USERNAME} / {password}\n"
-          f"  (password kept in {settings.VAR_DIR / 'admin_password.txt'}). Ctrl-C stops the web app and the worker.\n",
-          flush=True)
+    print(
+        f"\n  Stackbench is running at {url}\n  Log in as {ADMIN_USERNAME} / {password}\n"
+        f"  (password kept in {settings.VAR_DIR / 'admin_password.txt'}). Ctrl-C stops the web app and the worker.\n",
+        flush=True,
+    )
     try:
         while all(child.poll() is None for child in children):
             time.sleep(0.5)

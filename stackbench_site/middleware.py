@@ -1,7 +1,8 @@
 """Response headers every page carries, and a clean answer when the database is down."""
+
 import logging
 
-from django.db import OperationalError, InterfaceError, close_old_connections, connections
+from django.db import InterfaceError, OperationalError, close_old_connections, connections
 from django.http import JsonResponse
 from django.shortcuts import render
 

@@ -1,9 +1,15 @@
 """The three roles of the dashboard, as Django groups: viewers read; triagers also triage and comment;
 maintainers also start runs, manage libraries and create share links. Kept in step after every migrate."""
+
 TRIAGER_PERMISSIONS = ["audits.triage_problem", "walkthroughs.add_feedback"]
 MAINTAINER_PERMISSIONS = TRIAGER_PERMISSIONS + [
-    "audits.start_run", "audits.share_run", "walkthroughs.manage_library", "walkthroughs.add_library",
-    "walkthroughs.change_library", "walkthroughs.add_presentedwalkthrough", "walkthroughs.change_presentedwalkthrough",
+    "audits.start_run",
+    "audits.share_run",
+    "walkthroughs.manage_library",
+    "walkthroughs.add_library",
+    "walkthroughs.change_library",
+    "walkthroughs.add_presentedwalkthrough",
+    "walkthroughs.change_presentedwalkthrough",
 ]
 ROLES = {"viewers": [], "triagers": TRIAGER_PERMISSIONS, "maintainers": MAINTAINER_PERMISSIONS}
 ROLE_NAMES = {"viewer": "viewers", "triager": "triagers", "maintainer": "maintainers"}

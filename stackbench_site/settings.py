@@ -3,6 +3,7 @@
 With no environment at all, Stackbench runs embedded: SQLite and Celery's filesystem broker under var/.
 DATABASE_URL and CELERY_BROKER_URL switch to PostgreSQL and Redis.
 """
+
 import os
 import secrets
 import sys
@@ -177,19 +178,37 @@ STACKBENCH_OUTPUT_CAP_BYTES = envint("STACKBENCH_OUTPUT_CAP_BYTES", 200_000)
 STACKBENCH_SANDBOX_MEMORY_MB = envint("STACKBENCH_SANDBOX_MEMORY_MB", 2048)
 STACKBENCH_SANDBOX_FILE_MB = envint("STACKBENCH_SANDBOX_FILE_MB", 1024)
 STACKBENCH_SANDBOX_MAX_PROCESSES = envint("STACKBENCH_SANDBOX_MAX_PROCESSES", 256)
-_PASSED_TO_SANDBOX = ("LANG", "LC_ALL", "LC_CTYPE", "TZ", "http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY",
-                      "HTTPS_PROXY", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE")
+_PASSED_TO_SANDBOX = (
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+)
 _SECRET_MARKERS = ("SECRET", "TOKEN", "PASSWORD", "API_KEY", "CREDENTIAL")
 STACKBENCH_SANDBOX_ENVIRONMENT = {
-    name: value for name, value in os.environ.items()
+    name: value
+    for name, value in os.environ.items()
     if name in _PASSED_TO_SANDBOX
     or (name.startswith(("PIP_", "UV_")) and not any(marker in name for marker in _SECRET_MARKERS))
 }
 # The machine's PATH without Stackbench's own virtualenv: `python` in a sandbox is the machine's.
-STACKBENCH_SANDBOX_PATH = os.pathsep.join(
-    entry for entry in os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin").split(os.pathsep)
-    if entry and not Path(entry).resolve().is_relative_to(Path(sys.prefix).resolve())
-) or "/usr/local/bin:/usr/bin:/bin"
+STACKBENCH_SANDBOX_PATH = (
+    os.pathsep.join(
+        entry
+        for entry in os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin").split(os.pathsep)
+        if entry and not Path(entry).resolve().is_relative_to(Path(sys.prefix).resolve())
+    )
+    or "/usr/local/bin:/usr/bin:/bin"
+)
 
 # Validation: wheel folders to install from, and whether to install only from them (offline). The package caches
 # are shared between validations so that a library is downloaded once.
@@ -205,12 +224,34 @@ STACKBENCH_CLAUDE_MAX_TURNS = envint("STACKBENCH_CLAUDE_MAX_TURNS", 200)
 STACKBENCH_CLAUDE_MAX_BUDGET_USD = envfloat("STACKBENCH_CLAUDE_MAX_BUDGET_USD", 5.0)
 STACKBENCH_CLAUDE_TIMEOUT = envfloat("STACKBENCH_CLAUDE_TIMEOUT", 1800.0)
 STACKBENCH_CLAUDE_CLI = envstr("STACKBENCH_CLAUDE_CLI") or None
-_CLAUDE_CREDENTIALS = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK",
-                       "CLAUDE_CODE_USE_VERTEX")
+_CLAUDE_CREDENTIALS = (
+    "ANTHROPIC_API_KEY",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_USE_BEDROCK",
+    "CLAUDE_CODE_USE_VERTEX",
+)
 STACKBENCH_CLAUDE_CREDENTIALS = {name: os.environ[name] for name in _CLAUDE_CREDENTIALS if os.environ.get(name)}
-_PASSED_TO_CLAUDE = ("PATH", "LANG", "LC_ALL", "TZ", "TERM", "SSL_CERT_FILE", "SSL_CERT_DIR", "http_proxy", "https_proxy",
-                     "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ANTHROPIC_BASE_URL", "AWS_REGION",
-                     "AWS_PROFILE", "CLOUD_ML_REGION", "ANTHROPIC_VERTEX_PROJECT_ID")
+_PASSED_TO_CLAUDE = (
+    "PATH",
+    "LANG",
+    "LC_ALL",
+    "TZ",
+    "TERM",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "ANTHROPIC_BASE_URL",
+    "AWS_REGION",
+    "AWS_PROFILE",
+    "CLOUD_ML_REGION",
+    "ANTHROPIC_VERTEX_PROJECT_ID",
+)
 STACKBENCH_CLAUDE_ENVIRONMENT = {name: os.environ[name] for name in _PASSED_TO_CLAUDE if name in os.environ}
 
 # The command line: `stackbench up` (address, worker processes, web processes) and `stackbench gate` (a remote

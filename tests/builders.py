@@ -1,7 +1,9 @@
 """What tests build their material with: walkthrough exports, audit requests and results, wheels, users, worker
 processes, and the CLI. One module, so every test builds the same things the same way."""
+
 import base64
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -17,15 +19,23 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from audits.engines.auditors.common import AuditRequest
-from audits.engines.formats import AuditResult, ValidationResult
+from audits.engines.formats import AuditResult, ValidationResult, ValidationSummary
 from stackbench_site.configuration import sandbox_limits
-from walkthroughs.engines.formats import Gap
+from walkthroughs.engines.formats import Gap, Session
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = BASE_DIR / "sample_data"
+# The Symposium walkthrough of the sample data, using every element and location kind.
+REVIEW = json.loads((SAMPLE_DIR / "symposium" / "review.walkthrough.json").read_text())
 # Two gaps of the sample walkthrough, as an import stores them (step, title, type, severity, description).
-KV_GAPS = [(3, "Load the seed data", "logical_flow", "critical", "`seed.csv` is used here, but no earlier step creates it."),
-           (4, "Tune the database", "clarity", "warning", "No concrete instruction.")]
+# Two sightings of one problem (a file never created), as the existing tools report them.
+SEED_GAPS = [
+    (3 + i, "Load the seed data", "logical_flow", "critical", f"seed.csv is never created ({i})") for i in range(2)
+]
+KV_GAPS = [
+    (3, "Load the seed data", "logical_flow", "critical", "`seed.csv` is used here, but no earlier step creates it."),
+    (4, "Tune the database", "clarity", "warning", "No concrete instruction."),
+]
 
 
 def audit_request(walkthrough_path, output_dir, library_name="", library_version="", **fields):
@@ -36,8 +46,14 @@ def audit_request(walkthrough_path, output_dir, library_name="", library_version
 
 def stackbench(*args, env=None, cwd=None):
     """The `stackbench` command in a child process."""
-    return subprocess.run([sys.executable, "-m", "stackbench_site.cli", *args], capture_output=True, text=True,
-                          cwd=cwd or BASE_DIR, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "stackbench_site.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or BASE_DIR,
+        env=env,
+        timeout=120,
+    )
 
 
 def count_queries(client, url):
@@ -48,9 +64,22 @@ def count_queries(client, url):
 
 def validation_doc(page, statuses):
     """A validation result of toolz examples with the given statuses (failures are errors)."""
-    return ValidationResult(page=page, library="toolz", version="0.12.1", validation_timestamp="2026-11-01T10:00:00Z",
-                            results=[{"example_index": i, "status": s, "severity": "error" if s == "failure" else None,
-                                      "code": f"x{i}", "line": 5 + i} for i, s in enumerate(statuses)])
+    return ValidationResult(
+        page=page,
+        library="toolz",
+        version="0.12.1",
+        validation_timestamp="2026-11-01T10:00:00Z",
+        results=[
+            {
+                "example_index": i,
+                "status": s,
+                "severity": "error" if s == "failure" else None,
+                "code": f"x{i}",
+                "line": 5 + i,
+            }
+            for i, s in enumerate(statuses)
+        ],
+    )
 
 
 def walkthrough_export(steps, title="A small tutorial", description="", first_order=0):
@@ -58,15 +87,33 @@ def walkthrough_export(steps, title="A small tutorial", description="", first_or
     return {
         "version": "1.0",
         "exportedAt": "2026-11-01T00:00:00Z",
-        "walkthrough": {"title": title, "description": description, "type": "quickstart", "status": "published",
-                        "createdAt": 1763000000000, "updatedAt": 1763000000000, "estimatedDurationMinutes": 5,
-                        "tags": [], "metadata": None},
+        "walkthrough": {
+            "title": title,
+            "description": description,
+            "type": "quickstart",
+            "status": "published",
+            "createdAt": 1763000000000,
+            "updatedAt": 1763000000000,
+            "estimatedDurationMinutes": 5,
+            "tags": [],
+            "metadata": None,
+        },
         "steps": [
-            {"title": step_title, "displayOrder": first_order + i, "createdAt": 1763000000000,
-             "updatedAt": 1763000000000, "metadata": None,
-             "nextStepReference": first_order + i + 1 if i + 1 < len(steps) else None,
-             "contentFields": {"version": "v1", "contentForUser": content, "contextForAgent": "",
-                               "operationsForAgent": operations, "introductionForAgent": f"This step: {step_title}."}}
+            {
+                "title": step_title,
+                "displayOrder": first_order + i,
+                "createdAt": 1763000000000,
+                "updatedAt": 1763000000000,
+                "metadata": None,
+                "nextStepReference": first_order + i + 1 if i + 1 < len(steps) else None,
+                "contentFields": {
+                    "version": "v1",
+                    "contentForUser": content,
+                    "contextForAgent": "",
+                    "operationsForAgent": operations,
+                    "introductionForAgent": f"This step: {step_title}.",
+                },
+            }
             for i, (step_title, content, operations) in enumerate(steps)
         ],
         "metadata": {"originalDocPath": "docs/tutorial.md", "generatedBy": "test"},
@@ -78,10 +125,30 @@ def start_worker(env, log, queues="celery", concurrency=2):
     name = f"test-{uuid.uuid4().hex[:6]}@%h"
     with open(log, "w") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "stackbench_site", "worker", "--loglevel", "INFO",
-             "--concurrency", str(concurrency), "--hostname", name, "--queues", queues, "--without-mingle",
-             "--without-gossip"],
-            env=env, stdout=out, stderr=subprocess.STDOUT, cwd=str(BASE_DIR), start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "stackbench_site",
+                "worker",
+                "--loglevel",
+                "INFO",
+                "--concurrency",
+                str(concurrency),
+                "--hostname",
+                name,
+                "--queues",
+                queues,
+                "--without-mingle",
+                "--without-gossip",
+            ],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=str(BASE_DIR),
+            start_new_session=True,
+        )
     deadline = time.monotonic() + 60
     while "ready." not in log.read_text():
         if process.poll() is not None or time.monotonic() > deadline:
@@ -171,11 +238,42 @@ def logged_in(user):
     return client
 
 
-def audit_result(walkthrough_id="wt_kv_quickstart", started="2026-11-01T10:00:00Z", gaps=(), library="sqlite3",
-                 total=5, completed=5):
+def audit_result(
+    walkthrough_id="wt_kv_quickstart", started="2026-11-01T10:00:00Z", gaps=(), library="sqlite3", total=5, completed=5
+):
     """An audit result as the existing tool chain writes it; gaps are (step, title, type, severity, description)."""
     return AuditResult(
-        walkthrough_id=walkthrough_id, walkthrough_title="A key-value store with sqlite3", library_name=library,
-        library_version="3.40", started_at=started, completed_at=started, duration_seconds=3.5, total_steps=total,
-        completed_steps=completed, gaps=[Gap(step_number=s, step_title=t, gap_type=g, severity=v, description=d,
-                                             timestamp=started) for s, t, g, v, d in gaps])
+        walkthrough_id=walkthrough_id,
+        walkthrough_title="A key-value store with sqlite3",
+        library_name=library,
+        library_version="3.40",
+        started_at=started,
+        completed_at=started,
+        duration_seconds=3.5,
+        total_steps=total,
+        completed_steps=completed,
+        gaps=[
+            Gap(step_number=s, step_title=t, gap_type=g, severity=v, description=d, timestamp=started)
+            for s, t, g, v, d in gaps
+        ],
+    )
+
+
+def seed_documents():
+    """One file of each format the importer reads, as dictionaries (for fuzzing from real shapes)."""
+    session = Session(
+        walkthrough_path="wt_kv_quickstart.json",
+        current_step=2,
+        total_steps=5,
+        completed_steps=2,
+        session_started="2026-11-01T10:00:00Z",
+    )
+    docs = [validation_doc("a.md", ["success", "failure"])]
+    return [
+        json.loads((SAMPLE_DIR / "walkthroughs" / "wt_kv_quickstart.json").read_text()),
+        json.loads((SAMPLE_DIR / "extraction" / "toolz_intro_analysis.json").read_text()),
+        audit_result(gaps=SEED_GAPS).model_dump(mode="json"),
+        session.model_dump(mode="json"),
+        docs[0].model_dump(mode="json"),
+        ValidationSummary(timestamp="2026-11-01T10:01:00Z", documents=docs).model_dump(mode="json"),
+    ]

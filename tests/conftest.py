@@ -3,12 +3,32 @@ import json
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.builders import DEMO_PACKAGE, SAMPLE_DIR, audit_result, build_wheel, logged_in, make_user, start_worker, stop_worker, walkthrough_export
+from tests.builders import (
+    DEMO_PACKAGE,
+    SAMPLE_DIR,
+    audit_result,
+    build_wheel,
+    logged_in,
+    make_user,
+    start_worker,
+    stop_worker,
+    walkthrough_export,
+)
 
 # Fuzz tests share one database transaction per test; no example database is written into the checkout.
-settings.register_profile("stackbench", database=None, deadline=None, max_examples=120, print_blob=True,
-                          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                                 HealthCheck.data_too_large, HealthCheck.large_base_example])
+settings.register_profile(
+    "stackbench",
+    database=None,
+    deadline=None,
+    max_examples=120,
+    print_blob=True,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.large_base_example,
+    ],
+)
 settings.load_profile("stackbench")
 
 
@@ -43,8 +63,6 @@ def write_json(tmp_path):
     return write
 
 
-
-
 @pytest.fixture
 def make_walkthrough(tmp_path):
     def make(steps, name="wt_test", **kwargs):
@@ -75,10 +93,6 @@ def child_env(django_db_setup):
     return {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings", "DATABASE_URL": _database_url_for_children()}
 
 
-
-
-
-
 @pytest.fixture(scope="session")
 def celery_worker(child_env, tmp_path_factory):
     """A real Celery worker process consuming from the configured broker (filesystem or Redis)."""
@@ -102,20 +116,12 @@ def pids_cgroup(tmp_path):
         pytest.skip("needs a pids cgroup to contain a fork bomb")
 
 
-
-
-
-
-
-
 @pytest.fixture(scope="session")
 def wheelhouse(tmp_path_factory):
     folder = tmp_path_factory.mktemp("wheelhouse")
     build_wheel(folder, "sbdemo", "1.0.0", DEMO_PACKAGE)
     build_wheel(folder, "sbdemo", "2.0.0", DEMO_PACKAGE + "\n\ndef shout(name):\n    return greet(name).upper()\n")
     return folder
-
-
 
 
 @pytest.fixture
@@ -128,8 +134,6 @@ def viewer(db):
     return make_user("viewer")
 
 
-
-
 @pytest.fixture
 def maintainer_client(maintainer):
     return logged_in(maintainer)
@@ -138,8 +142,6 @@ def maintainer_client(maintainer):
 @pytest.fixture
 def viewer_client(viewer):
     return logged_in(viewer)
-
-
 
 
 @pytest.fixture
@@ -157,7 +159,7 @@ def import_audit(tmp_path):
         folder.mkdir()
         result = audit_result(**kwargs)
         write_model(folder / f"{result.walkthrough_id}_audit.json", result)
-        outcome, = import_paths([folder])
+        (outcome,) = import_paths([folder])
         assert outcome.status == "created", outcome.message
         return Run.objects.get(pk=int(outcome.url.rstrip("/").rsplit("/", 1)[-1]))
 

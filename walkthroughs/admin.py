@@ -18,7 +18,16 @@ class StepInline(admin.StackedInline):
 
 @admin.register(Walkthrough)
 class WalkthroughAdmin(admin.ModelAdmin):
-    list_display = ["walkthrough_id", "title", "library", "type", "status", "estimated_minutes", "archived", "updated_at"]
+    list_display = [
+        "walkthrough_id",
+        "title",
+        "library",
+        "type",
+        "status",
+        "estimated_minutes",
+        "archived",
+        "updated_at",
+    ]
     list_filter = ["library", "type", "status", "archived"]
     search_fields = ["walkthrough_id", "title", "description", "original_doc_path"]
     readonly_fields = ["content_hash", "imported_at", "updated_at"]

@@ -8,12 +8,19 @@ from walkthroughs.models import Library
 
 
 class PresentForm(forms.Form):
-    walkthrough = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 12}),
-                                  help_text="The walkthrough as JSON, or in its markdown form.")
+    walkthrough = forms.CharField(
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 12}),
+        help_text="The walkthrough as JSON, or in its markdown form.",
+    )
     file = forms.FileField(required=False, help_text="Or upload it (.json or .md).")
-    repo_path = forms.CharField(max_length=500, label="Repository",
-                                help_text="The git repository its comments and diffs refer to (a library's docs "
-                                          "repository or a folder under STACKBENCH_REPO_ROOTS).")
+    repo_path = forms.CharField(
+        max_length=500,
+        label="Repository",
+        help_text="The git repository its comments and diffs refer to (a library's docs "
+        "repository or a folder under STACKBENCH_REPO_ROOTS).",
+    )
     library = forms.ModelChoiceField(queryset=Library.objects.all(), required=False)
 
     def clean(self):
@@ -35,8 +42,15 @@ class PresentForm(forms.Form):
 class LibraryForm(forms.ModelForm):
     class Meta:
         model = Library
-        fields = ["name", "pypi_name", "default_version", "default_backend", "docs_repo", "docs_folder",
-                  "walkthrough_pattern"]
+        fields = [
+            "name",
+            "pypi_name",
+            "default_version",
+            "default_backend",
+            "docs_repo",
+            "docs_folder",
+            "walkthrough_pattern",
+        ]
 
     def clean_docs_repo(self):
         repo = self.cleaned_data["docs_repo"].strip()

@@ -44,8 +44,10 @@ class Library(models.Model):
     docs_folder = models.CharField(max_length=300, blank=True, help_text="Folder of the docs inside the repository.")
     default_backend = models.CharField(max_length=20, choices=Backend.choices, default=Backend.RULES)
     walkthrough_pattern = models.CharField(
-        max_length=200, default=DEFAULT_WALKTHROUGH_PATTERN,
-        help_text="Docs pages whose path matches this regular expression are tutorials: each becomes a walkthrough.")
+        max_length=200,
+        default=DEFAULT_WALKTHROUGH_PATTERN,
+        help_text="Docs pages whose path matches this regular expression are tutorials: each becomes a walkthrough.",
+    )
     docs_commit = models.CharField(max_length=64, blank=True, help_text="The docs commit of the last sync.")
     synced_at = models.DateTimeField(null=True, blank=True)
     sync_report = models.JSONField(default=dict, blank=True)
@@ -174,7 +176,9 @@ class Walkthrough(models.Model):
             Step.from_export(walkthrough, position, step)
             for position, step in enumerate(export.ordered_steps(), start=1)
         )
-        Snippet.objects.bulk_create(Snippet(step=step, code_hash=digest) for step in steps for digest in step.snippet_hashes())
+        Snippet.objects.bulk_create(
+            Snippet(step=step, code_hash=digest) for step in steps for digest in step.snippet_hashes()
+        )
         return walkthrough, outcome
 
 
@@ -395,19 +399,26 @@ class PresentedWalkthrough(models.Model):
             raise PresentError(str(exc)) from None
         repo = Path(os.path.realpath(repo_path or "."))
         if not any(repo.is_relative_to(root) for root in allowed_repo_roots()):
-            raise PresentError(f"{repo_path} is not an allowed repository (a library's docs repository or a folder "
-                               "under STACKBENCH_REPO_ROOTS)")
+            raise PresentError(
+                f"{repo_path} is not an allowed repository (a library's docs repository or a folder "
+                "under STACKBENCH_REPO_ROOTS)"
+            )
         if not is_repository(repo):
             raise PresentError(f"{repo_path} is not a git repository")
         return cls.objects.create(
-            title=walkthrough.title(), library=library, repo_path=str(repo), created_by=user,
-            source=walkthrough.model_dump(mode="json", exclude_none=True), source_format=form,
+            title=walkthrough.title(),
+            library=library,
+            repo_path=str(repo),
+            created_by=user,
+            source=walkthrough.model_dump(mode="json", exclude_none=True),
+            source_format=form,
             source_text=source if form == "markdown" else "",
         )
 
     def choose_location(self, comment_key: str, match_label: str):
         PresentedWalkthrough.objects.filter(pk=self.pk).update(
-            chosen_locations={**self.chosen_locations, comment_key: match_label})
+            chosen_locations={**self.chosen_locations, comment_key: match_label}
+        )
         self.chosen_locations[comment_key] = match_label
 
     def clear(self):

@@ -1,14 +1,15 @@
 """Sync a library with its docs repository: read the current commit, extract the code examples of every page,
 and generate (or update, keeping history) a walkthrough for every tutorial page."""
+
 import re
 from pathlib import Path
 
 from django.utils import timezone
 
-from walkthroughs.engines.extractor import extract_docs
 from stackbench_site.lib.git import GitError, git
-from walkthroughs.engines.generator import generate_walkthrough
+from walkthroughs.engines.extractor import extract_docs
 from walkthroughs.engines.formats import WalkthroughExport
+from walkthroughs.engines.generator import generate_walkthrough
 from walkthroughs.models import DocPage, Library, Walkthrough
 
 
@@ -39,8 +40,9 @@ def sync_docs(library: Library) -> dict:
         if not pattern.search(relative):
             continue
         try:
-            generated_id, export = generate_walkthrough(path, library.package_name, library.default_version,
-                                                        original_path=relative)
+            generated_id, export = generate_walkthrough(
+                path, library.package_name, library.default_version, original_path=relative
+            )
         except (UnicodeDecodeError, ValueError) as exc:
             extraction.warnings.append(f"{relative}: no walkthrough ({exc})")
             continue
@@ -48,7 +50,12 @@ def sync_docs(library: Library) -> dict:
         walkthrough_id = existing.walkthrough_id if existing else generated_id
         _, outcome = Walkthrough.store_export(walkthrough_id, library, WalkthroughExport.model_validate(export), export)
         walkthroughs[outcome] += 1
-    report = {"commit": commit, "pages": pages, "walkthroughs": walkthroughs, "warnings": extraction.warnings,
-              "at": timezone.now().isoformat()}
+    report = {
+        "commit": commit,
+        "pages": pages,
+        "walkthroughs": walkthroughs,
+        "warnings": extraction.warnings,
+        "at": timezone.now().isoformat(),
+    }
     Library.objects.filter(pk=library.pk).update(docs_commit=commit, synced_at=timezone.now(), sync_report=report)
     return report

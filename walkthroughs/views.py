@@ -5,24 +5,29 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.db.models import Count, Q
 from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_POST, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from stackbench_site.configuration import claude_unavailable_reason
 from audits.models import ExampleResult, Run
 from audits.reports import (
-    gap_counts_by_run, latest_documents, latest_finished_audits, library_overviews, result_counts_by_document,
-    step_histories, step_timeline,
+    gap_counts_by_run,
+    latest_documents,
+    latest_finished_audits,
+    library_overviews,
+    result_counts_by_document,
+    step_histories,
+    step_timeline,
 )
-from stackbench_site.htmx import render_page_or_partial
 from stackbench_site.celery import QueueUnreachable, queue
-from walkthroughs.forms import LibraryForm, PresentForm
-from walkthroughs.tasks import sync_docs_task
+from stackbench_site.configuration import claude_unavailable_reason
+from stackbench_site.htmx import render_page_or_partial
 from stackbench_site.lib.git import GitError
-from walkthroughs.engines.gitdiff import file_diff
 from stackbench_site.lib.markdown import highlight_rows
-from walkthroughs.models import DocPage, Feedback, Library, PresentedWalkthrough, PresentError, Walkthrough
+from walkthroughs.engines.gitdiff import file_diff
 from walkthroughs.engines.presenting import find_element, present
 from walkthroughs.engines.symposium import ActionElement, GitDiffElement
+from walkthroughs.forms import LibraryForm, PresentForm
+from walkthroughs.models import DocPage, Feedback, Library, PresentedWalkthrough, PresentError, Walkthrough
+from walkthroughs.tasks import sync_docs_task
 
 
 def _get_library(library_id) -> Library:
@@ -44,10 +49,14 @@ def home(request):
         walkthrough_count=Count("walkthroughs", filter=Q(walkthroughs__archived=False), distinct=True),
         page_count=Count("doc_pages", distinct=True),
     )
-    return render(request, "walkthroughs/home.html", {
-        "overviews": library_overviews(libraries),
-        "active_runs": Run.objects.active().select_related("library", "walkthrough").newest_first()[:10],
-    })
+    return render(
+        request,
+        "walkthroughs/home.html",
+        {
+            "overviews": library_overviews(libraries),
+            "active_runs": Run.objects.active().select_related("library", "walkthrough").newest_first()[:10],
+        },
+    )
 
 
 @login_required
@@ -74,9 +83,18 @@ def library(request, library_id):
     elif state == "never":
         walkthroughs = [w for w in walkthroughs if not w.latest_run_id]
         pages = [p for p in pages if not p.latest_document_id]
-    context = {"library": library, "walkthroughs": walkthroughs, "pages": pages, "text": text, "state": state,
-               "runs": library.runs.select_related("walkthrough").prefetch_related("doc_pages")
-               .with_gap_counts().with_failure_counts().newest_first()[:10]}
+    context = {
+        "library": library,
+        "walkthroughs": walkthroughs,
+        "pages": pages,
+        "text": text,
+        "state": state,
+        "runs": library.runs.select_related("walkthrough")
+        .prefetch_related("doc_pages")
+        .with_gap_counts()
+        .with_failure_counts()
+        .newest_first()[:10],
+    }
     return render_page_or_partial(request, "walkthroughs/library.html", "walkthroughs/_library_items.html", context)
 
 
@@ -136,8 +154,11 @@ def walkthrough(request, walkthrough_id):
         step.history = histories.get(step.position, [])
     show_all = request.GET.get("runs") == "all"
     context = {
-        "walkthrough": walkthrough, "steps": steps, "latest": latest,
-        "timeline": step_timeline(walkthrough, steps, limit=None if show_all else 40), "show_all": show_all,
+        "walkthrough": walkthrough,
+        "steps": steps,
+        "latest": latest,
+        "timeline": step_timeline(walkthrough, steps, limit=None if show_all else 40),
+        "show_all": show_all,
         "run_count": walkthrough.runs.audits().count(),
         "active_run": walkthrough.runs.active().first(),
         "claude_unavailable": claude_unavailable_reason(),
@@ -154,10 +175,15 @@ def doc_page(request, page_id):
     results = {r.example_index: r for r in ExampleResult.objects.filter(document_id=latest)} if latest else {}
     for example in examples:
         example.latest = results.get(example.index)
-    return render(request, "walkthroughs/doc_page.html", {
-        "page": page, "examples": examples,
-        "runs": page.runs.select_related("library").with_gap_counts().with_failure_counts().newest_first()[:10],
-    })
+    return render(
+        request,
+        "walkthroughs/doc_page.html",
+        {
+            "page": page,
+            "examples": examples,
+            "runs": page.runs.select_related("library").with_gap_counts().with_failure_counts().newest_first()[:10],
+        },
+    )
 
 
 def _get_presented(presented_id) -> PresentedWalkthrough:
@@ -172,7 +198,9 @@ def _back_to(presented, anchor=""):
 @require_GET
 def presented_list(request):
     archived = request.GET.get("archived") == "1"
-    queryset = PresentedWalkthrough.objects.select_related("library", "created_by").annotate(feedback_count=Count("feedback"))
+    queryset = PresentedWalkthrough.objects.select_related("library", "created_by").annotate(
+        feedback_count=Count("feedback")
+    )
     queryset = queryset.filter(archived_at__isnull=not archived)
     return render(request, "walkthroughs/presented_list.html", {"presentations": queryset[:200], "archived": archived})
 
@@ -184,8 +212,9 @@ def presented_new(request):
     form = PresentForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
-            presented = PresentedWalkthrough.present(form.source(), form.cleaned_data["repo_path"], user=request.user,
-                                                     library=form.cleaned_data["library"])
+            presented = PresentedWalkthrough.present(
+                form.source(), form.cleaned_data["repo_path"], user=request.user, library=form.cleaned_data["library"]
+            )
         except PresentError as exc:
             form.add_error(None, str(exc))
         else:
@@ -199,12 +228,22 @@ def presented(request, presented_id):
     presented = _get_presented(presented_id)
     shown = _shown(presented)
     opened = _opened_diff(request, presented)
-    return render(request, "walkthroughs/presented.html", {
-        "presented": presented, "sections": shown["sections"], "opened": opened,
-        "feedback": presented.feedback.select_related("created_by"),
-        "section_titles": {"introduction": "Introduction", "highlights": "Highlights", "changes": "Changes",
-                           "actions": "What next?"},
-    })
+    return render(
+        request,
+        "walkthroughs/presented.html",
+        {
+            "presented": presented,
+            "sections": shown["sections"],
+            "opened": opened,
+            "feedback": presented.feedback.select_related("created_by"),
+            "section_titles": {
+                "introduction": "Introduction",
+                "highlights": "Highlights",
+                "changes": "Changes",
+                "actions": "What next?",
+            },
+        },
+    )
 
 
 def _opened_diff(request, presented) -> dict | None:
@@ -265,8 +304,11 @@ def presented_choose(request, presented_id, key):
         return HttpResponseBadRequest("Pick one of the comment's locations.")
     presented.choose_location(key, label)
     if request.htmx:
-        return render(request, "walkthroughs/_comment_card.html",
-                      {"presented": presented, "item": _comment_item(_shown(presented), key)})
+        return render(
+            request,
+            "walkthroughs/_comment_card.html",
+            {"presented": presented, "item": _comment_item(_shown(presented), key)},
+        )
     return _back_to(presented, f"comment-{key}")
 
 
@@ -280,8 +322,9 @@ def presented_reply(request, presented_id, key):
     if not message:
         messages.error(request, "Write a reply before sending it.")
         return _back_to(presented, f"comment-{key}")
-    presented.feedback.create(kind=Feedback.Kind.REPLY, element_key=key, text=view.reply_text(message),
-                              created_by=request.user)
+    presented.feedback.create(
+        kind=Feedback.Kind.REPLY, element_key=key, text=view.reply_text(message), created_by=request.user
+    )
     return _feedback_response(request, presented, f"comment-{key}")
 
 
@@ -293,15 +336,19 @@ def presented_action(request, presented_id, key):
     element = find_element(presented.walkthrough(), key)
     if not isinstance(element, ActionElement):
         raise Http404("No such action in this walkthrough.")
-    presented.feedback.create(kind=Feedback.Kind.ACTION, element_key=key, text=element.action.message(),
-                              created_by=request.user)
+    presented.feedback.create(
+        kind=Feedback.Kind.ACTION, element_key=key, text=element.action.message(), created_by=request.user
+    )
     return _feedback_response(request, presented, "feedback")
 
 
 def _feedback_response(request, presented, anchor):
     if request.htmx:
-        response = render(request, "walkthroughs/_feedback.html", {
-            "presented": presented, "feedback": presented.feedback.select_related("created_by"), "oob": True})
+        response = render(
+            request,
+            "walkthroughs/_feedback.html",
+            {"presented": presented, "feedback": presented.feedback.select_related("created_by"), "oob": True},
+        )
         response["HX-Trigger"] = "feedback-sent"
         return response
     messages.success(request, "Sent to the agent.")

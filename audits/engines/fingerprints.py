@@ -2,6 +2,7 @@
 identifies the finding (library, walkthrough or page, step title or example code, gap type, the wording)
 and drops what changes between runs of the same problem (numbers, paths, addresses, timestamps, line
 numbers, step positions). The rules are versioned: changing them changes FINGERPRINT_VERSION."""
+
 import hashlib
 import re
 
@@ -32,11 +33,18 @@ def _digest(*parts: str) -> str:
 
 
 def gap_fingerprint(library: str, walkthrough_id: str, step_title: str, gap_type: str, description: str) -> str:
-    return _digest("gap", library.lower(), walkthrough_id, normalize_text(step_title), gap_type,
-                   normalize_text(description))
+    return _digest(
+        "gap", library.lower(), walkthrough_id, normalize_text(step_title), gap_type, normalize_text(description)
+    )
 
 
 def example_fingerprint(library: str, page: str, code: str, error_message: str | None) -> str:
     error_kind = (error_message or "").split(":", 1)[0]
-    return _digest("example", library.lower(), page, code_hash(code), normalize_text(error_kind),
-                   normalize_text(error_message or ""))
+    return _digest(
+        "example",
+        library.lower(),
+        page,
+        code_hash(code),
+        normalize_text(error_kind),
+        normalize_text(error_message or ""),
+    )

@@ -1,12 +1,23 @@
 """The result file family of formats.md: the audit result, and the validation files (validation result,
 validation summary). Counts are derived from the lists they count, so reading a file back never changes them."""
+
 from collections import Counter
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from stackbench_site.lib.severity import SeverityScale
-from walkthroughs.engines.formats import GAP_SEVERITY, Gap, Label, Language, Name, ShortText, Timestamp, WalkthroughId, doc_name
+from walkthroughs.engines.formats import (
+    GAP_SEVERITY,
+    Gap,
+    Label,
+    Language,
+    Name,
+    ShortText,
+    Timestamp,
+    WalkthroughId,
+    doc_name,
+)
 
 ExampleStatus = Literal["success", "failure", "skipped"]
 # error: the docs are wrong; warning: the environment or the library's internals; info: works, with a deprecation
@@ -156,4 +167,3 @@ class ValidationSummary(_Lenient):
 def validation_file_name(page: str) -> str:
     """code_validation/<doc>_validation.json."""
     return f"{doc_name(page)}_validation.json"
-

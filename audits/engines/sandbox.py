@@ -6,6 +6,7 @@ machine allows it a pids cgroup (a fork bomb hits a ceiling; cancel kills every 
 mount namespace in which the app's folder is read-only and its var/ folder (database, secret key, other runs)
 is hidden behind an empty tmpfs.
 """
+
 import ctypes
 import os
 import pwd
@@ -42,9 +43,18 @@ def sandbox_env(home: Path, limits: Limits, extra: dict | None = None) -> dict[s
     env = dict(limits.environment)
     user = pwd.getpwuid(os.getuid()).pw_name
     env.update(
-        PATH=limits.path, HOME=str(home), USER=user, LOGNAME=user, SHELL="/bin/bash", TERM="dumb",
-        TMPDIR=str(home / ".tmp"), PYTHONUNBUFFERED="1", PIP_DISABLE_PIP_VERSION_CHECK="1", NO_COLOR="1",
-        DEBIAN_FRONTEND="noninteractive", CI="1",
+        PATH=limits.path,
+        HOME=str(home),
+        USER=user,
+        LOGNAME=user,
+        SHELL="/bin/bash",
+        TERM="dumb",
+        TMPDIR=str(home / ".tmp"),
+        PYTHONUNBUFFERED="1",
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        NO_COLOR="1",
+        DEBIAN_FRONTEND="noninteractive",
+        CI="1",
     )
     (home / ".tmp").mkdir(parents=True, exist_ok=True)
     env.update(extra or {})
@@ -231,7 +241,7 @@ def cap_output(data: bytes, limit: int) -> tuple[str, bool]:
     """Keep the head and the tail of a long output: the command and its final error are what matter."""
     if len(data) <= limit:
         return as_text(data), False
-    head, tail = data[: limit // 4], data[-(limit - limit // 4):]
+    head, tail = data[: limit // 4], data[-(limit - limit // 4) :]
     return head_and_tail(head, tail, len(data) - len(head) - len(tail)), True
 
 

@@ -6,6 +6,7 @@ dependencies, removed afterwards. Per example: its own subprocess and temporary 
 earlier examples it depends on, wrapped in asyncio.run when it awaits, under a timeout and an output cap, in
 the sandbox of sandbox.py. The severity of a failure comes from the traceback's frames, which a small runner
 inside the virtualenv reports as JSON."""
+
 import os
 import re
 import shutil
@@ -18,17 +19,25 @@ from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from walkthroughs.engines.python_code import awaits_at_top_level, build_program, defined_names, dependencies, parse
 from audits.engines.formats import ExampleResult, ValidationResult, ValidationSummary, validation_file_name
-from audits.engines.sandbox import Limits, ProcessJail, kill_group, make_workspace, read_capped, remove_tree, sandbox_env
-from stackbench_site.lib.jsonfiles import FormatError, load_model, parse_json_text, write_model
+from audits.engines.sandbox import (
+    Limits,
+    ProcessJail,
+    kill_group,
+    make_workspace,
+    read_capped,
+    remove_tree,
+    sandbox_env,
+)
 from stackbench_site.lib.clock import utcnow
+from stackbench_site.lib.jsonfiles import FormatError, load_model, parse_json_text, write_model
 from walkthroughs.engines.formats import ExtractionAnalysis
+from walkthroughs.engines.python_code import awaits_at_top_level, build_program, defined_names, dependencies, parse
 
 INSTALL_TIMEOUT = 600
 SKIPPED_REASON = "Example marked as not executable"
 
-RUNNER = r'''
+RUNNER = r"""
 import difflib, json, os, sys, traceback, warnings
 program, report_path, venv = sys.argv[1], sys.argv[2], os.path.realpath(sys.argv[3])
 caught = []
@@ -89,7 +98,7 @@ with open(report_path, "w") as out:
 sys.stdout.flush()
 sys.stderr.flush()
 os._exit(1 if report["exception"] else 0)
-'''
+"""
 
 
 class ValidationError(Exception):
@@ -171,8 +180,11 @@ class DocumentSandbox:
         self.home = self.root / "home"
         self.home.mkdir()
         self.jail = ProcessJail(options.limits, self.root)
-        caches = {name: str(folder) for name, folder in (("UV_CACHE_DIR", options.uv_cache_dir),
-                                                           ("PIP_CACHE_DIR", options.pip_cache_dir)) if folder}
+        caches = {
+            name: str(folder)
+            for name, folder in (("UV_CACHE_DIR", options.uv_cache_dir), ("PIP_CACHE_DIR", options.pip_cache_dir))
+            if folder
+        }
         self.env = sandbox_env(self.home, options.limits, caches)
         self.runner = self.root / "stackbench_runner.py"
         self.runner.write_text(RUNNER)
@@ -182,8 +194,15 @@ class DocumentSandbox:
         wait checks for cancellation twice a second (a cancelled run's process tree dies at once)."""
         log = (cwd or self.root) / f".output-{time.monotonic_ns()}.log"
         with open(log, "wb") as out:
-            process = subprocess.Popen(command, cwd=cwd or self.root, env=env or self.env, stdout=out,
-                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=self.jail.preexec)
+            process = subprocess.Popen(
+                command,
+                cwd=cwd or self.root,
+                env=env or self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                preexec_fn=self.jail.preexec,
+            )
         self.jail.track(process.pid)
         deadline, timed_out, hits, flooded = time.monotonic() + timeout, False, self.jail.limit_hits(), False
         while True:
@@ -202,7 +221,9 @@ class DocumentSandbox:
         output, _ = read_capped(log, self.options.output_cap)
         log.unlink(missing_ok=True)
         if flooded:
-            output += f"\n[it reached the sandbox's limit of {self.options.limits.max_processes} processes and was killed]"
+            output += (
+                f"\n[it reached the sandbox's limit of {self.options.limits.max_processes} processes and was killed]"
+            )
         return (None if timed_out or self.should_stop() else process.returncode), output, timed_out
 
     def install(self, requirements: list[str]) -> Install:
@@ -211,19 +232,45 @@ class DocumentSandbox:
         links = [arg for folder in self.options.find_links for arg in ("--find-links", str(folder))]
         offline = ["--no-index"] if self.options.offline else []
         if uv:
-            steps = [[uv, "venv", "--quiet", "--python", base_python(), str(self.venv)],
-                     [uv, "pip", "install", "--quiet", "--python", str(self.venv / "bin" / "python"), *links, *offline,
-                      *requirements]]
+            steps = [
+                [uv, "venv", "--quiet", "--python", base_python(), str(self.venv)],
+                [
+                    uv,
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--python",
+                    str(self.venv / "bin" / "python"),
+                    *links,
+                    *offline,
+                    *requirements,
+                ],
+            ]
         else:
-            steps = [[base_python(), "-m", "venv", str(self.venv)],
-                     [str(self.venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                      *links, *offline, *requirements]]
+            steps = [
+                [base_python(), "-m", "venv", str(self.venv)],
+                [
+                    str(self.venv / "bin" / "python"),
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                    *links,
+                    *offline,
+                    *requirements,
+                ],
+            ]
         for step in steps:
             code, output, timed_out = self._run(step, INSTALL_TIMEOUT)
             if code != 0:
                 reason = f"timed out after {INSTALL_TIMEOUT} s" if timed_out else output[-4000:].strip()
-                return Install(False, f"Installing {' '.join(requirements)} failed: {reason}",
-                               time.monotonic() - started, "uv" if uv else "pip")
+                return Install(
+                    False,
+                    f"Installing {' '.join(requirements)} failed: {reason}",
+                    time.monotonic() - started,
+                    "uv" if uv else "pip",
+                )
         return Install(True, "", time.monotonic() - started, "uv" if uv else "pip")
 
     def execute(self, index: int, code: str) -> tuple[int | None, str, dict | None, bool, float]:
@@ -235,8 +282,19 @@ class DocumentSandbox:
         env = {**self.env, "VIRTUAL_ENV": str(self.venv), "PATH": f"{self.venv / 'bin'}{os.pathsep}{self.env['PATH']}"}
         started = time.monotonic()
         status, output, timed_out = self._run(
-            [str(self.venv / "bin" / "python"), "-X", "faulthandler", str(self.runner), str(program), str(report_path),
-             str(self.venv)], self.options.timeout, cwd=folder, env=env)
+            [
+                str(self.venv / "bin" / "python"),
+                "-X",
+                "faulthandler",
+                str(self.runner),
+                str(program),
+                str(report_path),
+                str(self.venv),
+            ],
+            self.options.timeout,
+            cwd=folder,
+            env=env,
+        )
         seconds = time.monotonic() - started
         try:
             report = parse_json_text(self.readable(report_path.read_text()), report_path.name)
@@ -263,23 +321,45 @@ def _doc_line(program, frame_line: int, examples) -> str:
     return f" (line {line} of the page, example {index})"
 
 
-def classify(report: dict | None, status: int | None, timed_out: bool, output: str, program, examples, index,
-             trees, library: str, version: str | None):
+def classify(
+    report: dict | None,
+    status: int | None,
+    timed_out: bool,
+    output: str,
+    program,
+    examples,
+    index,
+    trees,
+    library: str,
+    version: str | None,
+):
     """(status, severity, error_message, suggestions) from what the runner saw."""
     version_text = f" {version}" if version else ""
     if timed_out:
-        return ("failure", "error", "The example timed out: it did not finish within the time limit.",
-                "Make the example finish on its own (or mark it as not executable if it starts a server).")
+        return (
+            "failure",
+            "error",
+            "The example timed out: it did not finish within the time limit.",
+            "Make the example finish on its own (or mark it as not executable if it starts a server).",
+        )
     exception = (report or {}).get("exception")
     warned = [w for w in (report or {}).get("warnings", []) if w["category"] in ("DeprecationWarning", "FutureWarning")]
     if exception is None:
         if status not in (0, None) and report is None:
-            return ("failure", "error", f"The example exited with status {status}: {output.strip()[-300:]}",
-                    "Run the example by hand to see why it stops.")
+            return (
+                "failure",
+                "error",
+                f"The example exited with status {status}: {output.strip()[-300:]}",
+                "Run the example by hand to see why it stops.",
+            )
         if warned:
             first = warned[0]
-            return ("success", "info", f"{first['category']}: {first['message']}",
-                    "The example works but uses something deprecated; update it to the recommended API.")
+            return (
+                "success",
+                "info",
+                f"{first['category']}: {first['message']}",
+                "The example works but uses something deprecated; update it to the recommended API.",
+            )
         return ("success", None, None, None)
     kind, message = exception["type"], exception["message"]
     frames = exception["frames"]
@@ -291,9 +371,13 @@ def classify(report: dict | None, status: int | None, timed_out: bool, output: s
         return ("failure", "error", error + place, f"Fix the {kind} in the example{place}.")
     if innermost is not None and innermost["where"] == "package":
         package_file = innermost["filename"].split("site-packages/")[-1]
-        return ("failure", "warning", error,
-                f"The error is raised inside the installed package ({package_file}, line {innermost['lineno']}, in "
-                f"{innermost['name']}); check that the example's input is valid for {library}{version_text}.")
+        return (
+            "failure",
+            "warning",
+            error,
+            f"The error is raised inside the installed package ({package_file}, line {innermost['lineno']}, in "
+            f"{innermost['name']}); check that the example's input is valid for {library}{version_text}.",
+        )
     if own_frame and kind == "NameError":
         name = exception.get("name") or (message.split("'")[1] if "'" in message else "")
         later = [i for i, tree in enumerate(trees) if i > index and tree is not None and name in defined_names(tree)]
@@ -307,8 +391,10 @@ def classify(report: dict | None, status: int | None, timed_out: bool, output: s
     if own_frame and kind in ("ImportError", "ModuleNotFoundError"):
         if kind == "ModuleNotFoundError":
             module = exception.get("name") or message
-            hint = (f"`{module}` is not installed with {library}{version_text}; add the package that provides it "
-                    "to the example's dependencies (or fix the import).")
+            hint = (
+                f"`{module}` is not installed with {library}{version_text}; add the package that provides it "
+                "to the example's dependencies (or fix the import)."
+            )
         elif exception["suggestions"]:
             hint = f"{message}; did you mean `{exception['suggestions'][0]}`? (checked against {library}{version_text})"
         else:
@@ -316,14 +402,18 @@ def classify(report: dict | None, status: int | None, timed_out: bool, output: s
         return ("failure", "error", error + place, hint)
     if own_frame and kind == "AttributeError":
         close = exception["suggestions"]
-        hint = (f"{message}; did you mean `{close[0]}`? (checked against {library}{version_text})" if close else
-                f"{message} in {library}{version_text}; the attribute may belong to another version.")
+        hint = (
+            f"{message}; did you mean `{close[0]}`? (checked against {library}{version_text})"
+            if close
+            else f"{message} in {library}{version_text}; the attribute may belong to another version."
+        )
         return ("failure", "error", error + place, hint)
     return ("failure", "error", error + place, "Fix the example so it runs as documented.")
 
 
-def validate_document(analysis: ExtractionAnalysis, options: ValidationOptions,
-                      observer: ValidationObserver | None = None) -> ValidationResult:
+def validate_document(
+    analysis: ExtractionAnalysis, options: ValidationOptions, observer: ValidationObserver | None = None
+) -> ValidationResult:
     observer = observer or ValidationObserver()
     observer.document_started(analysis.page, len(analysis.examples))
     examples = analysis.examples
@@ -332,8 +422,10 @@ def validate_document(analysis: ExtractionAnalysis, options: ValidationOptions,
     requirements = requirements_for(analysis)
     sandbox = DocumentSandbox(options, Path(analysis.page).stem, observer.should_stop)
     try:
-        install = sandbox.install(requirements) if any(e.execution_context != "not_executable" for e in examples) else None
-        for index, example in enumerate(examples):
+        install = (
+            sandbox.install(requirements) if any(e.execution_context != "not_executable" for e in examples) else None
+        )
+        for index, _example in enumerate(examples):
             if observer.should_stop():
                 break
             result = _validate_example(index, examples, trees, sandbox, install, analysis)
@@ -341,8 +433,14 @@ def validate_document(analysis: ExtractionAnalysis, options: ValidationOptions,
             observer.example_finished(analysis.page, result)
     finally:
         sandbox.close()
-    document = ValidationResult(page=analysis.page, library=analysis.library, version=analysis.version or "",
-                                language=analysis.language, validation_timestamp=utcnow(), results=results)
+    document = ValidationResult(
+        page=analysis.page,
+        library=analysis.library,
+        version=analysis.version or "",
+        language=analysis.language,
+        validation_timestamp=utcnow(),
+        results=results,
+    )
     observer.document_finished(analysis.page, document)
     return document
 
@@ -351,29 +449,51 @@ def _validate_example(index, examples, trees, sandbox: DocumentSandbox, install:
     example = examples[index]
     base = {"example_index": index, "line": example.line, "context": example.context, "code": example.code}
     if example.execution_context == "not_executable":
-        return ExampleResult(**base, status="skipped", error_message=SKIPPED_REASON,
-                             suggestions=None, actual_code_executed=example.code)
+        return ExampleResult(
+            **base, status="skipped", error_message=SKIPPED_REASON, suggestions=None, actual_code_executed=example.code
+        )
     if example.language and example.language.lower() not in ("python", "py", "python3", "pycon"):
-        return ExampleResult(**base, status="skipped", error_message=f"Not Python ({example.language})",
-                             actual_code_executed=example.code)
+        return ExampleResult(
+            **base,
+            status="skipped",
+            error_message=f"Not Python ({example.language})",
+            actual_code_executed=example.code,
+        )
     needed = dependencies(index, trees)
     parts = [(i, examples[i].code, examples[i].line) for i in needed] + [(index, example.code, example.line)]
     wrap = example.execution_context == "async" or any(
-        trees[i] is not None and awaits_at_top_level(trees[i]) for i in needed + [index])
+        trees[i] is not None and awaits_at_top_level(trees[i]) for i in needed + [index]
+    )
     program = build_program(parts, wrap)
-    common = {**base, "depends_on_previous": bool(needed), "depends_on_example_indices": needed,
-              "actual_code_executed": program.code}
+    common = {
+        **base,
+        "depends_on_previous": bool(needed),
+        "depends_on_example_indices": needed,
+        "actual_code_executed": program.code,
+    }
     if install is not None and not install.ok:
-        return ExampleResult(**common, status="failure", severity="warning", error_message=install.message,
-                             suggestions="The library could not be installed at this version, so no example of the "
-                                         "page could run; check the version and the dependencies.")
+        return ExampleResult(
+            **common,
+            status="failure",
+            severity="warning",
+            error_message=install.message,
+            suggestions="The library could not be installed at this version, so no example of the "
+            "page could run; check the version and the dependencies.",
+        )
     status, output, report, timed_out, _ = sandbox.execute(index, program.code)
-    outcome, severity, error, suggestions = classify(report, status, timed_out, output, program, examples, index,
-                                                     trees, analysis.library, analysis.version)
+    outcome, severity, error, suggestions = classify(
+        report, status, timed_out, output, program, examples, index, trees, analysis.library, analysis.version
+    )
     if timed_out:
         error = f"The example timed out after {sandbox.options.timeout:g} s."
-    return ExampleResult(**common, status=outcome, severity=severity, error_message=error, suggestions=suggestions,
-                         execution_output=output or None)
+    return ExampleResult(
+        **common,
+        status=outcome,
+        severity=severity,
+        error_message=error,
+        suggestions=suggestions,
+        execution_output=output or None,
+    )
 
 
 def load_analyses(folder: Path) -> tuple[list[ExtractionAnalysis], list[str]]:
@@ -387,8 +507,12 @@ def load_analyses(folder: Path) -> tuple[list[ExtractionAnalysis], list[str]]:
     return analyses, problems
 
 
-def validate_all(analyses: list[ExtractionAnalysis], output_dir: Path, options: ValidationOptions,
-                 observer: ValidationObserver | None = None) -> ValidationSummary:
+def validate_all(
+    analyses: list[ExtractionAnalysis],
+    output_dir: Path,
+    options: ValidationOptions,
+    observer: ValidationObserver | None = None,
+) -> ValidationSummary:
     """Documents in parallel (up to num_workers), examples of one document in order; each document's file is
     written as soon as it is done, then the summary."""
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -403,7 +527,11 @@ def validate_all(analyses: list[ExtractionAnalysis], output_dir: Path, options: 
 
     with ThreadPoolExecutor(max_workers=max(1, options.num_workers)) as pool:
         documents = list(pool.map(one, analyses))
-    summary = ValidationSummary(timestamp=utcnow(), validation_duration_seconds=round(time.monotonic() - started, 3),
-                                num_workers=max(1, options.num_workers), documents=documents)
+    summary = ValidationSummary(
+        timestamp=utcnow(),
+        validation_duration_seconds=round(time.monotonic() - started, 3),
+        num_workers=max(1, options.num_workers),
+        documents=documents,
+    )
     write_model(output_dir / "validation_summary.json", summary)
     return summary

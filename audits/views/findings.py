@@ -1,4 +1,5 @@
 """Findings across runs: every audit gap and failing code example, filtered and sorted."""
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count
@@ -77,8 +78,21 @@ def _filtered_results(params):
 @login_required
 @require_GET
 def gaps(request):
-    keys = ("kind", "library", "walkthrough", "page_id", "type", "severity", "run", "step", "q", "sort", "state",
-            "lifecycle", "assignee")
+    keys = (
+        "kind",
+        "library",
+        "walkthrough",
+        "page_id",
+        "type",
+        "severity",
+        "run",
+        "step",
+        "q",
+        "sort",
+        "state",
+        "lifecycle",
+        "assignee",
+    )
     params = {key: request.GET.get(key, "").strip() for key in keys}
     sort = params["sort"] if params["sort"] in ("newest", "oldest", "severity", "step") else "newest"
     if params["kind"] == "validation":
@@ -98,9 +112,14 @@ def gaps(request):
         found = found.prefetch_related("run__library", "run__walkthrough").order_by(*GAP_SORTS[sort])
     total = sum(counts["severity"].values())
     context = {
-        "page": page_of(request, found, count=total), "params": params, "sort": sort, "counts": counts,
+        "page": page_of(request, found, count=total),
+        "params": params,
+        "sort": sort,
+        "counts": counts,
         "total": total,
-        "libraries": Library.objects.all(), "gap_types": GAP_TYPES, "states": TriageState.choices,
+        "libraries": Library.objects.all(),
+        "gap_types": GAP_TYPES,
+        "states": TriageState.choices,
         "people": get_user_model().objects.filter(is_active=True).order_by("username"),
         "walkthroughs": Walkthrough.objects.only("pk", "title").order_by("title"),
         "doc_pages": DocPage.objects.only("pk", "page").order_by("page"),

@@ -1,11 +1,12 @@
 """Problems (a finding across runs) and their triage: the list, bulk changes, a problem's page, comments."""
+
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_POST, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from audits.models import ExampleResult, Gap, Lifecycle, Problem, RunKind, RunStatus, TriageState
 from stackbench_site.htmx import render_page_or_partial
@@ -18,15 +19,19 @@ RECENT_RUNS = 10
 
 
 BULK_ACTIONS = {
-    "confirmed": "Confirm", "false_positive": "Mark false positive", "wont_fix": "Mark won't fix",
-    "open": "Reopen", "assign": "Assign",
+    "confirmed": "Confirm",
+    "false_positive": "Mark false positive",
+    "wont_fix": "Mark won't fix",
+    "open": "Reopen",
+    "assign": "Assign",
 }
 
 
 def _get_problem(problem_id) -> Problem:
     return get_object_or_404(
         Problem.objects.select_related("library", "walkthrough", "doc_page", "assignee", "first_run", "last_run"),
-        pk=problem_id)
+        pk=problem_id,
+    )
 
 
 def _people():
@@ -65,8 +70,12 @@ def _filtered_problems(request, params) -> "Problem.objects":
 PROBLEM_KEYS = ("library", "kind", "state", "lifecycle", "severity", "assignee", "walkthrough", "q", "sort")
 
 
-PROBLEM_SORTS = {"severity": ("-rank", "-last_seen_at"), "newest": ("-last_seen_at",), "oldest": ("first_seen_at",),
-                 "sightings": ("-sightings", "-rank")}
+PROBLEM_SORTS = {
+    "severity": ("-rank", "-last_seen_at"),
+    "newest": ("-last_seen_at",),
+    "oldest": ("first_seen_at",),
+    "sightings": ("-sightings", "-rank"),
+}
 
 
 def _params(request):
@@ -83,20 +92,37 @@ def problems(request):
     found = _filtered_problems(request, params)
     sort = params["sort"] if params["sort"] in PROBLEM_SORTS else "severity"
     states = dict(found.order_by().values_list("triage_state").annotate(n=Count("id")))
-    page = Paginator(found.select_related("library", "walkthrough", "doc_page", "assignee").order_by(*PROBLEM_SORTS[sort]),
-                     PAGE_SIZE).get_page(request.GET.get("page"))
-    return render_page_or_partial(request, "audits/problems.html", "audits/_problem_results.html", {
-        "page": page, "params": params, "sort": sort, "state_counts": states, "total": found.count(),
-        "libraries": Library.objects.all(), "people": _people(), "states": TriageState.choices,
-        "lifecycles": Lifecycle.choices, "bulk_actions": BULK_ACTIONS, "query": request.GET.urlencode(),
-    })
+    page = Paginator(
+        found.select_related("library", "walkthrough", "doc_page", "assignee").order_by(*PROBLEM_SORTS[sort]), PAGE_SIZE
+    ).get_page(request.GET.get("page"))
+    return render_page_or_partial(
+        request,
+        "audits/problems.html",
+        "audits/_problem_results.html",
+        {
+            "page": page,
+            "params": params,
+            "sort": sort,
+            "state_counts": states,
+            "total": found.count(),
+            "libraries": Library.objects.all(),
+            "people": _people(),
+            "states": TriageState.choices,
+            "lifecycles": Lifecycle.choices,
+            "bulk_actions": BULK_ACTIONS,
+            "query": request.GET.urlencode(),
+        },
+    )
 
 
 def _sightings(problem: Problem):
     if problem.kind == RunKind.AUDIT:
         return Gap.objects.filter(problem=problem).select_related("run").order_by("-run_id")[:PAGE_SIZE]
-    return (ExampleResult.objects.filter(problem=problem).select_related("document__run", "document__doc_page")
-            .order_by("-document__run_id")[:PAGE_SIZE])
+    return (
+        ExampleResult.objects.filter(problem=problem)
+        .select_related("document__run", "document__doc_page")
+        .order_by("-document__run_id")[:PAGE_SIZE]
+    )
 
 
 def _recent_presence(problem: Problem) -> tuple[int, int, str]:
@@ -114,7 +140,12 @@ def _recent_presence(problem: Problem) -> tuple[int, int, str]:
     if problem.kind == RunKind.AUDIT:
         seen = Gap.objects.filter(problem=problem, run_id__in=recent).values("run").distinct().count()
     else:
-        seen = ExampleResult.objects.filter(problem=problem, document__run_id__in=recent).values("document__run").distinct().count()
+        seen = (
+            ExampleResult.objects.filter(problem=problem, document__run_id__in=recent)
+            .values("document__run")
+            .distinct()
+            .count()
+        )
     return seen, len(recent), backend
 
 
@@ -122,7 +153,9 @@ def _same_snippet(problem: Problem):
     """Audit gaps and code-example failures about the same code, so the evidence sits together."""
     if problem.kind == RunKind.AUDIT and problem.walkthrough_id:
         hashes = Snippet.objects.filter(step__walkthrough_id=problem.walkthrough_id, step__position=problem.step_number)
-        return Problem.objects.filter(kind=RunKind.VALIDATION, code_hash__in=hashes.values("code_hash")).select_related("doc_page")
+        return Problem.objects.filter(kind=RunKind.VALIDATION, code_hash__in=hashes.values("code_hash")).select_related(
+            "doc_page"
+        )
     if problem.code_hash:
         steps = Snippet.objects.filter(code_hash=problem.code_hash).values("step__walkthrough_id", "step__position")
         match = Q(pk__in=[])
@@ -139,12 +172,25 @@ def problem(request, problem_id):
     seen, out_of, backend = _recent_presence(problem)
     events = list(problem.events.select_related("actor"))
     comments = list(problem.comments.select_related("author"))
-    history = sorted([("event", e.at, e) for e in events] + [("comment", c.created_at, c) for c in comments],
-                     key=lambda item: item[1])
-    return render(request, "audits/problem.html", {
-        "problem": problem, "sightings": _sightings(problem), "seen": seen, "out_of": out_of, "backend": backend,
-        "related": _same_snippet(problem), "history": history, "people": _people(), "states": TriageState.choices,
-    })
+    history = sorted(
+        [("event", e.at, e) for e in events] + [("comment", c.created_at, c) for c in comments],
+        key=lambda item: item[1],
+    )
+    return render(
+        request,
+        "audits/problem.html",
+        {
+            "problem": problem,
+            "sightings": _sightings(problem),
+            "seen": seen,
+            "out_of": out_of,
+            "backend": backend,
+            "related": _same_snippet(problem),
+            "history": history,
+            "people": _people(),
+            "states": TriageState.choices,
+        },
+    )
 
 
 @login_required
@@ -153,8 +199,9 @@ def problem(request, problem_id):
 def problem_triage(request, problem_id):
     problem = _get_problem(problem_id)
     try:
-        changed = problem.set_state(request.user, request.POST.get("state", problem.triage_state),
-                                    request.POST.get("reason", ""))
+        changed = problem.set_state(
+            request.user, request.POST.get("state", problem.triage_state), request.POST.get("reason", "")
+        )
     except ValueError as exc:
         messages.error(request, str(exc).capitalize() + ".")
         return redirect(problem)
@@ -199,12 +246,19 @@ def problems_bulk(request):
         messages.error(request, f"Say why they are {BULK_ACTIONS[action].split(' ', 1)[-1]}.")
         return redirect(f"/problems/?{request.POST.get('query', '')}")
     if request.POST.get("confirm") != "yes":
-        return render(request, "audits/problems_bulk_confirm.html", {
-            "count": count, "action": action, "label": BULK_ACTIONS[action], "reason": reason,
-            "assignee": _people().filter(pk=int(assignee_id)).first() if assignee_id.isdigit() else None,
-            "ids": [] if request.POST.get("scope") == "all" else list(chosen.values_list("pk", flat=True)),
-            "post": request.POST,
-        })
+        return render(
+            request,
+            "audits/problems_bulk_confirm.html",
+            {
+                "count": count,
+                "action": action,
+                "label": BULK_ACTIONS[action],
+                "reason": reason,
+                "assignee": _people().filter(pk=int(assignee_id)).first() if assignee_id.isdigit() else None,
+                "ids": [] if request.POST.get("scope") == "all" else list(chosen.values_list("pk", flat=True)),
+                "post": request.POST,
+            },
+        )
     changed = 0
     person = _people().filter(pk=int(assignee_id)).first() if assignee_id.isdigit() else None
     for item in chosen.select_related("assignee"):

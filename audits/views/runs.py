@@ -1,5 +1,6 @@
 """Runs: the list, a run's page and its live progress, starting, cancelling and rerunning audits and validations,
 batches, a run's files, and uploads of result files."""
+
 import json
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.core.paginator import Paginator
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_POST, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from audits.actions import RunNotStarted, do_run_everything, do_start_audit, do_start_validation
 from audits.forms import AuditRunForm, UploadForm, ValidationRunForm
@@ -35,7 +36,9 @@ TRACE_PREVIEW_LINES = 400
 
 
 def get_run(run_id) -> Run:
-    return get_object_or_404(Run.objects.select_related("library", "walkthrough", "started_by", "previous_run"), pk=run_id)
+    return get_object_or_404(
+        Run.objects.select_related("library", "walkthrough", "started_by", "previous_run"), pk=run_id
+    )
 
 
 def page_of(request, queryset, count=None):
@@ -79,26 +82,44 @@ def runs(request):
     if filters["library"].isdigit():
         queryset = queryset.filter(library_id=int(filters["library"]))
     page = page_of(request, queryset.with_gap_counts().with_failure_counts().newest_first())
-    return render_page_or_partial(request, "audits/runs.html", "audits/_runs_list.html", {
-        "page": page, "filters": filters, "libraries": Library.objects.all(),
-        "kinds": RunKind.choices, "statuses": RunStatus.choices,
-    })
+    return render_page_or_partial(
+        request,
+        "audits/runs.html",
+        "audits/_runs_list.html",
+        {
+            "page": page,
+            "filters": filters,
+            "libraries": Library.objects.all(),
+            "kinds": RunKind.choices,
+            "statuses": RunStatus.choices,
+        },
+    )
 
 
 def _run_page_context(run: Run) -> dict:
-    return {"run": run, **run_findings(run), **_read_logs(run),
-            "comparison": None if run.is_active else compare_runs(run, run.previous_run),
-            "docs_diff": None if run.is_active else docs_diff(run)}
+    return {
+        "run": run,
+        **run_findings(run),
+        **_read_logs(run),
+        "comparison": None if run.is_active else compare_runs(run, run.previous_run),
+        "docs_diff": None if run.is_active else docs_diff(run),
+    }
 
 
 def _docs_diff_range(run: Run) -> GitDiffBody | None:
     """The docs changes between the previous run and this one, when both know their docs commit."""
     previous = run.previous_run
-    if not (run.library.docs_repo and previous and previous.docs_commit and run.docs_commit
-            and previous.docs_commit != run.docs_commit):
+    if not (
+        run.library.docs_repo
+        and previous
+        and previous.docs_commit
+        and run.docs_commit
+        and previous.docs_commit != run.docs_commit
+    ):
         return None
-    return GitDiffBody.model_validate({"range": f"{previous.docs_commit}..{run.docs_commit}",
-                                       "exclude": {"staged": True, "unstaged": True}})
+    return GitDiffBody.model_validate(
+        {"range": f"{previous.docs_commit}..{run.docs_commit}", "exclude": {"staged": True, "unstaged": True}}
+    )
 
 
 def docs_diff(run: Run) -> GitDiffView | None:
@@ -154,8 +175,13 @@ def run_docs_diff(request, run_id):
     if spec is None or not node or not path:
         raise Http404("This run has no docs diff.")
     try:
-        opened = {"element": "docs", "node": node, "path": path, "error": "",
-                  "rows": highlight_rows(file_diff(Path(run.library.docs_repo), spec, node, path), path)}
+        opened = {
+            "element": "docs",
+            "node": node,
+            "path": path,
+            "error": "",
+            "rows": highlight_rows(file_diff(Path(run.library.docs_repo), spec, node, path), path),
+        }
     except GitError as exc:
         opened = {"element": "docs", "node": node, "path": path, "error": str(exc), "rows": []}
     if not request.htmx:
@@ -177,12 +203,21 @@ def run_everything(request, library_id):
 
 
 def _batch_context(batch: Batch) -> dict:
-    runs = list(batch.runs.select_related("walkthrough").prefetch_related("doc_pages").with_gap_counts()
-                .with_failure_counts().order_by("pk"))
-    return {"batch": batch, "runs": runs, "active": any(run.is_active for run in runs),
-            "done": sum(1 for run in runs if not run.is_active),
-            "gaps": sum(run.critical_count + run.warning_count + run.info_count for run in runs),
-            "failures": sum(run.failure_count for run in runs)}
+    runs = list(
+        batch.runs.select_related("walkthrough")
+        .prefetch_related("doc_pages")
+        .with_gap_counts()
+        .with_failure_counts()
+        .order_by("pk")
+    )
+    return {
+        "batch": batch,
+        "runs": runs,
+        "active": any(run.is_active for run in runs),
+        "done": sum(1 for run in runs if not run.is_active),
+        "gaps": sum(run.critical_count + run.warning_count + run.info_count for run in runs),
+        "failures": sum(run.failure_count for run in runs),
+    }
 
 
 @login_required
@@ -205,7 +240,8 @@ def run_file(request, run_id, name):
 def file_response(path, inline=False):
     """A run's output file, never as HTML: it holds text from documents and commands."""
     content_type = {".json": "application/json", ".jsonl": "application/x-ndjson"}.get(
-        path.suffix, "text/plain; charset=utf-8")
+        path.suffix, "text/plain; charset=utf-8"
+    )
     return FileResponse(open(path, "rb"), as_attachment=not inline, filename=path.name, content_type=content_type)
 
 
@@ -215,21 +251,39 @@ def file_response(path, inline=False):
 def new_audit(request, walkthrough_id, rerun_of=None):
     walkthrough = get_object_or_404(Walkthrough.objects.select_related("library"), pk=walkthrough_id)
     previous = get_object_or_404(Run, pk=rerun_of, walkthrough=walkthrough) if rerun_of else None
-    initial = {"version": (previous.library_version if previous else walkthrough.library.default_version),
-               "backend": previous.backend if previous and previous.backend in ("rules", "claude") else walkthrough.library.default_backend}
+    initial = {
+        "version": (previous.library_version if previous else walkthrough.library.default_version),
+        "backend": previous.backend
+        if previous and previous.backend in ("rules", "claude")
+        else walkthrough.library.default_backend,
+    }
     form = AuditRunForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
-            run = do_start_audit(walkthrough, user=request.user, backend=form.cleaned_data["backend"],
-                                 version=form.cleaned_data["version"], previous_run=previous, options=form.options())
+            run = do_start_audit(
+                walkthrough,
+                user=request.user,
+                backend=form.cleaned_data["backend"],
+                version=form.cleaned_data["version"],
+                previous_run=previous,
+                options=form.options(),
+            )
         except RunNotStarted as exc:
             messages.error(request, str(exc))
         else:
             return redirect(run)
-    return render(request, "audits/new_run.html", {
-        "form": form, "walkthrough": walkthrough, "library": walkthrough.library, "previous": previous,
-        "kind": "audit", "claude_unavailable": claude_unavailable_reason(),
-    })
+    return render(
+        request,
+        "audits/new_run.html",
+        {
+            "form": form,
+            "walkthrough": walkthrough,
+            "library": walkthrough.library,
+            "previous": previous,
+            "kind": "audit",
+            "claude_unavailable": claude_unavailable_reason(),
+        },
+    )
 
 
 @login_required
@@ -242,18 +296,28 @@ def new_validation(request, library_id, rerun_of=None):
     requested = [int(p) for p in request.GET.getlist("page") if p.isdigit()]
     if requested:
         chosen = [p for p in library.doc_pages.all() if p.pk in requested]
-    form = ValidationRunForm(request.POST or None, library=library, initial={
-        "version": previous.library_version if previous else library.default_version, "pages": chosen})
+    form = ValidationRunForm(
+        request.POST or None,
+        library=library,
+        initial={"version": previous.library_version if previous else library.default_version, "pages": chosen},
+    )
     if request.method == "POST" and form.is_valid():
         try:
-            run = do_start_validation(library, list(form.cleaned_data["pages"]), user=request.user,
-                                      version=form.cleaned_data["version"], previous_run=previous, options=form.options())
+            run = do_start_validation(
+                library,
+                list(form.cleaned_data["pages"]),
+                user=request.user,
+                version=form.cleaned_data["version"],
+                previous_run=previous,
+                options=form.options(),
+            )
         except RunNotStarted as exc:
             messages.error(request, str(exc))
         else:
             return redirect(run)
-    return render(request, "audits/new_run.html", {"form": form, "library": library, "previous": previous,
-                                                    "kind": "validation"})
+    return render(
+        request, "audits/new_run.html", {"form": form, "library": library, "previous": previous, "kind": "validation"}
+    )
 
 
 @login_required
@@ -277,6 +341,13 @@ def upload(request):
         for upload in form.cleaned_data["files"]:
             fileset.add_bytes(upload.name, upload.read(), explicit=True)
         outcomes = import_fileset(fileset, library_name=form.cleaned_data["library"] or None, user=request.user)
-    return render(request, "audits/upload.html", {
-        "form": form, "outcomes": outcomes, "max_files": settings.DATA_UPLOAD_MAX_NUMBER_FILES,
-        "max_size": settings.STACKBENCH_UPLOAD_MAX_BYTES})
+    return render(
+        request,
+        "audits/upload.html",
+        {
+            "form": form,
+            "outcomes": outcomes,
+            "max_files": settings.DATA_UPLOAD_MAX_NUMBER_FILES,
+            "max_size": settings.STACKBENCH_UPLOAD_MAX_BYTES,
+        },
+    )

@@ -1,4 +1,5 @@
 """Read-only share links for runs: creating and revoking them, and the pages people without an account see."""
+
 from datetime import timedelta
 
 from django.contrib import messages
@@ -10,6 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from audits.models import ShareLink
 from audits.views.runs import file_response, get_run, run_findings
+
 
 def _get_share(token) -> ShareLink:
     share = ShareLink.from_token(token)

@@ -1,6 +1,7 @@
 """The one clock: timezone-aware UTC, as every file format and model stores it."""
-from datetime import datetime, timezone
+
+from datetime import UTC, datetime
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)

@@ -1,4 +1,5 @@
 """Typed readers for environment variables that fail loudly on bad values."""
+
 import os
 
 

@@ -1,5 +1,6 @@
 """Reading and writing the JSON files every format shares: size-capped loads, validation errors that name
 the file and the field, and atomic writes (temp file + fsync + rename) so nothing is ever half-written."""
+
 import json
 import os
 import re

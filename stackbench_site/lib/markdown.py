@@ -8,6 +8,7 @@ for its prose. Every engine that looks for code in markdown uses these, so they 
 Rendering: code highlighted by Pygments; ```mermaid fences left for the browser to draw. Raw HTML is escaped
 and unsafe link targets (javascript:, data:) are refused, so text from documents and agents cannot inject
 script."""
+
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
@@ -77,7 +78,7 @@ def without_fenced_blocks(text: str, replacement: str = "") -> str:
     lines = (text or "").split("\n")
     kept, position = [], 0
     for block in fenced_blocks(text):
-        kept += lines[position:block.start]
+        kept += lines[position : block.start]
         if replacement:
             kept.append(replacement)
         position = block.end

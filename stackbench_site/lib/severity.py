@@ -2,6 +2,7 @@
 highest). Each kind of finding defines its scale once, beside its file format (gaps: critical/warning/info;
 examples: error/warning/info); models, reports, the API and templates use that scale, never a copy of it.
 Ranks of different scales line up position by position, so findings of both kinds sort together."""
+
 from dataclasses import dataclass
 
 
@@ -22,7 +23,3 @@ class SeverityScale:
     def name_of(self, rank: int) -> str | None:
         position = len(self.names) - rank
         return self.names[position] if 0 <= position < len(self.names) else None
-
-    def at_least(self, name: str) -> tuple[str, ...]:
-        """The names as severe as name or more."""
-        return self.names[: self.names.index(name) + 1]

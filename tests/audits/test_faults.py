@@ -1,5 +1,6 @@
 """Faults with real processes: workers killed mid-run, cancellation during long commands, a broker that goes
 away and comes back. (A full or read-only output folder is in tests/stackbench_site/test_cli.py.)"""
+
 import os
 import signal
 import subprocess
@@ -52,8 +53,14 @@ def kill(worker):
 
 
 def queued_audit(walkthrough):
-    run = Run.objects.create(kind="audit", library=walkthrough.library, walkthrough=walkthrough, backend="rules",
-                             status=RunStatus.QUEUED, progress_total=3)
+    run = Run.objects.create(
+        kind="audit",
+        library=walkthrough.library,
+        walkthrough=walkthrough,
+        backend="rules",
+        status=RunStatus.QUEUED,
+        progress_total=3,
+    )
     run_audit_task.apply_async((run.pk,), queue="faults")
     return run
 
@@ -95,9 +102,15 @@ def test_a_run_that_dies_twice_is_failed_with_the_reason(slow_walkthrough, worke
 
 
 def test_a_dead_run_found_while_the_broker_is_down_is_requeued_by_a_later_check(slow_walkthrough, use_broker):
-    run = Run.objects.create(kind="audit", library=slow_walkthrough.library, walkthrough=slow_walkthrough,
-                             backend="rules", status=RunStatus.RUNNING, attempts=1,
-                             heartbeat_at=timezone.now() - timedelta(minutes=5))
+    run = Run.objects.create(
+        kind="audit",
+        library=slow_walkthrough.library,
+        walkthrough=slow_walkthrough,
+        backend="rules",
+        status=RunStatus.RUNNING,
+        attempts=1,
+        heartbeat_at=timezone.now() - timedelta(minutes=5),
+    )
     use_broker("redis://127.0.0.1:1/0")
     assert recover_stale_runs(stale_seconds=2) == []
     assert fresh(run).status == RunStatus.RUNNING, "not left queued with nothing in the queue"
@@ -110,14 +123,26 @@ def test_a_validation_whose_worker_is_killed_resumes_its_document(workers, tmp_p
     from walkthroughs.engines.formats import ExtractionAnalysis
 
     slow = "import time\ntime.sleep(2)\nprint('ok')"
-    analysis = ExtractionAnalysis(page="slow.md", library="sbdemo", version="1.0.0",
-                                  examples=[{"code": slow, "line": 3 + 10 * i} for i in range(3)])
+    analysis = ExtractionAnalysis(
+        page="slow.md",
+        library="sbdemo",
+        version="1.0.0",
+        examples=[{"code": slow, "line": 3 + 10 * i} for i in range(3)],
+    )
     library = Library.objects.create(name="sbdemo", default_version="1.0.0")
     page, _ = DocPage.store_analysis(library, analysis, None)
-    run = Run.objects.create(kind="validation", library=library, library_version="1.0.0", backend="venv",
-                             status=RunStatus.QUEUED, progress_total=3)
+    run = Run.objects.create(
+        kind="validation",
+        library=library,
+        library_version="1.0.0",
+        backend="venv",
+        status=RunStatus.QUEUED,
+        progress_total=3,
+    )
     run.doc_pages.add(page)
-    document = ValidationDocument.objects.create(run=run, doc_page=page, page=page.page, library_name="sbdemo", version="1.0.0")
+    document = ValidationDocument.objects.create(
+        run=run, doc_page=page, page=page.page, library_name="sbdemo", version="1.0.0"
+    )
     first = workers()
     validate_document_task.apply_async((run.pk, document.pk), queue="faults")
     wait_for(lambda: document.results.exists(), message="the first example result")
@@ -129,7 +154,10 @@ def test_a_validation_whose_worker_is_killed_resumes_its_document(workers, tmp_p
     done = wait_for(lambda: fresh(run) if not fresh(run).is_active else None, timeout=90, message="the second attempt")
     assert done.status == RunStatus.SUCCEEDED, done.error
     assert list(ExampleResult.objects.filter(document__run=run).values_list("example_index", "status")) == [
-        (0, "success"), (1, "success"), (2, "success")]
+        (0, "success"),
+        (1, "success"),
+        (2, "success"),
+    ]
     assert document.results.get(example_index=0).pk == kept
 
 
@@ -140,7 +168,9 @@ def sleepers(marker):
 
 def test_cancelling_kills_the_whole_process_tree_of_a_long_command_within_seconds(make_walkthrough, workers):
     marker = "sleep 3131"
-    path = make_walkthrough([("Long", f"```bash\nbash -c '{marker} & {marker}' & {marker}; wait\n```", "")], name="wt_long")
+    path = make_walkthrough(
+        [("Long", f"```bash\nbash -c '{marker} & {marker}' & {marker}; wait\n```", "")], name="wt_long"
+    )
     import_paths([path], library_name="demo")
     walkthrough = Walkthrough.objects.get(walkthrough_id="wt_long")
     workers()
@@ -160,8 +190,9 @@ def test_cancelling_a_validation_stops_a_long_example(workers):
     marker = "sleep 7272.5"
     code = "import subprocess, time\nsubprocess.Popen(['sleep', '7272.5'])\ntime.sleep(300)"
     library = Library.objects.create(name="sbdemo", default_version="1.0.0")
-    page, _ = DocPage.store_analysis(library, ExtractionAnalysis(page="hang.md", library="sbdemo", version="1.0.0",
-                                                                 examples=[{"code": code}]), None)
+    page, _ = DocPage.store_analysis(
+        library, ExtractionAnalysis(page="hang.md", library="sbdemo", version="1.0.0", examples=[{"code": code}]), None
+    )
     workers(queues="celery")
     run = do_start_validation(library, [page])
     wait_for(lambda: sleepers(marker), timeout=60, message="the example to start")
@@ -179,21 +210,39 @@ def private_redis(tmp_path):
         port = probe.getsockname()[1]
 
     def start():
-        return subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                 "--appendonly", "no", "--dir", str(tmp_path)], stdout=subprocess.DEVNULL)
+        return subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(tmp_path),
+            ],
+            stdout=subprocess.DEVNULL,
+        )
 
-    if not subprocess.run(["which", "redis-server"], capture_output=True).returncode == 0:
+    if subprocess.run(["which", "redis-server"], capture_output=True).returncode != 0:
         pytest.skip("redis-server is not installed here")
     server = {"process": start(), "url": f"redis://127.0.0.1:{port}/0", "start": start}
-    wait_for(lambda: subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True).stdout.strip() == b"PONG",
-             timeout=10, message="redis to start")
+    wait_for(
+        lambda: subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True).stdout.strip() == b"PONG",
+        timeout=10,
+        message="redis to start",
+    )
     yield server
     server["process"].terminate()
     server["process"].wait()
 
 
 def test_a_stopped_broker_is_a_clear_error_without_an_orphan_run_and_recovery_needs_no_restart(
-        private_redis, kv_walkthrough_path, maintainer_client, use_broker):
+    private_redis, kv_walkthrough_path, maintainer_client, use_broker
+):
     from django.urls import reverse
 
     import_paths([kv_walkthrough_path], library_name="sqlite3")
@@ -208,8 +257,16 @@ def test_a_stopped_broker_is_a_clear_error_without_an_orphan_run_and_recovery_ne
     assert "The task queue is not reachable" in page.content.decode()
     assert Run.objects.count() == 1, "no orphan run"
     private_redis["process"] = private_redis["start"]()
-    wait_for(lambda: subprocess.run(["redis-cli", "-p", private_redis["url"].split(":")[2].split("/")[0], "ping"],
-                                    capture_output=True).stdout.strip() == b"PONG", timeout=10, message="redis back")
+    wait_for(
+        lambda: (
+            subprocess.run(
+                ["redis-cli", "-p", private_redis["url"].split(":")[2].split("/")[0], "ping"], capture_output=True
+            ).stdout.strip()
+            == b"PONG"
+        ),
+        timeout=10,
+        message="redis back",
+    )
     assert wait_for(lambda: _starts(walkthrough), timeout=20, message="runs to start again")
     assert Run.objects.count() == 2
 
@@ -226,17 +283,23 @@ def test_the_worker_survives_hostile_steps_and_leaks_no_secrets(make_walkthrough
 
     APP_DIR = settings.BASE_DIR
 
-    hostile = make_walkthrough([
-        ("Secrets", "```bash\nenv\n```\n\nIt prints the environment.", ""),
-        ("Fork bomb", "```bash\nbomb() { bomb | bomb & }; bomb\nsleep 2\n```\n\nIt prints nothing.", ""),
-        ("Memory", "```bash\npython3 -c 'x = bytearray(8 * 1024**3)'\n```\n\nIt prints nothing.", ""),
-        ("Escape", f"```bash\ntouch {APP_DIR}/pwned-by-docs\n```\n\nIt prints nothing.", ""),
-        ("Still alive", "```bash\necho alive\n```\n\nIt prints `alive`.", ""),
-    ], name="wt_hostile")
+    hostile = make_walkthrough(
+        [
+            ("Secrets", "```bash\nenv\n```\n\nIt prints the environment.", ""),
+            ("Fork bomb", "```bash\nbomb() { bomb | bomb & }; bomb\nsleep 2\n```\n\nIt prints nothing.", ""),
+            ("Memory", "```bash\npython3 -c 'x = bytearray(8 * 1024**3)'\n```\n\nIt prints nothing.", ""),
+            ("Escape", f"```bash\ntouch {APP_DIR}/pwned-by-docs\n```\n\nIt prints nothing.", ""),
+            ("Still alive", "```bash\necho alive\n```\n\nIt prints `alive`.", ""),
+        ],
+        name="wt_hostile",
+    )
     import_paths([hostile], library_name="demo")
     walkthrough = Walkthrough.objects.get(walkthrough_id="wt_hostile")
-    secrets = {"SECRET_KEY": "very-secret-key-123", "ANTHROPIC_API_KEY": "sk-ant-secret-456",
-               "CELERY_BROKER_URL": child_env.get("CELERY_BROKER_URL", "")}
+    secrets = {
+        "SECRET_KEY": "very-secret-key-123",
+        "ANTHROPIC_API_KEY": "sk-ant-secret-456",
+        "CELERY_BROKER_URL": child_env.get("CELERY_BROKER_URL", ""),
+    }
     from tests.builders import start_worker as start
 
     worker = start({**child_env, **{k: v for k, v in secrets.items() if v}}, tmp_path / "hostile.log", queues="faults")

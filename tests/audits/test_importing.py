@@ -5,13 +5,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audits.engines.formats import AuditResult, ValidationSummary
+from audits.engines.formats import ValidationSummary
 from audits.importing import FileSet, import_fileset, import_paths
 from audits.models import ExampleResult, Gap, Run, RunStatus, ValidationDocument
 from stackbench_site.lib.jsonfiles import write_model
-from tests.builders import SAMPLE_DIR, validation_doc
-from tests.strategies import raw_files
-from walkthroughs.engines.formats import Gap as GapFormat
+from tests.builders import SEED_GAPS, audit_result, seed_documents, validation_doc
+from tests.strategies import UPLOAD_NAMES, raw_files
 from walkthroughs.engines.formats import Session
 from walkthroughs.models import CodeExample, DocPage, Library, Step, Walkthrough
 
@@ -20,17 +19,6 @@ pytestmark = pytest.mark.django_db
 
 def _statuses(outcomes):
     return [(o.kind, o.status) for o in outcomes]
-
-
-def _audit(walkthrough_id="wt_kv_quickstart", gaps=2):
-    return AuditResult(
-        walkthrough_id=walkthrough_id, walkthrough_title="A key-value store with sqlite3", library_name="sqlite3",
-        library_version="3.40", started_at="2026-11-01T10:00:00Z", completed_at="2026-11-01T10:00:04Z",
-        duration_seconds=4.0, total_steps=5, completed_steps=5, failed_steps=0, success=False,
-        gaps=[GapFormat(step_number=3 + i, step_title="Load the seed data", gap_type="logical_flow", severity="critical",
-                        description=f"seed.csv is never created ({i})", timestamp="2026-11-01T10:00:02Z") for i in range(gaps)],
-        agent_log_path="agent_logs/audit.log",
-    )
 
 
 def test_every_sample_file_imports(sample_dir):
@@ -52,16 +40,28 @@ def test_every_sample_file_imports(sample_dir):
 def test_importing_the_same_files_twice_stores_nothing_twice(sample_dir, tmp_path):
     audit_dir = tmp_path / "out"
     audit_dir.mkdir()
-    write_model(audit_dir / "wt_kv_quickstart_audit.json", _audit())
+    write_model(audit_dir / "wt_kv_quickstart_audit.json", audit_result(gaps=SEED_GAPS))
     paths = [sample_dir / "walkthroughs" / "wt_kv_quickstart.json", sample_dir / "extraction", audit_dir]
     import_paths(paths, library_name="sqlite3")
-    counts = (Walkthrough.objects.count(), Step.objects.count(), DocPage.objects.count(), CodeExample.objects.count(),
-              Run.objects.count(), Gap.objects.count())
+    counts = (
+        Walkthrough.objects.count(),
+        Step.objects.count(),
+        DocPage.objects.count(),
+        CodeExample.objects.count(),
+        Run.objects.count(),
+        Gap.objects.count(),
+    )
     second = import_paths(paths, library_name="sqlite3")
     assert {o.status for o in second} <= {"unchanged", "duplicate", "skipped"}
     assert ("audit", "duplicate") in _statuses(second)
-    assert counts == (Walkthrough.objects.count(), Step.objects.count(), DocPage.objects.count(),
-                      CodeExample.objects.count(), Run.objects.count(), Gap.objects.count())
+    assert counts == (
+        Walkthrough.objects.count(),
+        Step.objects.count(),
+        DocPage.objects.count(),
+        CodeExample.objects.count(),
+        Run.objects.count(),
+        Gap.objects.count(),
+    )
 
 
 def test_a_changed_export_updates_the_steps_and_keeps_the_old_version(kv_walkthrough_path, write_json):
@@ -79,29 +79,51 @@ def test_an_audit_with_its_session_and_logs_becomes_a_run_with_its_files(kv_walk
     import_paths([kv_walkthrough_path], library_name="sqlite3")
     out = tmp_path / "out"
     (out / "agent_logs").mkdir(parents=True)
-    audit = _audit()
+    audit = audit_result(gaps=SEED_GAPS)
     write_model(out / "wt_kv_quickstart_audit.json", audit)
-    write_model(out / "wt_kv_quickstart_session.json", Session(
-        walkthrough_id="wt_kv_quickstart", walkthrough_path=str(kv_walkthrough_path), current_step=5, total_steps=5,
-        completed_steps=5, is_complete=True, gaps=audit.gaps, session_started="2026-11-01T10:00:00Z"))
+    write_model(
+        out / "wt_kv_quickstart_session.json",
+        Session(
+            walkthrough_id="wt_kv_quickstart",
+            walkthrough_path=str(kv_walkthrough_path),
+            current_step=5,
+            total_steps=5,
+            completed_steps=5,
+            is_complete=True,
+            gaps=audit.gaps,
+            session_started="2026-11-01T10:00:00Z",
+        ),
+    )
     (out / "agent_logs" / "audit.log").write_text("step 1 ok\n")
     (out / "agent_logs" / "audit_tools.jsonl").write_text('{"tool": "next_step"}\n')
 
     outcomes = import_paths([out])
     assert _statuses(outcomes) == [("audit", "created"), ("session", "skipped")]
     run = Run.objects.get()
-    assert (run.kind, run.status, run.backend, run.progress_current, run.progress_total) == ("audit", "succeeded", "imported", 5, 5)
+    assert (run.kind, run.status, run.backend, run.progress_current, run.progress_total) == (
+        "audit",
+        "succeeded",
+        "imported",
+        5,
+        5,
+    )
     assert run.walkthrough.walkthrough_id == "wt_kv_quickstart" and run.library.name == "sqlite3"
-    assert run.duration_seconds == 4.0
+    assert run.duration_seconds == 3.5
     assert list(run.gaps.values_list("seq", "step_number", "severity")) == [(0, 3, "critical"), (1, 4, "critical")]
-    assert run.output_files == ["agent_logs/audit.log", "agent_logs/audit_tools.jsonl",
-                                "wt_kv_quickstart_audit.json", "wt_kv_quickstart_session.json"]
+    assert run.output_files == [
+        "agent_logs/audit.log",
+        "agent_logs/audit_tools.jsonl",
+        "wt_kv_quickstart_audit.json",
+        "wt_kv_quickstart_session.json",
+    ]
     stored = json.loads((run.output_path() / "wt_kv_quickstart_audit.json").read_text())
     assert stored["critical_gaps"] == 2 and stored["gaps"][0]["description"] == "seed.csv is never created (0)"
 
 
-def test_an_audit_for_an_unknown_walkthrough_creates_a_placeholder_the_export_fills_later(tmp_path, kv_walkthrough_path):
-    write_model(tmp_path / "wt_kv_quickstart_audit.json", _audit())
+def test_an_audit_for_an_unknown_walkthrough_creates_a_placeholder_the_export_fills_later(
+    tmp_path, kv_walkthrough_path
+):
+    write_model(tmp_path / "wt_kv_quickstart_audit.json", audit_result(gaps=SEED_GAPS))
     import_paths([tmp_path / "wt_kv_quickstart_audit.json"])
     assert not Walkthrough.objects.get().has_steps
     assert _statuses(import_paths([kv_walkthrough_path])) == [("walkthrough", "created")]
@@ -112,8 +134,16 @@ def test_an_audit_for_an_unknown_walkthrough_creates_a_placeholder_the_export_fi
 def test_a_session_file_alone_is_an_unfinished_run(tmp_path, kv_walkthrough_path):
     import_paths([kv_walkthrough_path], library_name="sqlite3")
     path = tmp_path / "wt_kv_quickstart_session.json"
-    write_model(path, Session(walkthrough_path=str(kv_walkthrough_path), current_step=2, total_steps=5, completed_steps=2,
-                              session_started="2026-11-01T10:00:00Z"))
+    write_model(
+        path,
+        Session(
+            walkthrough_path=str(kv_walkthrough_path),
+            current_step=2,
+            total_steps=5,
+            completed_steps=2,
+            session_started="2026-11-01T10:00:00Z",
+        ),
+    )
     assert _statuses(import_paths([path])) == [("session", "created")]
     run = Run.objects.get()
     assert run.status == RunStatus.FAILED and "step 2 of 5" in run.error
@@ -122,7 +152,9 @@ def test_a_session_file_alone_is_an_unfinished_run(tmp_path, kv_walkthrough_path
 
 def test_a_summary_and_its_documents_in_one_folder_import_once(tmp_path):
     docs = [validation_doc("a.md", ["success", "failure"]), validation_doc("b.md", ["skipped"])]
-    write_model(tmp_path / "validation_summary.json", ValidationSummary(timestamp="2026-11-01T10:01:00Z", documents=docs))
+    write_model(
+        tmp_path / "validation_summary.json", ValidationSummary(timestamp="2026-11-01T10:01:00Z", documents=docs)
+    )
     write_model(tmp_path / "a_validation.json", docs[0])
     write_model(tmp_path / "b_validation.json", docs[1])
     outcomes = import_paths([tmp_path])
@@ -140,7 +172,7 @@ def test_a_malformed_file_is_rejected_by_name_and_field_and_nothing_of_it_is_sto
     data["steps"][1]["displayOrder"] = "second"
     bad = tmp_path / "wt_bad.json"
     bad.write_text(json.dumps(data))
-    outcome, = import_paths([bad])
+    (outcome,) = import_paths([bad])
     assert outcome.status == "error"
     assert "wt_bad.json" in outcome.message and "steps.1.displayOrder" in outcome.message
     assert not Walkthrough.objects.exists() and not Library.objects.exists()
@@ -156,8 +188,10 @@ def test_a_file_that_fails_halfway_leaves_nothing_behind(tmp_path, kv_walkthroug
 def test_invalid_json_and_unknown_files_get_clear_messages(tmp_path):
     (tmp_path / "broken.json").write_text("{")
     (tmp_path / "notes.json").write_text('{"hello": 1}')
-    outcomes = {o.name.rsplit("/", 1)[-1]: o for o in import_paths([tmp_path / "broken.json", tmp_path / "notes.json",
-                                                                    tmp_path / "missing.json"])}
+    outcomes = {
+        o.name.rsplit("/", 1)[-1]: o
+        for o in import_paths([tmp_path / "broken.json", tmp_path / "notes.json", tmp_path / "missing.json"])
+    }
     assert "not valid JSON" in outcomes["broken.json"].message
     assert outcomes["notes.json"].status == "error" and "not a Stackbench file" in outcomes["notes.json"].message
     assert outcomes["missing.json"].message == "no such file or folder"
@@ -183,20 +217,6 @@ def test_a_nul_in_command_output_is_stored_as_a_replacement_character(tmp_path):
     (tmp_path / "a_validation.json").write_text(json.dumps(document))
     assert _statuses(import_paths([tmp_path / "a_validation.json"])) == [("validation", "created")]
     assert ExampleResult.objects.get().execution_output == "before\ufffdafter"
-
-
-def seed_documents():
-    session = Session(walkthrough_path="wt_kv_quickstart.json", current_step=2, total_steps=5, completed_steps=2,
-                      session_started="2026-11-01T10:00:00Z")
-    docs = [validation_doc("a.md", ["success", "failure"])]
-    return [json.loads((SAMPLE_DIR / "walkthroughs" / "wt_kv_quickstart.json").read_text()),
-            json.loads((SAMPLE_DIR / "extraction" / "toolz_intro_analysis.json").read_text()),
-            _audit().model_dump(mode="json"), session.model_dump(mode="json"), docs[0].model_dump(mode="json"),
-            ValidationSummary(timestamp="2026-11-01T10:01:00Z", documents=docs).model_dump(mode="json")]
-
-
-UPLOAD_NAMES = st.sampled_from(["wt_fuzz.json", "wt_fuzz_audit.json", "wt_fuzz_session.json", "a_validation.json",
-                              "validation_summary.json", "fuzz_analysis.json", "notes.txt"])
 
 
 @given(files=st.lists(st.tuples(UPLOAD_NAMES, raw_files(seed_documents())), min_size=1, max_size=3))

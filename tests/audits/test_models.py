@@ -1,4 +1,5 @@
 """Problems: one per finding across runs, with a lifecycle computed when each run completes, and triage."""
+
 import pytest
 
 from audits.models import Lifecycle, Problem, Run, TriageState, gate_problems, record_problems
@@ -19,10 +20,20 @@ def kv(kv_walkthrough_path):
 def test_a_first_sighting_is_new_then_ongoing(import_audit):
     first = import_audit(gaps=[SEED], started="2026-11-01T10:00:00Z")
     problem = Problem.objects.get()
-    assert (problem.lifecycle, problem.sightings, problem.first_run, problem.severity) == (Lifecycle.NEW, 1, first, "critical")
+    assert (problem.lifecycle, problem.sightings, problem.first_run, problem.severity) == (
+        Lifecycle.NEW,
+        1,
+        first,
+        "critical",
+    )
     second = import_audit(gaps=[SEED], started="2026-11-02T10:00:00Z")
     problem.refresh_from_db()
-    assert (problem.lifecycle, problem.sightings, problem.last_run, problem.first_run) == (Lifecycle.ONGOING, 2, second, first)
+    assert (problem.lifecycle, problem.sightings, problem.last_run, problem.first_run) == (
+        Lifecycle.ONGOING,
+        2,
+        second,
+        first,
+    )
     assert list(second.gaps.values_list("problem", flat=True)) == [problem.pk]
 
 
@@ -30,7 +41,11 @@ def test_absent_from_a_later_complete_run_it_is_fixed_and_verified(import_audit)
     import_audit(gaps=[SEED], started="2026-11-01T10:00:00Z")
     fixer = import_audit(gaps=[], started="2026-11-02T10:00:00Z")
     problem = Problem.objects.get()
-    assert (problem.lifecycle, problem.lifecycle_run, problem.triage_state) == (Lifecycle.FIXED, fixer, TriageState.FIXED)
+    assert (problem.lifecycle, problem.lifecycle_run, problem.triage_state) == (
+        Lifecycle.FIXED,
+        fixer,
+        TriageState.FIXED,
+    )
     assert [e.kind for e in problem.events.all()] == ["lifecycle", "state"]
 
 
@@ -39,8 +54,15 @@ def test_a_partial_or_failed_run_never_fixes_anything(import_audit):
     import_audit(gaps=[], started="2026-11-02T10:00:00Z", completed=2)
     assert Problem.objects.get().lifecycle == Lifecycle.NEW
     first = Run.objects.earliest("pk")
-    failed = Run.objects.create(kind="audit", library=first.library, walkthrough=first.walkthrough, status="failed",
-                                progress_current=5, progress_total=5, started_at="2026-11-03T10:00:00Z")
+    failed = Run.objects.create(
+        kind="audit",
+        library=first.library,
+        walkthrough=first.walkthrough,
+        status="failed",
+        progress_current=5,
+        progress_total=5,
+        started_at="2026-11-03T10:00:00Z",
+    )
     record_problems(failed)
     assert Problem.objects.get().lifecycle == Lifecycle.NEW
 
@@ -50,7 +72,11 @@ def test_seen_again_after_it_was_fixed_it_has_regressed_and_reopens(import_audit
     import_audit(gaps=[], started="2026-11-02T10:00:00Z")
     back = import_audit(gaps=[SEED], started="2026-11-03T10:00:00Z")
     problem = Problem.objects.get()
-    assert (problem.lifecycle, problem.lifecycle_run, problem.triage_state) == (Lifecycle.REGRESSED, back, TriageState.OPEN)
+    assert (problem.lifecycle, problem.lifecycle_run, problem.triage_state) == (
+        Lifecycle.REGRESSED,
+        back,
+        TriageState.OPEN,
+    )
     assert "Seen again in run" in problem.reopened_reason
 
 
@@ -64,7 +90,10 @@ def test_quieted_problems_stay_quiet_unless_their_severity_rises(import_audit, m
     import_audit(gaps=[warning], started="2026-11-02T10:00:00Z")
     problem.refresh_from_db()
     assert problem.triage_state == TriageState.WONT_FIX
-    import_audit(gaps=[(4, "Tune the database", "clarity", "critical", "No concrete instruction.")], started="2026-11-03T10:00:00Z")
+    import_audit(
+        gaps=[(4, "Tune the database", "clarity", "critical", "No concrete instruction.")],
+        started="2026-11-03T10:00:00Z",
+    )
     problem.refresh_from_db()
     assert problem.triage_state == TriageState.OPEN
     assert problem.reopened_reason.startswith("Its severity rose from warning to critical in run #")
@@ -92,8 +121,9 @@ def test_the_gate_counts_only_new_or_regressed_problems_at_or_above_the_severity
     assert len(gate_problems(first, "new-warning")) == 2
     second = import_audit(gaps=[SEED, TUNE], started="2026-11-02T10:00:00Z")
     assert gate_problems(second, "new-info") == [], "nothing new in the second run"
-    third = import_audit(gaps=[SEED, TUNE, (5, "Read a value", "completeness", "info", "No check.")],
-                         started="2026-11-03T10:00:00Z")
+    third = import_audit(
+        gaps=[SEED, TUNE, (5, "Read a value", "completeness", "info", "No check.")], started="2026-11-03T10:00:00Z"
+    )
     assert [p.gap_type for p in gate_problems(third, "new-info")] == ["completeness"]
     assert gate_problems(third, "new-warning") == []
     new = Problem.objects.get(gap_type="completeness")

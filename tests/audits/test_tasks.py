@@ -24,26 +24,37 @@ def _finished(run_id):
     return run if not run.is_active else None
 
 
-def test_a_real_worker_takes_the_audit_off_the_broker_and_the_results_land_in_the_database(kv_walkthrough, celery_worker):
+def test_a_real_worker_takes_the_audit_off_the_broker_and_the_results_land_in_the_database(
+    kv_walkthrough, celery_worker
+):
     run = do_start_audit(kv_walkthrough, origin="test")
     assert run.status == RunStatus.QUEUED and run.progress_total == 5
     run = wait_for(lambda: _finished(run.pk), message="the audit run to finish")
     assert run.status == RunStatus.SUCCEEDED, run.error
     assert (run.progress_current, run.progress_total) == (5, 5)
     assert list(run.gaps.values_list("step_number", "gap_type", "severity")) == [
-        (3, "logical_flow", "critical"), (4, "clarity", "warning")]
-    assert {"wt_kv_quickstart_audit.json", "wt_kv_quickstart_session.json", "agent_logs/audit.log",
-            "agent_logs/audit_tools.jsonl"} <= set(run.output_files)
+        (3, "logical_flow", "critical"),
+        (4, "clarity", "warning"),
+    ]
+    assert {
+        "wt_kv_quickstart_audit.json",
+        "wt_kv_quickstart_session.json",
+        "agent_logs/audit.log",
+        "agent_logs/audit_tools.jsonl",
+    } <= set(run.output_files)
     audit = json.loads(run.output_file("wt_kv_quickstart_audit.json").read_text())
     assert audit["library_name"] == "sqlite3" and len(audit["gaps"]) == 2
     assert run.duration_seconds > 0 and run.started_at and run.finished_at
-    assert wait_for(lambda: TaskResult.objects.filter(task_id=run.celery_task_id, status="SUCCESS").exists(),
-                    message="the task result row")
+    assert wait_for(
+        lambda: TaskResult.objects.filter(task_id=run.celery_task_id, status="SUCCESS").exists(),
+        message="the task result row",
+    )
 
 
 def test_a_redelivered_task_is_a_no_op(kv_walkthrough, monkeypatch):
-    run = Run.objects.create(kind="audit", library=kv_walkthrough.library, walkthrough=kv_walkthrough,
-                             status=RunStatus.SUCCEEDED)
+    run = Run.objects.create(
+        kind="audit", library=kv_walkthrough.library, walkthrough=kv_walkthrough, status=RunStatus.SUCCEEDED
+    )
     run_audit_task(run.pk)
     assert not run.gaps.exists() and Run.objects.get(pk=run.pk).status == RunStatus.SUCCEEDED
 
@@ -59,8 +70,13 @@ def test_the_task_runs_inline_and_stores_gaps_as_they_are_reported(kv_walkthroug
         seen.append(self.run.gaps.count())
 
     monkeypatch.setattr(tasks.RunObserver, "gap_reported", spy)
-    run = Run.objects.create(kind="audit", library=kv_walkthrough.library, walkthrough=kv_walkthrough,
-                             status=RunStatus.QUEUED, backend="rules")
+    run = Run.objects.create(
+        kind="audit",
+        library=kv_walkthrough.library,
+        walkthrough=kv_walkthrough,
+        status=RunStatus.QUEUED,
+        backend="rules",
+    )
     run_audit_task(run.pk)
     assert seen == [1, 2]
     assert Run.objects.get(pk=run.pk).status == RunStatus.SUCCEEDED
@@ -93,7 +109,9 @@ def test_a_validation_run_spreads_documents_over_the_worker_and_stores_every_res
     assert run.status == RunStatus.SUCCEEDED, run.error
     assert run.progress_current == 4
     statuses = list(ExampleResult.objects.filter(document__run=run).values_list("example_index", "status", "severity"))
-    assert statuses == [(0, "success", None), (1, "success", None), (2, "success", None), (3, "failure", "error")]
+    assert statuses == [(0, "success", None), (1, "success", None), (2, "success", None), (3, "failure", "error")], (
+        list(ExampleResult.objects.filter(document__run=run).values_list("error_message"))
+    )
     assert set(run.output_files) == {"toolz_intro_validation.json", "validation_summary.json"}
     summary = json.loads(run.output_file("validation_summary.json").read_text())
     assert summary["total_examples"] == 4 and summary["failed_by_severity"]["error"] == 1
@@ -109,8 +127,9 @@ def test_a_redelivered_document_task_does_not_run_twice(sample_dir):
     toolz = Library.objects.get(name="toolz")
     page = DocPage.objects.get(library=toolz)
     run = Run.objects.create(kind="validation", library=toolz, status=RunStatus.QUEUED, backend="venv")
-    document = ValidationDocument.objects.create(run=run, doc_page=page, page=page.page, library_name="toolz",
-                                                 version="0.12.1")
+    document = ValidationDocument.objects.create(
+        run=run, doc_page=page, page=page.page, library_name="toolz", version="0.12.1"
+    )
     ValidationDocument.objects.filter(pk=document.pk).update(started_at="2026-01-01T00:00:00Z")
     validate_document_task(run.pk, document.pk)
     assert not document.results.exists()

@@ -1,5 +1,6 @@
 """Browser tests: Playwright driving Debian's Chromium (never a downloaded browser) against the live server,
 with a real Celery worker behind it. Screenshots of the main pages land in var/screenshots/."""
+
 import os
 from pathlib import Path
 
@@ -8,8 +9,15 @@ import pytest
 from tests.builders import BASE_DIR, make_user
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run", "--disable-sync", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
+]
 SCREENSHOTS = BASE_DIR / "var" / "screenshots"
 
 # Playwright's sync API keeps an event loop in this thread; the test body still talks to the database.
@@ -30,9 +38,15 @@ def browser():
 
 @pytest.fixture
 def page(browser, live_server, transactional_db):
-    user = make_user("maintainer", "audits.start_run", "walkthroughs.manage_library", "audits.share_run",
-                     "walkthroughs.add_feedback", "walkthroughs.add_presentedwalkthrough",
-                     "walkthroughs.change_presentedwalkthrough")
+    user = make_user(
+        "maintainer",
+        "audits.start_run",
+        "walkthroughs.manage_library",
+        "audits.share_run",
+        "walkthroughs.add_feedback",
+        "walkthroughs.add_presentedwalkthrough",
+        "walkthroughs.change_presentedwalkthrough",
+    )
     user.set_password("browser-pw")
     user.save()
     context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=live_server.url)

@@ -10,8 +10,12 @@ from walkthroughs.models import Walkthrough
 
 pytestmark = pytest.mark.slow
 
-MERMAID_STEP = ("Architecture", "How it fits together:\n\n```mermaid\nflowchart LR; reader --> docs --> code\n```\n\n"
-                "| part | role |\n|---|---|\n| docs | teach |\n", "1. Read the diagram")
+MERMAID_STEP = (
+    "Architecture",
+    "How it fits together:\n\n```mermaid\nflowchart LR; reader --> docs --> code\n```\n\n"
+    "| part | role |\n|---|---|\n| docs | teach |\n",
+    "1. Read the diagram",
+)
 
 
 @pytest.fixture
@@ -66,8 +70,12 @@ def test_a_walkthrough_page_draws_its_mermaid_diagram_and_timeline(page, make_wa
 
 
 def test_filtering_the_gap_list_updates_it_in_place_and_the_url(page, kv, import_audit):
-    import_audit(gaps=[(3, "Load the seed data", "logical_flow", "critical", "`seed.csv` is missing."),
-                       (4, "Tune the database", "clarity", "warning", "Nothing concrete to do.")])
+    import_audit(
+        gaps=[
+            (3, "Load the seed data", "logical_flow", "critical", "`seed.csv` is missing."),
+            (4, "Tune the database", "clarity", "warning", "Nothing concrete to do."),
+        ]
+    )
     page.goto("/gaps/")
     expect(page.locator("#gap-results tbody tr")).to_have_count(2)
     page.evaluate("window.stillTheSamePage = true")
@@ -87,8 +95,12 @@ def test_filtering_the_gap_list_updates_it_in_place_and_the_url(page, kv, import
 def test_the_main_pages_render_without_errors(page, kv, import_audit, sample_dir):
     import_audit(gaps=[(3, "Load the seed data", "logical_flow", "critical", "`seed.csv` is missing.")])
     import_paths([sample_dir / "extraction"])
-    for name, url in (("home", "/"), ("library", f"/libraries/{kv.library_id}/"), ("runs", "/runs/"),
-                      ("upload", "/upload/")):
+    for name, url in (
+        ("home", "/"),
+        ("library", f"/libraries/{kv.library_id}/"),
+        ("runs", "/runs/"),
+        ("upload", "/upload/"),
+    ):
         page.goto(url)
         expect(page.locator("h1")).to_be_visible()
         screenshot(page, name)

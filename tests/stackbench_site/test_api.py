@@ -2,13 +2,12 @@ import json
 
 import pytest
 import schemathesis
-from schemathesis.specs.openapi.checks import negative_data_rejection
 from django.core.wsgi import get_wsgi_application
 from hypothesis import HealthCheck, settings
+from schemathesis.specs.openapi.checks import negative_data_rejection
 
 from audits.models import ApiToken, Problem, Run
-from tests.builders import make_user
-from tests.builders import KV_GAPS
+from tests.builders import KV_GAPS, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -74,8 +73,12 @@ def test_starting_a_run_needs_permission_and_queues_it(client, viewer_api, maint
     assert client.post(f"/api/v1/runs/{run.pk}/cancel", **maintainer_api).status_code == 409
     bad = client.post("/api/v1/runs/", json.dumps({"kind": "audit"}), content_type="application/json", **maintainer_api)
     assert bad.status_code == 422 and "walkthrough_id" in json.dumps(bad.json()["detail"])
-    unknown = client.post("/api/v1/runs/", json.dumps({"kind": "audit", "walkthrough_id": "wt_nope"}),
-                          content_type="application/json", **maintainer_api)
+    unknown = client.post(
+        "/api/v1/runs/",
+        json.dumps({"kind": "audit", "walkthrough_id": "wt_nope"}),
+        content_type="application/json",
+        **maintainer_api,
+    )
     assert unknown.status_code == 404
 
 
@@ -85,12 +88,18 @@ def test_a_problem_can_be_triaged_through_the_api(client, viewer_api, maintainer
     url = f"/api/v1/problems/{problem.pk}"
     change = json.dumps({"triage_state": "wont_fix", "reason": "intentional", "assignee": "ci-maintainer"})
     assert client.patch(url, change, content_type="application/json", **viewer_api).status_code == 403
-    missing_reason = client.patch(url, json.dumps({"triage_state": "wont_fix"}), content_type="application/json", **maintainer_api)
+    missing_reason = client.patch(
+        url, json.dumps({"triage_state": "wont_fix"}), content_type="application/json", **maintainer_api
+    )
     assert missing_reason.status_code == 422 and "reason" in json.dumps(missing_reason.json()["detail"])
     nobody = client.patch(url, json.dumps({"assignee": "ghost"}), content_type="application/json", **maintainer_api)
     assert nobody.status_code == 404 and "there is no user 'ghost'" in nobody.json()["detail"]
     changed = client.patch(url, change, content_type="application/json", **maintainer_api).json()
-    assert (changed["triage_state"], changed["triage_reason"], changed["assignee"]) == ("wont_fix", "intentional", "ci-maintainer")
+    assert (changed["triage_state"], changed["triage_reason"], changed["assignee"]) == (
+        "wont_fix",
+        "intentional",
+        "ci-maintainer",
+    )
 
 
 def test_the_gate_fails_only_on_new_or_regressed_problems(client, viewer_api, kv, import_audit):
@@ -110,8 +119,11 @@ def test_the_openapi_document_is_served_without_a_token(client):
 
 def test_a_url_no_api_route_matches_is_a_json_404(client, viewer_api):
     response = client.get("/api/v1/runs/1/files/a%0Ab", **viewer_api)
-    assert (response.status_code, response["Content-Type"], response.json()) == (404, "application/json",
-                                                                                  {"detail": "Not Found"})
+    assert (response.status_code, response["Content-Type"], response.json()) == (
+        404,
+        "application/json",
+        {"detail": "Not Found"},
+    )
     assert client.get("/no-such-page/")["Content-Type"].startswith("text/html")
 
 

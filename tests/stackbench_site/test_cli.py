@@ -5,12 +5,13 @@ import sys
 
 import pytest
 
-from tests.builders import stackbench, BASE_DIR
+from tests.builders import BASE_DIR, stackbench
 
 
 def test_walkthrough_audit_prints_progress_and_a_summary_and_exits_zero(kv_walkthrough_path, tmp_path):
-    done = stackbench("walkthrough", "audit", "-w", str(kv_walkthrough_path), "-l", "sqlite3", "-v", "3.40",
-                      "-o", str(tmp_path))
+    done = stackbench(
+        "walkthrough", "audit", "-w", str(kv_walkthrough_path), "-l", "sqlite3", "-v", "3.40", "-o", str(tmp_path)
+    )
     assert done.returncode == 0, done.stderr
     assert "Step 3/5  Load the seed data" in done.stdout
     assert "CRITICAL logical_flow" in done.stdout
@@ -24,7 +25,9 @@ def test_walkthrough_audit_fails_clearly_when_it_cannot_run(tmp_path):
     assert missing.returncode == 2 and "nope.json: no such file" in missing.stderr
     (tmp_path / "wt_bad.json").write_text('{"steps": []}')
     bad = stackbench("walkthrough", "audit", "-w", str(tmp_path / "wt_bad.json"), "-o", str(tmp_path / "out"))
-    assert bad.returncode == 2 and "the audit could not run" in bad.stderr and "walkthrough: Field required" in bad.stderr
+    assert (
+        bad.returncode == 2 and "the audit could not run" in bad.stderr and "walkthrough: Field required" in bad.stderr
+    )
     assert not (tmp_path / "out" / "wt_bad_audit.json").exists()
 
 
@@ -61,8 +64,15 @@ def test_the_present_server_command_explains_itself_instead_of_waiting_on_stdin(
 
 
 def test_validate_prints_each_document_and_a_summary(sample_dir, tmp_path):
-    done = stackbench("validate", "--extraction", str(sample_dir / "extraction"), "--output", str(tmp_path / "out"),
-                      "--num-workers", "2")
+    done = stackbench(
+        "validate",
+        "--extraction",
+        str(sample_dir / "extraction"),
+        "--output",
+        str(tmp_path / "out"),
+        "--num-workers",
+        "2",
+    )
     assert done.returncode == 0, done.stderr
     assert "toolz_intro.md: 3 passed, 1 failed, 0 skipped" in done.stdout
     assert "#3 error: ImportError: cannot import name 'pipee'" in done.stdout
@@ -72,13 +82,39 @@ def test_validate_prints_each_document_and_a_summary(sample_dir, tmp_path):
 
 def test_validate_offline_from_a_wheelhouse(tmp_path, wheelhouse):
     (tmp_path / "in").mkdir()
-    (tmp_path / "in" / "demo_analysis.json").write_text(json.dumps({
-        "page": "demo.md", "library": "sbdemo", "version": "1.0.0", "language": "python", "signatures": [],
-        "examples": [{"library": "sbdemo", "language": "python", "code": "import sbdemo\nprint(sbdemo.greet('x'))",
-                      "line": 3, "context": "Hello", "execution_context": "sync"}],
-        "processed_at": "2026-11-01T00:00:00Z", "warnings": []}))
-    done = stackbench("validate", "--extraction", str(tmp_path / "in"), "--output", str(tmp_path / "out"),
-                      "--find-links", str(wheelhouse), "--no-index")
+    (tmp_path / "in" / "demo_analysis.json").write_text(
+        json.dumps(
+            {
+                "page": "demo.md",
+                "library": "sbdemo",
+                "version": "1.0.0",
+                "language": "python",
+                "signatures": [],
+                "examples": [
+                    {
+                        "library": "sbdemo",
+                        "language": "python",
+                        "code": "import sbdemo\nprint(sbdemo.greet('x'))",
+                        "line": 3,
+                        "context": "Hello",
+                        "execution_context": "sync",
+                    }
+                ],
+                "processed_at": "2026-11-01T00:00:00Z",
+                "warnings": [],
+            }
+        )
+    )
+    done = stackbench(
+        "validate",
+        "--extraction",
+        str(tmp_path / "in"),
+        "--output",
+        str(tmp_path / "out"),
+        "--find-links",
+        str(wheelhouse),
+        "--no-index",
+    )
     assert done.returncode == 0, done.stderr
     assert "demo.md: 1 passed, 0 failed, 0 skipped" in done.stdout
 
@@ -89,7 +125,9 @@ def test_validate_refuses_a_missing_folder(tmp_path):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_gate_fails_on_new_critical_problems_and_passes_when_nothing_is_new(kv_walkthrough_path, import_audit, child_env):
+def test_gate_fails_on_new_critical_problems_and_passes_when_nothing_is_new(
+    kv_walkthrough_path, import_audit, child_env
+):
     from audits.importing import import_paths
     from tests.builders import KV_GAPS
 
@@ -97,7 +135,9 @@ def test_gate_fails_on_new_critical_problems_and_passes_when_nothing_is_new(kv_w
     first = import_audit(gaps=KV_GAPS, started="2026-11-01T10:00:00Z")
     second = import_audit(gaps=KV_GAPS, started="2026-11-02T10:00:00Z")
     failing = stackbench("gate", "--run", str(first.pk), "--fail-on", "new-critical", env=child_env)
-    assert failing.returncode == 1 and "CRITICAL" in failing.stdout and "Gate failed: 1 new or regressed" in failing.stdout
+    assert (
+        failing.returncode == 1 and "CRITICAL" in failing.stdout and "Gate failed: 1 new or regressed" in failing.stdout
+    )
     passing = stackbench("gate", "--run", str(second.pk), "--fail-on", "new-info", env=child_env)
     assert passing.returncode == 0 and "Gate passed" in passing.stdout
     missing = stackbench("gate", "--run", "999999", env=child_env)
@@ -108,14 +148,23 @@ def test_gate_fails_on_new_critical_problems_and_passes_when_nothing_is_new(kv_w
 def test_gate_through_the_api_of_a_running_dashboard(kv_walkthrough_path, import_audit, live_server, child_env):
     from audits.importing import import_paths
     from audits.models import ApiToken
-    from tests.builders import make_user
-    from tests.builders import KV_GAPS
+    from tests.builders import KV_GAPS, make_user
 
     import_paths([kv_walkthrough_path], library_name="sqlite3")
     run = import_audit(gaps=KV_GAPS)
     _, key = ApiToken.issue(make_user("ci"), "ci")
-    remote = stackbench("gate", "--run", str(run.pk), "--fail-on", "new-warning", "--url", live_server.url,
-                        "--token", key, env={**child_env, "DATABASE_URL": "sqlite:////nonexistent/unused.db"})
+    remote = stackbench(
+        "gate",
+        "--run",
+        str(run.pk),
+        "--fail-on",
+        "new-warning",
+        "--url",
+        live_server.url,
+        "--token",
+        key,
+        env={**child_env, "DATABASE_URL": "sqlite:////nonexistent/unused.db"},
+    )
     assert remote.returncode == 1 and "Gate failed: 2 new or regressed" in remote.stdout
     refused = stackbench("gate", "--run", str(run.pk), "--url", live_server.url, "--token", "sb_wrong", env=child_env)
     assert refused.returncode == 2 and "answered 401" in refused.stderr
@@ -141,30 +190,41 @@ def _can_mount_privately():
 
 FAULTS = {
     # A tmpfs filled to the last byte before the command starts, and a read-only one.
-    "disk full": "mount -t tmpfs -o size=64k tmpfs \"$OUT\" && (head -c 1M /dev/zero > \"$OUT/filler\" 2>/dev/null; true)",
-    "read-only": "mount -t tmpfs -o ro tmpfs \"$OUT\"",
+    "disk full": 'mount -t tmpfs -o size=64k tmpfs "$OUT" && (head -c 1M /dev/zero > "$OUT/filler" 2>/dev/null; true)',
+    "read-only": 'mount -t tmpfs -o ro tmpfs "$OUT"',
 }
 
 
 @pytest.mark.skipif(not _can_mount_privately(), reason="needs a private mount namespace (unshare -m)")
-@pytest.mark.parametrize("fault, expected", [("disk full", "No space left on device"), ("read-only", "Read-only file system")])
+@pytest.mark.parametrize(
+    "fault, expected", [("disk full", "No space left on device"), ("read-only", "Read-only file system")]
+)
 @pytest.mark.parametrize("command", ["audit", "validate"])
 def test_an_output_folder_that_cannot_be_written_is_a_clear_error_and_leaves_no_json(
-        command, fault, expected, kv_walkthrough_path, sample_dir, tmp_path):
+    command, fault, expected, kv_walkthrough_path, sample_dir, tmp_path
+):
     out = tmp_path / "out"
     out.mkdir()
-    args = {"audit": ["walkthrough", "audit", "-w", str(kv_walkthrough_path), "-o", str(out)],
-            "validate": ["validate", "--extraction", str(sample_dir / "extraction"), "--output", str(out)]}[command]
+    args = {
+        "audit": ["walkthrough", "audit", "-w", str(kv_walkthrough_path), "-o", str(out)],
+        "validate": ["validate", "--extraction", str(sample_dir / "extraction"), "--output", str(out)],
+    }[command]
     cli = " ".join(f"'{arg}'" for arg in [sys.executable, "-m", "stackbench_site.cli", *args])
     # The mount lives in a namespace of its own, so it disappears with the command; list its files before it does.
     script = f'{FAULTS[fault]} && {cli}; echo "exit=$?"; find "$OUT" -type f'
-    done = subprocess.run(["unshare", "-m", "sh", "-c", script], env={**child_env_base(), "OUT": str(out)},
-                          cwd=BASE_DIR, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script],
+        env={**child_env_base(), "OUT": str(out)},
+        cwd=BASE_DIR,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     exit_line = re.search(r"^exit=(\d+)$", done.stdout, re.MULTILINE)
     assert exit_line and exit_line.group(1) != "0", done.stdout + done.stderr
     assert expected in done.stderr and str(out) in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
-    assert done.stdout[exit_line.end():].split() in ([], [str(out / "filler")])
+    assert done.stdout[exit_line.end() :].split() in ([], [str(out / "filler")])
 
 
 def child_env_base():

@@ -1,6 +1,7 @@
 """The database restarting under a running dashboard: requests in between get a clean 503, and the dashboard
 recovers by itself when the database is back. Uses a PostgreSQL server of its own (initdb), so stopping it
 disturbs nothing else."""
+
 import glob
 import os
 import shutil
@@ -27,8 +28,9 @@ def free_port():
 
 
 def as_postgres(command):
-    return subprocess.run(["runuser", "-u", "postgres", "--"] + command, cwd="/tmp", capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(
+        ["runuser", "-u", "postgres", "--"] + command, cwd="/tmp", capture_output=True, text=True, timeout=60
+    )
 
 
 @pytest.fixture
@@ -40,12 +42,16 @@ def private_postgres():
     os.chmod(home, 0o755)
     shutil.chown(home, "postgres")
     bin_dir, data, port = PG_BIN[-1], f"{home}/data", free_port()
-    control = {"start": [f"{bin_dir}/pg_ctl", "-D", data, "-o", f"-p {port} -k {home}", "-l", f"{home}/pg.log", "-w",
-                         "start"],
-               "stop": [f"{bin_dir}/pg_ctl", "-D", data, "-m", "fast", "-w", "stop"]}
+    control = {
+        "start": [f"{bin_dir}/pg_ctl", "-D", data, "-o", f"-p {port} -k {home}", "-l", f"{home}/pg.log", "-w", "start"],
+        "stop": [f"{bin_dir}/pg_ctl", "-D", data, "-m", "fast", "-w", "stop"],
+    }
     try:
-        for command in ([f"{bin_dir}/initdb", "-D", data, "-A", "trust", "-U", "postgres"], control["start"],
-                        [f"{bin_dir}/createdb", "-h", "127.0.0.1", "-p", str(port), "stackbench"]):
+        for command in (
+            [f"{bin_dir}/initdb", "-D", data, "-A", "trust", "-U", "postgres"],
+            control["start"],
+            [f"{bin_dir}/createdb", "-h", "127.0.0.1", "-p", str(port), "stackbench"],
+        ):
             finished = as_postgres(command)
             assert finished.returncode == 0, f"{command[0]} failed: {finished.stderr}"
         yield {"url": f"postgres://postgres@127.0.0.1:{port}/stackbench", **control}
@@ -64,18 +70,47 @@ def get(url, token):
 
 
 def test_requests_fail_cleanly_while_the_database_restarts_and_recover_after(private_postgres, tmp_path):
-    env = {**os.environ, "DATABASE_URL": private_postgres["url"], "STACKBENCH_VAR": str(tmp_path / "var"),
-           "DJANGO_SETTINGS_MODULE": "stackbench_site.settings"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": private_postgres["url"],
+        "STACKBENCH_VAR": str(tmp_path / "var"),
+        "DJANGO_SETTINGS_MODULE": "stackbench_site.settings",
+    }
     manage = [sys.executable, str(BASE_DIR / "manage.py")]
     subprocess.run(manage + ["migrate", "--no-input"], env=env, check=True, capture_output=True)
-    subprocess.run([sys.executable, "-m", "stackbench_site.cli", "user", "ops", "--role", "viewer"], env=env, check=True,
-                   capture_output=True)
-    token = subprocess.run([sys.executable, "-m", "stackbench_site.cli", "token", "--user", "ops"], env=env, check=True,
-                           capture_output=True, text=True).stdout.strip()
+    subprocess.run(
+        [sys.executable, "-m", "stackbench_site.cli", "user", "ops", "--role", "viewer"],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    token = subprocess.run(
+        [sys.executable, "-m", "stackbench_site.cli", "token", "--user", "ops"],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     port = free_port()
-    web = subprocess.Popen([sys.executable, "-m", "gunicorn", "stackbench_site.wsgi:application", "--bind",
-                            f"127.0.0.1:{port}", "--workers", "1", "--threads", "2"], env=env, cwd=str(BASE_DIR),
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    web = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "stackbench_site.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            "1",
+            "--threads",
+            "2",
+        ],
+        env=env,
+        cwd=str(BASE_DIR),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     base = f"http://127.0.0.1:{port}/api/v1/runs/"
     try:
         wait_for(lambda: _answers(base, token) == 200, timeout=30, message="the dashboard to serve")

@@ -1,5 +1,6 @@
 """Every URL of the site: anonymous people are sent to the login page (except the login page itself, share
 links and the token-authenticated API), and viewers get 403 from everything that changes something."""
+
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
@@ -11,9 +12,25 @@ pytestmark = pytest.mark.django_db
 
 PUBLIC = {"login", "logout", "shared_run", "shared_run_file"}
 MUTATING = {
-    "run_cancel", "new_audit", "new_validation", "rerun", "upload", "problem_triage", "problem_comment",
-    "problems_bulk", "run_share", "share_revoke", "presented_new", "presented_choose", "presented_reply",
-    "presented_action", "presented_clear", "library_new", "library_settings", "library_sync", "run_everything",
+    "run_cancel",
+    "new_audit",
+    "new_validation",
+    "rerun",
+    "upload",
+    "problem_triage",
+    "problem_comment",
+    "problems_bulk",
+    "run_share",
+    "share_revoke",
+    "presented_new",
+    "presented_choose",
+    "presented_reply",
+    "presented_action",
+    "presented_clear",
+    "library_new",
+    "library_settings",
+    "library_sync",
+    "run_everything",
 }
 OWN_THINGS = {"token_create", "token_revoke"}  # any signed-in person manages their own tokens
 
@@ -39,10 +56,19 @@ def everything(kv_walkthrough_path, import_audit, settings, symposium_repo, revi
     share = ShareLink.objects.create(run=run)
     token, _ = ApiToken.issue(maintainer, "x")
     batch = Batch.objects.create(library=run.library)
-    return {"batch_id": batch.pk,
-        "library_id": run.library_id, "walkthrough_id": run.walkthrough_id, "page_id": 1, "run_id": run.pk,
-        "problem_id": Problem.objects.first().pk, "presented_id": presented.pk, "share_id": share.pk,
-        "token_id": token.pk, "key": "highlights.1", "token": share.token, "name": "wt_kv_quickstart_audit.json",
+    return {
+        "batch_id": batch.pk,
+        "library_id": run.library_id,
+        "walkthrough_id": run.walkthrough_id,
+        "page_id": 1,
+        "run_id": run.pk,
+        "problem_id": Problem.objects.first().pk,
+        "presented_id": presented.pk,
+        "share_id": share.pk,
+        "token_id": token.pk,
+        "key": "highlights.1",
+        "token": share.token,
+        "name": "wt_kv_quickstart_audit.json",
     }
 
 
@@ -60,7 +86,10 @@ def test_every_page_sends_anonymous_people_to_the_login_page(client, everything,
             continue
         url = url_for(pattern, everything)
         response = client.get(url)
-        assert response.status_code == 302 and response["Location"].startswith("/login/"), (pattern.name, response.status_code)
+        assert response.status_code == 302 and response["Location"].startswith("/login/"), (
+            pattern.name,
+            response.status_code,
+        )
         checked += 1
     assert checked > 25
 

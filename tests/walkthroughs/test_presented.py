@@ -1,4 +1,5 @@
 """Presented (Symposium) walkthroughs in the dashboard: rendering, picking locations, replies, actions, diffs."""
+
 import json
 
 import pytest
@@ -7,8 +8,8 @@ from django.urls import reverse
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.strategies import broken
-from tests.walkthroughs.test_symposium import MARKDOWN_FORMS, REVIEW
+from tests.builders import REVIEW
+from tests.strategies import MARKDOWN_FORMS, broken
 from walkthroughs.models import Feedback, PresentedWalkthrough, PresentError
 
 pytestmark = pytest.mark.django_db
@@ -39,7 +40,10 @@ def test_the_page_renders_every_section_and_element(viewer_client, presented):
     assert '<code class="where">src/auth.py:4</code>' in page, "one match is placed directly"
     assert "5 possible locations" in page, "several matches get a picker"
     assert '<code class="where">docs/auth.md:3</code>' in page and '<code class="where">src/auth.py:8</code>' in page
-    assert 'aria-label="question" title="question">?</span>' in page and 'aria-label="lightbulb" title="lightbulb">☼' in page
+    assert (
+        'aria-label="question" title="question">?</span>' in page
+        and 'aria-label="lightbulb" title="lightbulb">☼' in page
+    )
     assert "All 2 commits" in page and "Staged changes" in page and "Unstaged changes" in page
     assert 'title="Comments in this walkthrough are about this file"' in page
     assert ">Checkpoint</button>" in page and ">Request changes</button>" in page
@@ -47,8 +51,18 @@ def test_the_page_renders_every_section_and_element(viewer_client, presented):
 
 def test_a_location_that_matches_nothing_says_so(viewer_client, repo_roots):
     presented = PresentedWalkthrough.present(
-        {"highlights": [{"comment": {"location": {"search": {"path": "src/auth.py", "regex": "def nothing_here"}},
-                                     "content": "lost"}}]}, str(repo_roots))
+        {
+            "highlights": [
+                {
+                    "comment": {
+                        "location": {"search": {"path": "src/auth.py", "regex": "def nothing_here"}},
+                        "content": "lost",
+                    }
+                }
+            ]
+        },
+        str(repo_roots),
+    )
     page = viewer_client.get(presented.get_absolute_url()).content.decode()
     assert "location not found" in page and "lost" in page
 
@@ -66,23 +80,30 @@ def test_picking_one_of_several_locations_is_kept_and_can_be_changed(discussant_
 
 
 def test_a_reply_carries_the_comment_context(discussant_client, presented):
-    response = discussant_client.post(reverse("presented_reply", args=[presented.pk, "highlights.1"]),
-                                      {"message": "Is the default secret safe?"})
+    response = discussant_client.post(
+        reverse("presented_reply", args=[presented.pk, "highlights.1"]), {"message": "Is the default secret safe?"}
+    )
     assert response.status_code == 302 and response["Location"].endswith("#comment-highlights-1")
     feedback = Feedback.objects.get()
     assert feedback.kind == "reply" and feedback.element_key == "highlights.1"
-    assert feedback.text == ("<context>In reply to comment on src/auth.py?def validate_token (line 4).</context> "
-                             "Is the default secret safe?")
+    assert feedback.text == (
+        "<context>In reply to comment on src/auth.py?def validate_token (line 4).</context> Is the default secret safe?"
+    )
     discussant_client.post(reverse("presented_reply", args=[presented.pk, "highlights.3"]), {"message": "ok"})
     assert Feedback.objects.last().text == "<context>In reply to comment on docs/auth.md (line 3).</context> ok"
 
 
 def test_an_action_sends_tell_agent_with_newlines_replaced_and_shows_in_the_history(discussant_client, presented):
-    response = discussant_client.post(reverse("presented_action", args=[presented.pk, "actions.1"]), HTTP_HX_REQUEST="true")
+    response = discussant_client.post(
+        reverse("presented_action", args=[presented.pk, "actions.1"]), HTTP_HX_REQUEST="true"
+    )
     assert response["HX-Trigger"] == "feedback-sent"
     assert '<section class="card" id="feedback" hx-swap-oob="true">' in response.content.decode()
     assert Feedback.objects.get().text == "I'd like more changes. Let's discuss them first."
-    assert "I&#x27;d like more changes. Let&#x27;s discuss them first." in discussant_client.get(presented.get_absolute_url()).content.decode()
+    assert (
+        "I&#x27;d like more changes. Let&#x27;s discuss them first."
+        in discussant_client.get(presented.get_absolute_url()).content.decode()
+    )
 
 
 def test_file_diffs_open_in_place_or_as_a_page(viewer_client, presented):
@@ -94,7 +115,12 @@ def test_file_diffs_open_in_place_or_as_a_page(viewer_client, presented):
     assert viewer_client.get(url, params)["Location"].startswith(presented.get_absolute_url() + "?element=changes.0")
     page = viewer_client.get(presented.get_absolute_url(), params).content.decode()
     assert '<table class="diff" aria-label="Diff of src/auth.py">' in page
-    assert viewer_client.get(url, {**params, "path": "../../etc/passwd"}, HTTP_HX_REQUEST="true").content.decode().count("not part of this diff") == 1
+    assert (
+        viewer_client.get(url, {**params, "path": "../../etc/passwd"}, HTTP_HX_REQUEST="true")
+        .content.decode()
+        .count("not part of this diff")
+        == 1
+    )
     assert viewer_client.get(url, {**params, "element": "highlights.0"}, HTTP_HX_REQUEST="true").status_code == 404
 
 
@@ -104,7 +130,10 @@ def test_clearing_archives_the_walkthrough(discussant_client, presented):
     presented.refresh_from_db()
     assert presented.archived_at is not None
     assert presented.get_absolute_url() not in discussant_client.get(reverse("presented_list")).content.decode()
-    assert presented.get_absolute_url() in discussant_client.get(reverse("presented_list") + "?archived=1").content.decode()
+    assert (
+        presented.get_absolute_url()
+        in discussant_client.get(reverse("presented_list") + "?archived=1").content.decode()
+    )
     assert "Cleared on" in discussant_client.get(presented.get_absolute_url()).content.decode()
 
 
@@ -136,11 +165,17 @@ def presenter():
     return logged_in(make_user("presenter", "walkthroughs.add_presentedwalkthrough"))
 
 
-@given(source=st.one_of(MARKDOWN_FORMS.map(str.encode), broken(REVIEW).map(lambda value: json.dumps(value).encode()),
-                        st.binary(max_size=300)))
+@given(
+    source=st.one_of(
+        MARKDOWN_FORMS.map(str.encode),
+        broken(REVIEW).map(lambda value: json.dumps(value).encode()),
+        st.binary(max_size=300),
+    )
+)
 def test_any_uploaded_walkthrough_is_presented_or_refused_with_a_reason(repo_roots, presenter, source):
-    response = presenter.post(reverse("presented_new"), {
-        "file": SimpleUploadedFile("walkthrough.md", source), "repo_path": str(repo_roots)})
+    response = presenter.post(
+        reverse("presented_new"), {"file": SimpleUploadedFile("walkthrough.md", source), "repo_path": str(repo_roots)}
+    )
     if response.status_code == 302:
         assert presenter.get(response["Location"]).status_code == 200
     else:

@@ -1,5 +1,6 @@
 """From a docs folder in git to runs, gaps and problems, through the dashboard: sync, run everything, change the
 docs, run again, and see the docs diff beside what appeared and went away."""
+
 import re
 import subprocess
 
@@ -58,11 +59,27 @@ def eager(settings, wheelhouse):
 
 
 def test_sync_run_everything_change_the_docs_and_compare(docs_repo, eager):
-    team = logged_in(make_user("lead", "walkthroughs.add_library", "walkthroughs.change_library",
-                               "walkthroughs.manage_library", "audits.start_run"))
-    created = team.post(reverse("library_new"), {
-        "name": "sbdemo", "pypi_name": "sbdemo", "default_version": "1.0.0", "default_backend": "rules",
-        "docs_repo": str(docs_repo), "docs_folder": "docs", "walkthrough_pattern": "quickstart"})
+    team = logged_in(
+        make_user(
+            "lead",
+            "walkthroughs.add_library",
+            "walkthroughs.change_library",
+            "walkthroughs.manage_library",
+            "audits.start_run",
+        )
+    )
+    created = team.post(
+        reverse("library_new"),
+        {
+            "name": "sbdemo",
+            "pypi_name": "sbdemo",
+            "default_version": "1.0.0",
+            "default_backend": "rules",
+            "docs_repo": str(docs_repo),
+            "docs_folder": "docs",
+            "walkthrough_pattern": "quickstart",
+        },
+    )
     library = Library.objects.get()
     assert created["Location"] == library.get_absolute_url()
 
@@ -99,11 +116,15 @@ def test_sync_run_everything_change_the_docs_and_compare(docs_repo, eager):
     assert "What changed in the docs since run" in run_page and "guide.md" in run_page
     assert "Gone since" in run_page and "AttributeError" in run_page
     node = re.search(r"docs-diff/\?element=docs&amp;node=([0-9a-f]{40})&amp;path=docs/guide.md", run_page).group(1)
-    diff = team.get(reverse("run_docs_diff", args=[validation.pk]),
-                    {"element": "docs", "node": node, "path": "docs/guide.md"}, HTTP_HX_REQUEST="true").content.decode()
+    diff = team.get(
+        reverse("run_docs_diff", args=[validation.pk]),
+        {"element": "docs", "node": node, "path": "docs/guide.md"},
+        HTTP_HX_REQUEST="true",
+    ).content.decode()
     assert 'aria-label="Diff of docs/guide.md"' in diff and "gret" in diff and 'class="add"' in diff
-    missing = team.get(reverse("run_docs_diff", args=[validation.pk]), {"node": "", "path": "docs/guide.md"},
-                       HTTP_HX_REQUEST="true")
+    missing = team.get(
+        reverse("run_docs_diff", args=[validation.pk]), {"node": "", "path": "docs/guide.md"}, HTTP_HX_REQUEST="true"
+    )
     assert missing.status_code == 404
 
 

@@ -1,12 +1,12 @@
 import pytest
-
-from tests.builders import KV_GAPS, count_queries
 from django.urls import reverse
 
 from audits.importing import import_paths
+from tests.builders import KV_GAPS, count_queries
 from walkthroughs.models import Library, Walkthrough
 
 pytestmark = pytest.mark.django_db
+
 
 @pytest.fixture
 def kv(kv_walkthrough_path):
@@ -34,7 +34,9 @@ def test_home_with_nothing_says_what_to_do(viewer_client):
     assert "No libraries yet." in viewer_client.get(reverse("home")).content.decode()
 
 
-def test_the_library_lists_walkthroughs_and_pages_with_their_last_results_and_filters(viewer_client, kv, import_audit, sample_dir):
+def test_the_library_lists_walkthroughs_and_pages_with_their_last_results_and_filters(
+    viewer_client, kv, import_audit, sample_dir
+):
     import_audit(gaps=KV_GAPS)
     import_paths([sample_dir / "extraction"], library_name="sqlite3")
     url = reverse("library", args=[kv.library_id])
@@ -58,12 +60,15 @@ def test_the_walkthrough_page_renders_steps_gaps_and_the_timeline(viewer_client,
     assert f'title="Run #{second.pk}, step 4: 1 gap(s), worst warning"' in page
     assert f'title="Run #{first.pk}, step 4: passed"' in page
     assert f'title="Run #{second.pk}, step 5: not reached"' in page
-    assert f"first in <a href=\"/runs/{first.pk}/\">#{first.pk}</a>" in page and "in 2 runs" in page
+    assert f'first in <a href="/runs/{first.pk}/">#{first.pk}</a>' in page and "in 2 runs" in page
 
 
 def test_markdown_cannot_inject_script(viewer_client, make_walkthrough):
-    path = make_walkthrough([("Evil", "<script>alert(1)</script>\n\n[x](javascript:alert(1))\n\n<img src=x onerror=alert(1)>", "")],
-                            name="wt_evil", title="<b>bold</b>")
+    path = make_walkthrough(
+        [("Evil", "<script>alert(1)</script>\n\n[x](javascript:alert(1))\n\n<img src=x onerror=alert(1)>", "")],
+        name="wt_evil",
+        title="<b>bold</b>",
+    )
     import_paths([path])
     page = viewer_client.get(reverse("walkthrough", args=[Walkthrough.objects.get().pk])).content.decode()
     assert "<script>alert" not in page and "onerror=alert" not in page.replace("&lt;img src=x onerror=alert(1)&gt;", "")
@@ -75,10 +80,25 @@ def test_the_doc_page_shows_examples_and_their_latest_results(viewer_client, sam
     from stackbench_site.lib.jsonfiles import write_model
 
     import_paths([sample_dir / "extraction"])
-    write_model(tmp_path / "toolz_intro_validation.json", ValidationResult(
-        page="toolz_intro.md", library="toolz", version="0.12.1", validation_timestamp="2026-11-01T10:00:00Z",
-        results=[{"example_index": 3, "status": "failure", "severity": "error", "code": "from toolz import pipee",
-                  "error_message": "ImportError: cannot import name 'pipee'", "suggestions": "did you mean `pipe`?"}]))
+    write_model(
+        tmp_path / "toolz_intro_validation.json",
+        ValidationResult(
+            page="toolz_intro.md",
+            library="toolz",
+            version="0.12.1",
+            validation_timestamp="2026-11-01T10:00:00Z",
+            results=[
+                {
+                    "example_index": 3,
+                    "status": "failure",
+                    "severity": "error",
+                    "code": "from toolz import pipee",
+                    "error_message": "ImportError: cannot import name 'pipee'",
+                    "suggestions": "did you mean `pipe`?",
+                }
+            ],
+        ),
+    )
     import_paths([tmp_path])
     library = Library.objects.get(name="toolz")
     page = viewer_client.get(reverse("doc_page", args=[library.doc_pages.get().pk])).content.decode()

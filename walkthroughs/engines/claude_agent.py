@@ -2,14 +2,16 @@
 the CLI sees, the log of every tool call, the hooks that write it, and the conversation loop with its limits
 (time, cancel, turns, budget) and the errors a person can act on. The Claude auditor and the Claude walkthrough
 generator both run their agent through this."""
+
 import asyncio
 import contextlib
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from stackbench_site.lib.clock import utcnow
 
@@ -28,8 +30,10 @@ class ClaudeSettings:
 
     def unavailable_reason(self) -> str | None:
         if not self.credentials:
-            return ("No Claude credential is configured: set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN) in the "
-                    "environment of the web app and the worker to offer the Claude auditor.")
+            return (
+                "No Claude credential is configured: set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN) in the "
+                "environment of the web app and the worker to offer the Claude auditor."
+            )
         if self.cli_path and not Path(self.cli_path).is_file():
             return f"STACKBENCH_CLAUDE_CLI points at {self.cli_path}, which does not exist."
         return None
@@ -38,7 +42,7 @@ class ClaudeSettings:
 def cli_environment(settings: ClaudeSettings, home: Path) -> dict[str, str]:
     """The CLI's whole environment. The SDK starts the CLI with our own environment merged under this one, so every
     variable of ours that is not passed on is blanked: commands the agent runs must not see the app's secrets."""
-    env = {name: "" for name in os.environ}
+    env = dict.fromkeys(os.environ, "")
     env.update(settings.environment)
     env.update(settings.credentials)
     env.update(HOME=str(home), CLAUDE_CODE_ENTRYPOINT="sdk-py", DISABLE_AUTOUPDATER="1", CI="1")
@@ -75,8 +79,12 @@ class AgentLog:
 
     def tool_call(self, tool: str, tool_input: Any, output: Any, duration: float, is_error: bool = False):
         record = {
-            "time": utcnow().isoformat(), "tool": tool, "input": tool_input,
-            "output": summarize(output), "duration_ms": round(duration * 1000, 2), "is_error": is_error,
+            "time": utcnow().isoformat(),
+            "tool": tool,
+            "input": tool_input,
+            "output": summarize(output),
+            "duration_ms": round(duration * 1000, 2),
+            "is_error": is_error,
         }
         self.tools.write(json.dumps(record, default=str) + "\n")
         self.tools.flush()
@@ -125,8 +133,9 @@ class AgentWatch:
     """The hooks: every tool call goes to the two logs, and step-server results go to on_step_server_result
     (live progress), which is told too when the walkthrough is complete."""
 
-    def __init__(self, log: AgentLog, observer: AgentObserver,
-                 on_step_server_result: Callable[[str, Any], None] | None = None):
+    def __init__(
+        self, log: AgentLog, observer: AgentObserver, on_step_server_result: Callable[[str, Any], None] | None = None
+    ):
         self.log, self.observer, self.on_step_server_result = log, observer, on_step_server_result
         self.started: dict[str, float] = {}
         self.complete_at: float | None = None
@@ -143,7 +152,9 @@ class AgentWatch:
         started = self.started.pop(tool_use_id or "", None)
         duration = (hook_input.get("duration_ms") or 0) / 1000 if started is None else time.monotonic() - started
         payload = tool_payload(hook_input.get("tool_response"))
-        is_error = isinstance(hook_input.get("tool_response"), dict) and bool(hook_input["tool_response"].get("isError"))
+        is_error = isinstance(hook_input.get("tool_response"), dict) and bool(
+            hook_input["tool_response"].get("isError")
+        )
         self.log.tool_call(tool, hook_input.get("tool_input"), payload, duration, is_error)
         if self.on_step_server_result is not None and tool.startswith("mcp__walkthrough__"):
             await asyncio.to_thread(self.on_step_server_result, tool, payload)
@@ -157,13 +168,22 @@ class AgentWatch:
         return {"PreToolUse": [HookMatcher(hooks=[self.before])], "PostToolUse": [HookMatcher(hooks=[self.after])]}
 
 
-async def converse(options, prompt, settings: ClaudeSettings, watch: AgentWatch, observer: AgentObserver,
-                   log: AgentLog) -> str | None:
+async def converse(
+    options, prompt, settings: ClaudeSettings, watch: AgentWatch, observer: AgentObserver, log: AgentLog
+) -> str | None:
     """Talk to the agent until its result arrives, the walkthrough completes, a limit hits or the run is
     cancelled. Returns why the agent's work is incomplete, or None."""
     from claude_agent_sdk import (
-        AssistantMessage, ClaudeSDKClient, ClaudeSDKError, CLIConnectionError, CLIJSONDecodeError,
-        CLINotFoundError, ProcessError, ResultMessage, TextBlock, ToolUseBlock,
+        AssistantMessage,
+        ClaudeSDKClient,
+        ClaudeSDKError,
+        CLIConnectionError,
+        CLIJSONDecodeError,
+        CLINotFoundError,
+        ProcessError,
+        ResultMessage,
+        TextBlock,
+        ToolUseBlock,
     )
 
     deadline = time.monotonic() + settings.timeout
@@ -182,11 +202,16 @@ async def converse(options, prompt, settings: ClaudeSettings, watch: AgentWatch,
                     if await asyncio.to_thread(observer.should_stop):
                         await client.interrupt()
                         return "the audit was cancelled"
-                    if watch.complete_at is not None and time.monotonic() > watch.complete_at + GRACE_AFTER_COMPLETE_SECONDS:
+                    if (
+                        watch.complete_at is not None
+                        and time.monotonic() > watch.complete_at + GRACE_AFTER_COMPLETE_SECONDS
+                    ):
                         return None
                     try:
-                        message = await asyncio.wait_for(inbox.get(), timeout=min(2.0, max(deadline - time.monotonic(), 0.01)))
-                    except asyncio.TimeoutError:
+                        message = await asyncio.wait_for(
+                            inbox.get(), timeout=min(2.0, max(deadline - time.monotonic(), 0.01))
+                        )
+                    except TimeoutError:
                         continue
                     if message is _END:
                         if watch.on_step_server_result is None or watch.complete_at:

@@ -1,6 +1,7 @@
 """The agent-based walkthrough generator, offered when a Claude credential is configured: a Claude agent reads
 the tutorial page and writes the walkthrough export, which is then validated like any imported file. Built like
 the Claude auditor (same settings, environment, hooks and error handling)."""
+
 import asyncio
 import hashlib
 import shutil
@@ -8,7 +9,14 @@ import tempfile
 from pathlib import Path
 
 from stackbench_site.lib.jsonfiles import FormatError, load_json_file, parse_model
-from walkthroughs.engines.claude_agent import AgentLog, AgentObserver, AgentWatch, ClaudeSettings, cli_environment, converse
+from walkthroughs.engines.claude_agent import (
+    AgentLog,
+    AgentObserver,
+    AgentWatch,
+    ClaudeSettings,
+    cli_environment,
+    converse,
+)
 from walkthroughs.engines.formats import WalkthroughExport
 
 SYSTEM_PROMPT = """You turn a software tutorial (a markdown page) into a walkthrough export: JSON with
@@ -25,8 +33,9 @@ class GenerationError(Exception):
     """The agent could not produce a valid walkthrough; the message says why."""
 
 
-async def _generate(doc_path: Path, output: Path, library: str, version: str, settings: ClaudeSettings,
-                    log: AgentLog) -> None:
+async def _generate(
+    doc_path: Path, output: Path, library: str, version: str, settings: ClaudeSettings, log: AgentLog
+) -> None:
     # The SDK takes a second to import: only Claude generations pay for it.
     from claude_agent_sdk import ClaudeAgentOptions
 
@@ -38,13 +47,21 @@ async def _generate(doc_path: Path, output: Path, library: str, version: str, se
         (root / "home").mkdir()
         watch = AgentWatch(log, AgentObserver())
         options = ClaudeAgentOptions(
-            system_prompt=SYSTEM_PROMPT, allowed_tools=["Read", "Write"], permission_mode="bypassPermissions",
-            cwd=str(work), hooks=watch.hooks(),
-            max_turns=settings.max_turns, max_budget_usd=settings.max_budget_usd, model=settings.model,
-            env=cli_environment(settings, root / "home"), cli_path=settings.cli_path,
+            system_prompt=SYSTEM_PROMPT,
+            allowed_tools=["Read", "Write"],
+            permission_mode="bypassPermissions",
+            cwd=str(work),
+            hooks=watch.hooks(),
+            max_turns=settings.max_turns,
+            max_budget_usd=settings.max_budget_usd,
+            model=settings.model,
+            env=cli_environment(settings, root / "home"),
+            cli_path=settings.cli_path,
         )
-        prompt = (f"Tutorial file: {work / doc_path.name}\nOutput file: {work / 'walkthrough.json'}\n"
-                  f"Library: {library} {version}".strip())
+        prompt = (
+            f"Tutorial file: {work / doc_path.name}\nOutput file: {work / 'walkthrough.json'}\n"
+            f"Library: {library} {version}".strip()
+        )
         problem = await converse(options, prompt, settings, watch, AgentObserver(), log)
         if problem:
             raise GenerationError(problem)
@@ -54,8 +71,14 @@ async def _generate(doc_path: Path, output: Path, library: str, version: str, se
         shutil.copy(produced, output)
 
 
-def generate_with_claude(doc_path: Path, library: str, settings: ClaudeSettings, version: str = "",
-                         original_path: str | None = None, logs: Path | None = None) -> tuple[str, dict]:
+def generate_with_claude(
+    doc_path: Path,
+    library: str,
+    settings: ClaudeSettings,
+    version: str = "",
+    original_path: str | None = None,
+    logs: Path | None = None,
+) -> tuple[str, dict]:
     """(walkthrough id, export) written by the agent and validated; the id follows the rule-based generator's."""
     reason = settings.unavailable_reason()
     if reason:
@@ -72,7 +95,12 @@ def generate_with_claude(doc_path: Path, library: str, settings: ClaudeSettings,
             parse_model(WalkthroughExport, data, "the agent's walkthrough")
         except FormatError as exc:
             raise GenerationError(f"the agent wrote an invalid walkthrough: {exc}") from None
-    data["metadata"] = {**(data.get("metadata") or {}), "originalDocPath": original_path or str(doc_path),
-                        "generatedBy": "stackbench-claude", "library": library, "libraryVersion": version}
+    data["metadata"] = {
+        **(data.get("metadata") or {}),
+        "originalDocPath": original_path or str(doc_path),
+        "generatedBy": "stackbench-claude",
+        "library": library,
+        "libraryVersion": version,
+    }
     digest = hashlib.sha256(doc_path.read_bytes()).hexdigest()
     return f"wt_{digest[:8]}", data

@@ -6,6 +6,7 @@ it sits under and the full section hierarchy, the heading's anchor, its index on
 makes, how it runs (async when it awaits at top level; not executable for other languages, placeholders,
 shell prompts and output), and the third-party packages it needs besides the library. Snippet includes
 (`--8<-- "file"`, pymdown-extensions) are followed."""
+
 import ast
 import fnmatch
 import re
@@ -13,24 +14,39 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from walkthroughs.engines.python_code import awaits_at_top_level
-from walkthroughs.engines.formats import CodeExample, ExtractionAnalysis
-from walkthroughs.engines.tutorial_text import PYTHON_LANGUAGES
 from stackbench_site.lib.clock import utcnow
 from stackbench_site.lib.markdown import info_language, tokens
+from walkthroughs.engines.formats import CodeExample, ExtractionAnalysis
+from walkthroughs.engines.python_code import awaits_at_top_level
+from walkthroughs.engines.tutorial_text import PYTHON_LANGUAGES
 
 DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst")
 MAX_DOC_BYTES = 2_000_000
 SNIPPET = re.compile(r"""^(\s*)-{1,2}8<-{1,2}\s+["']([^"']+)["']\s*$""")
-PLACEHOLDER = re.compile(r"<\s*(?:your|my)[\w .-]*>|<[A-Z][A-Z0-9_]{2,}>|\b(?:YOUR|MY)_[A-Z0-9_]+\b|\byour[-_]"
-                         r"(?:api[-_])?(?:key|token|secret|password)\b|\bREPLACE_ME\b")
+PLACEHOLDER = re.compile(
+    r"<\s*(?:your|my)[\w .-]*>|<[A-Z][A-Z0-9_]{2,}>|\b(?:YOUR|MY)_[A-Z0-9_]+\b|\byour[-_]"
+    r"(?:api[-_])?(?:key|token|secret|password)\b|\bREPLACE_ME\b"
+)
 PROMPT = re.compile(r"^\s*(?:\$|>>>|In \[\d+\]:)\s", re.MULTILINE)
 # Import names whose package on PyPI is called something else.
 PACKAGE_OF_MODULE = {
-    "yaml": "PyYAML", "PIL": "Pillow", "sklearn": "scikit-learn", "cv2": "opencv-python", "bs4": "beautifulsoup4",
-    "dateutil": "python-dateutil", "dotenv": "python-dotenv", "jwt": "PyJWT", "attr": "attrs", "git": "GitPython",
-    "magic": "python-magic", "docx": "python-docx", "serial": "pyserial", "Crypto": "pycryptodome",
-    "google.protobuf": "protobuf", "skimage": "scikit-image", "zmq": "pyzmq",
+    "yaml": "PyYAML",
+    "PIL": "Pillow",
+    "sklearn": "scikit-learn",
+    "cv2": "opencv-python",
+    "bs4": "beautifulsoup4",
+    "dateutil": "python-dateutil",
+    "dotenv": "python-dotenv",
+    "jwt": "PyJWT",
+    "attr": "attrs",
+    "git": "GitPython",
+    "magic": "python-magic",
+    "docx": "python-docx",
+    "serial": "pyserial",
+    "Crypto": "pycryptodome",
+    "google.protobuf": "protobuf",
+    "skimage": "scikit-image",
+    "zmq": "pyzmq",
 }
 
 
@@ -81,7 +97,7 @@ def _include_snippets(code: str, base: Path, docs_root: Path, depth: int = 0) ->
         included = found.read_text(encoding="utf-8", errors="replace").rstrip("\n").split("\n")
         if span and re.fullmatch(r"\d+:\d+", span):
             start, end = (int(x) for x in span.split(":"))
-            included = included[start - 1:end]
+            included = included[start - 1 : end]
         nested, _ = _include_snippets("\n".join(included), found.parent, docs_root, depth + 1)
         lines.extend(match.group(1) + part for part in nested.split("\n"))
         sources.append(target)
@@ -97,7 +113,9 @@ def markdown_blocks(text: str) -> list[Block]:
             title = parsed[index + 1].content.strip()
             stack = [item for item in stack if item[0] < level] + [(level, title)]
         elif token.type == "fence" and token.map:
-            blocks.append(Block(info_language(token.info), token.content, token.map[0] + 2, [title for _, title in stack]))
+            blocks.append(
+                Block(info_language(token.info), token.content, token.map[0] + 2, [title for _, title in stack])
+            )
     return blocks
 
 
@@ -111,8 +129,12 @@ def rst_blocks(text: str) -> list[Block]:
     index = 0
     while index < len(lines):
         line = lines[index]
-        if index + 1 < len(lines) and line.strip() and RST_UNDERLINE.match(lines[index + 1]) \
-                and len(lines[index + 1].strip()) >= len(line.strip()):
+        if (
+            index + 1 < len(lines)
+            and line.strip()
+            and RST_UNDERLINE.match(lines[index + 1])
+            and len(lines[index + 1].strip()) >= len(line.strip())
+        ):
             char = lines[index + 1].strip()[0]
             if char not in underline_order:
                 underline_order.append(char)
@@ -129,7 +151,9 @@ def rst_blocks(text: str) -> list[Block]:
             while index < len(lines) and not lines[index].strip():
                 index += 1
             start, body = index, []
-            while index < len(lines) and (not lines[index].strip() or len(lines[index]) - len(lines[index].lstrip()) > indent):
+            while index < len(lines) and (
+                not lines[index].strip() or len(lines[index]) - len(lines[index].lstrip()) > indent
+            ):
                 body.append(lines[index])
                 index += 1
             while body and not body[-1].strip():
@@ -210,19 +234,31 @@ def analyse_page(path: Path, docs_root: Path, library: str, version: str | None)
         tree = _parse(code) if language == "python" else None
         imports = _imports(tree)
         heading = block.hierarchy[-1] if block.hierarchy else ""
-        examples.append(CodeExample(
-            library=library, language=language, code=code, imports=imports or None,
-            has_main="__main__" in code, is_executable=True, execution_context=execution_context(block.language, code, tree),
-            line=block.line, context=heading, dependencies=dependencies_of(imports, library),
-            section_hierarchy=block.hierarchy, markdown_anchor=slugify(heading) if heading else None,
-            code_block_index=index, snippet_source=source,
-        ))
+        examples.append(
+            CodeExample(
+                library=library,
+                language=language,
+                code=code,
+                imports=imports or None,
+                has_main="__main__" in code,
+                is_executable=True,
+                execution_context=execution_context(block.language, code, tree),
+                line=block.line,
+                context=heading,
+                dependencies=dependencies_of(imports, library),
+                section_hierarchy=block.hierarchy,
+                markdown_anchor=slugify(heading) if heading else None,
+                code_block_index=index,
+                snippet_source=source,
+            )
+        )
     for example in examples:
         example.is_executable = example.execution_context != "not_executable"
     if not examples:
         return None
-    return ExtractionAnalysis(page=page, library=library, version=version, language="python", examples=examples,
-                              processed_at=utcnow())
+    return ExtractionAnalysis(
+        page=page, library=library, version=version, language="python", examples=examples, processed_at=utcnow()
+    )
 
 
 def extract_docs(docs: Path, library: str, version: str | None, include: str | None = None) -> ExtractionReport:

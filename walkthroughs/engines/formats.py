@@ -1,7 +1,8 @@
 """The input file family of formats.md: the walkthrough export, the gap and session files the MCP step server
 writes, and the extraction analysis (a doc page's code examples). Field names are exact; files from the existing
 tool chain load unchanged."""
-from datetime import datetime, timezone
+
+from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal, get_args
 
@@ -19,7 +20,7 @@ GapSeverity = Literal[GAP_SEVERITY.names]
 
 def _as_utc(value: datetime) -> datetime:
     # The existing tools write naive local timestamps (datetime.now().isoformat()); read them as UTC.
-    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
 
 
 Timestamp = Annotated[datetime, AfterValidator(_as_utc)]

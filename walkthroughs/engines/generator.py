@@ -2,6 +2,7 @@
 export, one step per second-level section (or per numbered step when the page has none), with operations
 derived from its code blocks and imperative sentences. The id is wt_ plus eight hex characters of the content
 hash, so regenerating an unchanged page gives the same id."""
+
 import hashlib
 import re
 from pathlib import Path
@@ -9,14 +10,24 @@ from pathlib import Path
 from stackbench_site.lib.markdown import info_language, tokens, without_fenced_blocks
 from walkthroughs.engines.formats import WalkthroughExport
 from walkthroughs.engines.tutorial_text import (
-    FILE_INTRO, OUTPUT_LANGUAGES, PATH_LIKE, PYTHON_LANGUAGES, SHELL_LANGUAGES, split_shell_lines,
+    FILE_INTRO,
+    OUTPUT_LANGUAGES,
+    PATH_LIKE,
+    PYTHON_LANGUAGES,
+    SHELL_LANGUAGES,
+    split_shell_lines,
 )
 
-IMPERATIVE = re.compile(r"^(?:Now,?\s+|Next,?\s+|Then,?\s+|First,?\s+|Finally,?\s+)?(Create|Run|Install|Open|Add|Set|Export|"
-                        r"Copy|Edit|Update|Start|Navigate|Configure|Change|Replace|Download|Clone|Enter|Type|Make|Save|"
-                        r"Import|Call|Define|Activate|Initiali[sz]e|Execute|Build|Deploy|Restart|Stop|Visit|Go|Tune|Apply|Adjust|"
-                        r"Use|Write|Check|Verify|Test|Load|Insert|Query|Read|Remove|Delete|Register|Connect)\b", re.IGNORECASE)
-SUCCESS = re.compile(r"\b(should (see|print|show|return|display)|you('ll| will) see|prints?|outputs?|returns?)\b", re.IGNORECASE)
+IMPERATIVE = re.compile(
+    r"^(?:Now,?\s+|Next,?\s+|Then,?\s+|First,?\s+|Finally,?\s+)?(Create|Run|Install|Open|Add|Set|Export|"
+    r"Copy|Edit|Update|Start|Navigate|Configure|Change|Replace|Download|Clone|Enter|Type|Make|Save|"
+    r"Import|Call|Define|Activate|Initiali[sz]e|Execute|Build|Deploy|Restart|Stop|Visit|Go|Tune|Apply|Adjust|"
+    r"Use|Write|Check|Verify|Test|Load|Insert|Query|Read|Remove|Delete|Register|Connect)\b",
+    re.IGNORECASE,
+)
+SUCCESS = re.compile(
+    r"\b(should (see|print|show|return|display)|you('ll| will) see|prints?|outputs?|returns?)\b", re.IGNORECASE
+)
 STEP_HEADING = re.compile(r"^(?:step\s+)?\d+[.):]?\s+", re.IGNORECASE)
 
 
@@ -32,8 +43,11 @@ def _sections(text: str) -> tuple[str, str, list[tuple[str, str]]]:
     level-3 headings ("### 1. Install") when the page has no level-2 headings."""
     lines = text.split("\n")
     parsed = tokens(text)
-    headings = [(int(t.tag[1]), t.map[0], parsed[i + 1].content.strip()) for i, t in enumerate(parsed)
-                if t.type == "heading_open" and t.map]
+    headings = [
+        (int(t.tag[1]), t.map[0], parsed[i + 1].content.strip())
+        for i, t in enumerate(parsed)
+        if t.type == "heading_open" and t.map
+    ]
     title = next((name for level, _, name in headings if level == 1), "")
     cuts = [(line, name) for level, line, name in headings if level == 2]
     if not cuts:
@@ -41,7 +55,7 @@ def _sections(text: str) -> tuple[str, str, list[tuple[str, str]]]:
     if not cuts:
         return title, "", [(title or "Follow the page", text.strip())]
     intro_start = next((line + 1 for level, line, _ in headings if level == 1), 0)
-    introduction = "\n".join(lines[intro_start:cuts[0][0]]).strip()
+    introduction = "\n".join(lines[intro_start : cuts[0][0]]).strip()
     steps = []
     for index, (start, name) in enumerate(cuts):
         end = cuts[index + 1][0] if index + 1 < len(cuts) else len(lines)
@@ -84,39 +98,62 @@ def operations_for(markdown: str) -> str:
     return "\n".join(f"{number}. {item}" for number, item in enumerate(items, start=1)) or "1. Read the explanation"
 
 
-def generate_walkthrough(doc_path: Path, library: str, version: str = "", original_path: str | None = None
-                         ) -> tuple[str, dict]:
+def generate_walkthrough(
+    doc_path: Path, library: str, version: str = "", original_path: str | None = None
+) -> tuple[str, dict]:
     """(walkthrough id, export) for a tutorial page; the export validates against WalkthroughExport."""
     text = Path(doc_path).read_text(encoding="utf-8")
     title, introduction, sections = _sections(text)
     context = f"{library} {version}".strip()
-    prerequisites = " ".join(s for s in _sentences(introduction) if re.search(r"\b(need|require|install|prerequisite)", s, re.I))
+    prerequisites = " ".join(
+        s for s in _sentences(introduction) if re.search(r"\b(need|require|install|prerequisite)", s, re.I)
+    )
     steps = []
     for position, (name, markdown) in enumerate(sections):
         sentences = _sentences(markdown)
-        steps.append({
-            "title": name, "displayOrder": position, "createdAt": 0, "updatedAt": 0, "metadata": None,
-            "nextStepReference": position + 1 if position + 1 < len(sections) else None,
-            "contentFields": {
-                "version": "v1",
-                "contentForUser": markdown,
-                "contextForAgent": f"Library: {context or 'unspecified'}." + (f" Prerequisites: {prerequisites}" if prerequisites else ""),
-                "operationsForAgent": operations_for(markdown),
-                "introductionForAgent": f"This step: {name}." + (f" {sentences[0]}" if sentences else ""),
-            },
-        })
+        steps.append(
+            {
+                "title": name,
+                "displayOrder": position,
+                "createdAt": 0,
+                "updatedAt": 0,
+                "metadata": None,
+                "nextStepReference": position + 1 if position + 1 < len(sections) else None,
+                "contentFields": {
+                    "version": "v1",
+                    "contentForUser": markdown,
+                    "contextForAgent": f"Library: {context or 'unspecified'}."
+                    + (f" Prerequisites: {prerequisites}" if prerequisites else ""),
+                    "operationsForAgent": operations_for(markdown),
+                    "introductionForAgent": f"This step: {name}." + (f" {sentences[0]}" if sentences else ""),
+                },
+            }
+        )
     digest = hashlib.sha256(text.encode()).hexdigest()
     walkthrough_id = f"wt_{digest[:8]}"
     description = _sentences(introduction)[0] if _sentences(introduction) else ""
     export = {
-        "version": "1.0", "exportedAt": None,
-        "walkthrough": {"title": title or Path(doc_path).stem.replace("-", " ").title(), "description": description,
-                        "type": "tutorial", "status": "generated", "createdAt": 0, "updatedAt": 0,
-                        "estimatedDurationMinutes": max(1, 2 * len(steps)), "tags": [library] if library else [],
-                        "metadata": None},
+        "version": "1.0",
+        "exportedAt": None,
+        "walkthrough": {
+            "title": title or Path(doc_path).stem.replace("-", " ").title(),
+            "description": description,
+            "type": "tutorial",
+            "status": "generated",
+            "createdAt": 0,
+            "updatedAt": 0,
+            "estimatedDurationMinutes": max(1, 2 * len(steps)),
+            "tags": [library] if library else [],
+            "metadata": None,
+        },
         "steps": steps,
-        "metadata": {"originalDocPath": original_path or str(doc_path), "generatedBy": "stackbench-rules",
-                     "library": library, "libraryVersion": version, "contentHash": digest},
+        "metadata": {
+            "originalDocPath": original_path or str(doc_path),
+            "generatedBy": "stackbench-rules",
+            "library": library,
+            "libraryVersion": version,
+            "contentHash": digest,
+        },
     }
     WalkthroughExport.model_validate(export)
     return walkthrough_id, export

@@ -2,6 +2,7 @@
 then one node per commit, each with its files and +/- counts; staged and unstaged changes as their own nodes
 when the range includes HEAD (unless excluded). Uses git itself, with a timeout on every call; a range that is
 not a plain revision range (an option such as --output=x, spaces, shell characters) is refused."""
+
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,8 +67,9 @@ def _numstat(output: str) -> list[FileChange]:
         if path == "":
             old, path = parts[index], parts[index + 1]
             index += 2
-        changes.append(FileChange(path.strip("\n"), None if adds == "-" else int(adds), None if dels == "-" else int(dels),
-                                  old))
+        changes.append(
+            FileChange(path.strip("\n"), None if adds == "-" else int(adds), None if dels == "-" else int(dels), old)
+        )
     return changes
 
 

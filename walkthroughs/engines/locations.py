@@ -2,6 +2,7 @@
 the definitions and references of a name (Python's ast for .py files, a word-boundary search elsewhere).
 
 Every path stays inside the repository: absolute paths, `..` and symlinks that lead out are refused."""
+
 import ast
 import os
 import re

@@ -1,6 +1,7 @@
 """A Symposium walkthrough made ready to show: comments resolved against the repository (placed, ambiguous
 with a picker, or not found), gitdiff elements turned into trees with the discussed files marked, actions
 with the message they send. Plain Python: the view renders what this returns."""
+
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,16 +10,44 @@ from stackbench_site.lib.git import GitError
 from walkthroughs.engines.gitdiff import DiffNode, diff_tree
 from walkthroughs.engines.locations import LocationError, Match, excerpt, resolve
 from walkthroughs.engines.symposium import (
-    SECTIONS, ActionElement, CommentBody, CommentElement, GitDiffElement, MermaidElement, SymposiumWalkthrough,
+    SECTIONS,
+    ActionElement,
+    CommentBody,
+    CommentElement,
+    GitDiffElement,
+    MermaidElement,
+    SymposiumWalkthrough,
     actions_or_default,
 )
 
 # Codicon names as symbols the default fonts of a plain Linux desktop have (DejaVu), so they always show.
 CODICONS = {
-    "question": "?", "lightbulb": "☼", "light-bulb": "☼", "warning": "⚠", "alert": "⚠", "info": "ℹ", "error": "✖",
-    "bug": "✖", "check": "✔", "pass": "✔", "comment": "✎", "comment-discussion": "✎", "note": "✎", "edit": "✎",
-    "eye": "◉", "star": "★", "star-full": "★", "heart": "♥", "flag": "⚑", "tools": "⚒", "gear": "⚙",
-    "settings-gear": "⚙", "rocket": "➚", "arrow-right": "➜", "pin": "⚑", "beaker": "⚗",
+    "question": "?",
+    "lightbulb": "☼",
+    "light-bulb": "☼",
+    "warning": "⚠",
+    "alert": "⚠",
+    "info": "ℹ",
+    "error": "✖",
+    "bug": "✖",
+    "check": "✔",
+    "pass": "✔",
+    "comment": "✎",
+    "comment-discussion": "✎",
+    "note": "✎",
+    "edit": "✎",
+    "eye": "◉",
+    "star": "★",
+    "star-full": "★",
+    "heart": "♥",
+    "flag": "⚑",
+    "tools": "⚒",
+    "gear": "⚙",
+    "settings-gear": "⚙",
+    "rocket": "➚",
+    "arrow-right": "➜",
+    "pin": "⚑",
+    "beaker": "⚗",
 }
 
 
@@ -54,9 +83,15 @@ class CommentView:
     def reply_text(self, message: str) -> str:
         """What a reply sends the agent, as Symposium words it."""
         place = self.chosen or (self.matches[0] if len(self.matches) == 1 else None)
-        where = self.location_text if self.comment.location.search else (
-            f"{place.path}?{self.location_text}" if place and not self.comment.location.range else
-            (place.path if place else self.location_text))
+        where = (
+            self.location_text
+            if self.comment.location.search
+            else (
+                f"{place.path}?{self.location_text}"
+                if place and not self.comment.location.range
+                else (place.path if place else self.location_text)
+            )
+        )
         line = f" (line {place.line})" if place else ""
         return f"<context>In reply to comment on {where}{line}.</context> {message.strip()}".strip()
 

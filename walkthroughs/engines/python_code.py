@@ -1,6 +1,7 @@
 """What a code example needs and how it must run, read from its syntax tree: the names it uses but does not
 define, the earlier examples that define them, whether it awaits at top level, and the program that runs it
 (merged with its dependencies, wrapped in asyncio.run when async), with a map back to the doc's lines."""
+
 import ast
 import builtins
 from dataclasses import dataclass, field

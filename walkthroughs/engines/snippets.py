@@ -1,5 +1,6 @@
 """The identity of a code snippet, shared by a doc page's code examples and the code blocks a walkthrough step
 shows, so findings about the same code meet: whitespace and comment lines do not change it."""
+
 import hashlib
 import re
 

@@ -9,6 +9,7 @@ resumes where it stopped.
 Walkthrough paths must lie inside an allowed root: the working directory, the output folder, and each
 --allowed-root.
 """
+
 import argparse
 import os
 import sys
@@ -20,11 +21,17 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from stackbench_site.lib.clock import utcnow
 from stackbench_site.lib.jsonfiles import FormatError, load_json_file, load_model, parse_model, write_model
 from walkthroughs.engines.formats import (
-    GAP_SEVERITY, GAP_TYPES, Gap, Session, WalkthroughExport, session_path_for, walkthrough_id_for,
+    GAP_SEVERITY,
+    GAP_TYPES,
+    Gap,
+    Session,
+    WalkthroughExport,
+    session_path_for,
+    walkthrough_id_for,
 )
-from stackbench_site.lib.clock import utcnow
 
 SERVER_NAME = "walkthrough"
 MAX_DESCRIPTION_CHARS = 10_000
@@ -47,13 +54,21 @@ class ServerConfig:
 
     @classmethod
     def from_args(cls, argv=None) -> "ServerConfig":
-        parser = argparse.ArgumentParser(prog="python -m walkthroughs.engines.step_server", description=__doc__.split("\n")[0])
+        parser = argparse.ArgumentParser(
+            prog="python -m walkthroughs.engines.step_server", description=__doc__.split("\n")[0]
+        )
         parser.add_argument("--output", help="folder for session files (default: beside the walkthrough)")
-        parser.add_argument("--allowed-root", action="append", default=[],
-                            help="another folder walkthroughs may be read from (repeatable)")
+        parser.add_argument(
+            "--allowed-root",
+            action="append",
+            default=[],
+            help="another folder walkthroughs may be read from (repeatable)",
+        )
         args = parser.parse_args(argv)
-        return cls(output_dir=Path(args.output).resolve() if args.output else None,
-                   allowed_roots=[Path(p) for p in args.allowed_root])
+        return cls(
+            output_dir=Path(args.output).resolve() if args.output else None,
+            allowed_roots=[Path(p) for p in args.allowed_root],
+        )
 
 
 def _cut_tail(text: str | None, limit: int) -> str | None:
@@ -85,8 +100,13 @@ class StepSession:
         previous = self._previous_session() if resume else None
         now = utcnow()
         self.session = previous or Session(
-            walkthrough_id=walkthrough_id_for(path), walkthrough_path=str(path), current_step=0,
-            total_steps=len(export.steps), completed_steps=0, session_started=now, last_updated=now,
+            walkthrough_id=walkthrough_id_for(path),
+            walkthrough_path=str(path),
+            current_step=0,
+            total_steps=len(export.steps),
+            completed_steps=0,
+            session_started=now,
+            last_updated=now,
         )
         self._save()
         info = export.walkthrough
@@ -132,12 +152,20 @@ class StepSession:
             "nextStepReference": step.nextStepReference,
         }
 
-    def report_gap(self, gap_type: str, severity: str, description: str,
-                   suggested_fix: str | None = None, context: str | None = None) -> dict[str, Any]:
+    def report_gap(
+        self,
+        gap_type: str,
+        severity: str,
+        description: str,
+        suggested_fix: str | None = None,
+        context: str | None = None,
+    ) -> dict[str, Any]:
         session = self._require_started("report_gap")
         if session.current_step == 0:
-            raise StepServerError("report_gap attaches a gap to the step last served, and no step has been "
-                                  "served yet: call next_step first")
+            raise StepServerError(
+                "report_gap attaches a gap to the step last served, and no step has been "
+                "served yet: call next_step first"
+            )
         if gap_type not in GAP_TYPES:
             raise StepServerError(f"unknown gap_type {gap_type!r}; use one of: {', '.join(GAP_TYPES)}")
         if severity not in GAP_SEVERITY:
@@ -145,13 +173,20 @@ class StepSession:
         if not description or not description.strip():
             raise StepServerError("description is empty: say what a reader of this step runs into")
         if len(description) > MAX_DESCRIPTION_CHARS:
-            raise StepServerError(f"description has {len(description)} characters; keep it under "
-                                  f"{MAX_DESCRIPTION_CHARS} and put evidence in context")
+            raise StepServerError(
+                f"description has {len(description)} characters; keep it under "
+                f"{MAX_DESCRIPTION_CHARS} and put evidence in context"
+            )
         step = self.export.ordered_steps()[session.current_step - 1]
         gap = Gap(
-            step_number=session.current_step, step_title=step.title, gap_type=gap_type, severity=severity,
-            description=description.strip(), suggested_fix=_cut_tail(suggested_fix, MAX_DESCRIPTION_CHARS),
-            context=_cut_tail(context, MAX_CONTEXT_CHARS), timestamp=utcnow(),
+            step_number=session.current_step,
+            step_title=step.title,
+            gap_type=gap_type,
+            severity=severity,
+            description=description.strip(),
+            suggested_fix=_cut_tail(suggested_fix, MAX_DESCRIPTION_CHARS),
+            context=_cut_tail(context, MAX_CONTEXT_CHARS),
+            timestamp=utcnow(),
         )
         session.gaps.append(gap)
         self._save()
@@ -208,7 +243,9 @@ class StepSession:
             previous = load_model(Session, self.session_file)
         except FormatError:
             return None
-        same = previous.walkthrough_path == str(self.walkthrough_path) and previous.total_steps == len(self.export.steps)
+        same = previous.walkthrough_path == str(self.walkthrough_path) and previous.total_steps == len(
+            self.export.steps
+        )
         return previous if same and not previous.is_complete else None
 
     def _require_started(self, tool: str) -> Session:
@@ -224,9 +261,10 @@ class StepSession:
 def build_server(config: ServerConfig) -> MCPServer:
     state = StepSession(config)
     server = MCPServer(
-        SERVER_NAME, log_level="WARNING",
+        SERVER_NAME,
+        log_level="WARNING",
         instructions="Call start_walkthrough, then next_step repeatedly; follow each step and report_gap for "
-                     "anything a reader would trip over. Steps come one at a time, in order.",
+        "anything a reader would trip over. Steps come one at a time, in order.",
     )
 
     def call(method, *args, **kwargs):
@@ -254,8 +292,13 @@ def build_server(config: ServerConfig) -> MCPServer:
     @server.tool()
     def report_gap(
         gap_type: Annotated[str, Field(description="One of: " + ", ".join(GAP_TYPES))],
-        severity: Annotated[str, Field(description="One of: critical (blocks progress), warning (confuses or "
-                                                   "costs extra work), info (minor improvement)")],
+        severity: Annotated[
+            str,
+            Field(
+                description="One of: critical (blocks progress), warning (confuses or "
+                "costs extra work), info (minor improvement)"
+            ),
+        ],
         description: Annotated[str, Field(description="What a reader of this step runs into")],
         suggested_fix: Annotated[str | None, Field(description="How the docs should change")] = None,
         context: Annotated[str | None, Field(description="Evidence: the command run and its output")] = None,

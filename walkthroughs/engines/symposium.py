@@ -9,11 +9,19 @@ Markdown form (the later one): a markdown document whose elements are fenced blo
 ```gitdiff, ```action); a block's first lines are `key: value` headers up to a blank line and the rest is its
 body. Locations there are expressions: findDefinition(`Name`), findReferences(`Name`),
 search(`path`, `regex`[, `.ext`]), lines(`path`, start[, end])."""
+
 import re
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import (
-    AliasChoices, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, model_validator,
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    model_validator,
 )
 
 from stackbench_site.lib.jsonfiles import FormatError, parse_json_text, parse_model
@@ -44,8 +52,9 @@ class RangeSpec(_Strict):
 class Location(_Strict):
     search: SearchSpec | None = None
     range: RangeSpec | None = None
-    findDefinitions: str | None = Field(default=None, min_length=1,
-                                        validation_alias=AliasChoices("findDefinitions", "findDefinition"))
+    findDefinitions: str | None = Field(
+        default=None, min_length=1, validation_alias=AliasChoices("findDefinitions", "findDefinition")
+    )
     findReferences: str | None = Field(default=None, min_length=1)
 
     @model_validator(mode="after")
@@ -128,16 +137,16 @@ class MermaidElement(_Strict):
 
 
 Element = Annotated[
-    Union[
-        Annotated[str, Tag("markdown")],
-        Annotated[ActionElement, Tag("action")],
-        Annotated[GitDiffElement, Tag("gitdiff")],
-        Annotated[CommentElement, Tag("comment")],
-        Annotated[MermaidElement, Tag("mermaid")],
-    ],
-    Discriminator(_element_kind, custom_error_type="unknown_element",
-                  custom_error_message="expected markdown text or an object with exactly one of: "
-                                       + ", ".join(ELEMENT_KINDS)),
+    Annotated[str, Tag("markdown")]
+    | Annotated[ActionElement, Tag("action")]
+    | Annotated[GitDiffElement, Tag("gitdiff")]
+    | Annotated[CommentElement, Tag("comment")]
+    | Annotated[MermaidElement, Tag("mermaid")],
+    Discriminator(
+        _element_kind,
+        custom_error_type="unknown_element",
+        custom_error_message="expected markdown text or an object with exactly one of: " + ", ".join(ELEMENT_KINDS),
+    ),
 ]
 MarkdownList = Annotated[list[Element], BeforeValidator(_as_list)]
 ActionBody.model_rebuild()
@@ -194,8 +203,10 @@ def parse_location_expression(expression: str) -> dict:
     """findDefinition(`X`), findReferences(`X`), search(`path`, `regex`[, `.ext`]), lines(`path`, a[, b])."""
     match = re.fullmatch(r"\s*(\w+)\s*\((.*)\)\s*", expression, re.DOTALL)
     if not match:
-        raise ValueError(f"cannot read location {expression!r}; expected findDefinitions(`Name`), "
-                         "findReferences(`Name`), search(`path`, `regex`) or lines(`path`, start, end)")
+        raise ValueError(
+            f"cannot read location {expression!r}; expected findDefinitions(`Name`), "
+            "findReferences(`Name`), search(`path`, `regex`) or lines(`path`, start, end)"
+        )
     function, args = match.group(1), _arguments(match.group(2))
     if function in ("findDefinition", "findDefinitions") and len(args) == 1:
         return {"findDefinitions": args[0]}
@@ -204,13 +215,17 @@ def parse_location_expression(expression: str) -> dict:
     if function == "search" and len(args) in (2, 3):
         return {"search": {"path": args[0], "regex": args[1], **({"extension": args[2]} if len(args) == 3 else {})}}
     if function == "lines" and len(args) in (2, 3) and all(a.lstrip("-").isdigit() for a in args[1:]):
-        return {"range": {"path": args[0], "line": int(args[1]), **({"end_line": int(args[2])} if len(args) == 3 else {})}}
+        return {
+            "range": {"path": args[0], "line": int(args[1]), **({"end_line": int(args[2])} if len(args) == 3 else {})}
+        }
     raise ValueError(f"cannot read location {expression!r}: unknown function or wrong arguments")
 
 
 def _headers_and_body(content: str, info_args: str) -> tuple[dict, str]:
-    headers = {key.replace("-", "_"): value for key, value in
-               (part.split("=", 1) for part in re.findall(r'[\w-]+=(?:"[^"]*"|`[^`]*`|[^,\s)]+)', info_args))}
+    headers = {
+        key.replace("-", "_"): value
+        for key, value in (part.split("=", 1) for part in re.findall(r'[\w-]+=(?:"[^"]*"|`[^`]*`|[^,\s)]+)', info_args))
+    }
     headers = {key: value.strip('"`') for key, value in headers.items()}
     lines = content.split("\n")
     index = 0
@@ -244,8 +259,10 @@ def _element_from_block(kind: str, headers: dict, body: str, where: str) -> dict
     if kind == "gitdiff":
         if "range" not in headers:
             raise FormatError(f"{where}: a gitdiff block needs a `range:` header")
-        exclude = {"unstaged": "exclude_unstaged" in headers and _truthy(headers["exclude_unstaged"]),
-                   "staged": "exclude_staged" in headers and _truthy(headers["exclude_staged"])}
+        exclude = {
+            "unstaged": "exclude_unstaged" in headers and _truthy(headers["exclude_unstaged"]),
+            "staged": "exclude_staged" in headers and _truthy(headers["exclude_staged"]),
+        }
         return {"gitdiff": {"range": headers["range"], "exclude": exclude}}
     if "button" not in headers:
         raise FormatError(f"{where}: an action block needs a `button:` header")
@@ -260,7 +277,7 @@ def parse_markdown_form(text: str, name: str = "walkthrough") -> SymposiumWalkth
         kind_match = re.match(r"^(mermaid|comment|gitdiff|action)\b\s*(?:\((.*)\))?", block.info)
         if not kind_match:
             continue
-        before = "\n".join(lines[chunk_start:block.start]).strip("\n")
+        before = "\n".join(lines[chunk_start : block.start]).strip("\n")
         if before.strip():
             elements.append(before)
         headers, body = _headers_and_body(block.content, kind_match.group(2) or "")
@@ -274,6 +291,7 @@ def parse_markdown_form(text: str, name: str = "walkthrough") -> SymposiumWalkth
 
 def iter_comments(walkthrough: SymposiumWalkthrough):
     """Every comment with its key (section.index, nested through content lists)."""
+
     def walk(items, prefix):
         for index, element in enumerate(items):
             key = f"{prefix}.{index}"
@@ -295,10 +313,20 @@ def iter_gitdiffs(walkthrough: SymposiumWalkthrough):
 
 
 DEFAULT_ACTIONS = [
-    {"action": {"description": "If you are satisfied with these changes, checkpoint them to update tracking documents.",
-                "button": "Checkpoint", "tell_agent": "Checkpoint"}},
-    {"action": {"description": "Request the agent to make more changes.", "button": "Request changes",
-                "tell_agent": "I'd like to make more changes. Please discuss with them with me."}},
+    {
+        "action": {
+            "description": "If you are satisfied with these changes, checkpoint them to update tracking documents.",
+            "button": "Checkpoint",
+            "tell_agent": "Checkpoint",
+        }
+    },
+    {
+        "action": {
+            "description": "Request the agent to make more changes.",
+            "button": "Request changes",
+            "tell_agent": "I'd like to make more changes. Please discuss with them with me.",
+        }
+    },
 ]
 
 

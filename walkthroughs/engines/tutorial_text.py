@@ -1,6 +1,7 @@
 """How a tutorial's text is read, wherever it is read (the generator turning a page into steps, the auditor
 following a step): which fences hold shell commands, Python or output; which sentence before a block names the
 file it goes in; and how a shell block splits into the commands a reader types."""
+
 import re
 import shlex
 
@@ -14,6 +15,7 @@ FILE_INTRO = re.compile(
 )
 APPEND_VERBS = {"add", "append", "insert", "paste"}
 PATH_LIKE = re.compile(r"^(?!https?://)(?:[\w.@~-]+/)*[\w@-][\w.@-]*\.[A-Za-z0-9]{1,8}$|^(?:[\w.@~-]+/)+[\w.@-]+/?$")
+
 
 def split_shell_lines(block: str, console: bool = False) -> tuple[list[str], list[str]]:
     """Commands of a shell block, joining continuations, heredocs and unbalanced quotes. In console blocks

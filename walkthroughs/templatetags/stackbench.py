@@ -54,8 +54,10 @@ def timeline_cells(cells):
     for cell in cells:
         label = cell.label
         if cell.count:
-            inner = (f'<a href="{gaps_url}?run={cell.run.pk}&amp;step={cell.step_number}" aria-label="{label}">'
-                     f"{cell.symbol}</a>")
+            inner = (
+                f'<a href="{gaps_url}?run={cell.run.pk}&amp;step={cell.step_number}" aria-label="{label}">'
+                f"{cell.symbol}</a>"
+            )
         else:
             inner = f'<span aria-label="{label}">{cell.symbol}</span>'
         parts.append(f'<td class="cell-{cell.state}" title="{label}">{inner}</td>')
@@ -66,9 +68,12 @@ def timeline_cells(cells):
 def timeline_header(runs):
     """The runs across the top of the timeline, each a link to its run."""
     prefix = reverse("run", args=[0])[:-2]
-    return mark_safe("".join(
-        f'<th><a href="{prefix}{run.pk}/" title="Run #{run.pk}, {run.created_at:%Y-%m-%d %H:%M}">{run.pk}</a></th>'
-        for run in runs))
+    return mark_safe(
+        "".join(
+            f'<th><a href="{prefix}{run.pk}/" title="Run #{run.pk}, {run.created_at:%Y-%m-%d %H:%M}">{run.pk}</a></th>'
+            for run in runs
+        )
+    )
 
 
 @register.filter

@@ -1,12 +1,18 @@
 """The Claude auditor: a Claude agent (claude-agent-sdk) driving the same MCP step server as the rule-based
 auditor, following each step with Bash/Read/Write/Glob in a throwaway folder and reporting gaps through
 report_gap. Same inputs, same outputs; offered only when a Claude credential is configured."""
+
 import asyncio
 import gc
 from pathlib import Path
 
 from audits.engines.auditors.common import (
-    AuditError, AuditObserver, AuditRequest, SessionFollower, step_server_command, write_audit_result,
+    AuditError,
+    AuditObserver,
+    AuditRequest,
+    SessionFollower,
+    step_server_command,
+    write_audit_result,
 )
 from audits.engines.formats import AuditResult
 from audits.engines.sandbox import make_workspace, remove_tree
@@ -49,8 +55,10 @@ reader could reasonably guess."""
 
 def build_prompt(request: AuditRequest) -> str:
     library = f"{request.library_name} {request.library_version}".strip() or "(not given)"
-    return (f"Audit this walkthrough by executing it step by step.\n\nWalkthrough file: {request.walkthrough_path}\n"
-            f"Library: {library}\n\nBegin now: call mcp__walkthrough__start_walkthrough.")
+    return (
+        f"Audit this walkthrough by executing it step by step.\n\nWalkthrough file: {request.walkthrough_path}\n"
+        f"Library: {library}\n\nBegin now: call mcp__walkthrough__start_walkthrough."
+    )
 
 
 async def audit_with_claude(request: AuditRequest, observer: AuditObserver, settings: ClaudeSettings) -> AuditResult:
@@ -71,17 +79,25 @@ async def audit_with_claude(request: AuditRequest, observer: AuditObserver, sett
     command, args, server_env = step_server_command(request)
     stderr_log = open(request.logs_dir / "claude_cli.stderr", "a", encoding="utf-8")
     options = ClaudeAgentOptions(
-        system_prompt=SYSTEM_PROMPT, allowed_tools=ALLOWED_TOOLS, permission_mode="bypassPermissions",
-        cwd=str(work_dir), mcp_servers={"walkthrough": {"type": "stdio", "command": command, "args": args, "env": server_env}},
+        system_prompt=SYSTEM_PROMPT,
+        allowed_tools=ALLOWED_TOOLS,
+        permission_mode="bypassPermissions",
+        cwd=str(work_dir),
+        mcp_servers={"walkthrough": {"type": "stdio", "command": command, "args": args, "env": server_env}},
         hooks=watch.hooks(),
-        max_turns=settings.max_turns, max_budget_usd=settings.max_budget_usd, model=settings.model,
-        env=cli_environment(settings, root / "home"), cli_path=settings.cli_path,
+        max_turns=settings.max_turns,
+        max_budget_usd=settings.max_budget_usd,
+        model=settings.model,
+        env=cli_environment(settings, root / "home"),
+        cli_path=settings.cli_path,
         stderr=lambda line: (stderr_log.write(line + "\n"), stderr_log.flush()),
     )
     problem = None
     try:
-        log.line(f"Claude audit of {request.walkthrough_path} in {work_dir} (model {settings.model or 'default'}, "
-                 f"max {settings.max_turns} turns, ${settings.max_budget_usd} budget)")
+        log.line(
+            f"Claude audit of {request.walkthrough_path} in {work_dir} (model {settings.model or 'default'}, "
+            f"max {settings.max_turns} turns, ${settings.max_budget_usd} budget)"
+        )
         problem = await converse(options, build_prompt(request), settings, watch, observer, log)
     except BaseException:
         log.close()

@@ -1,5 +1,6 @@
 """What both auditors share: the request, the observer that feeds live progress, the MCP client for the step
 server, and the audit result written at the end from the session file."""
+
 import asyncio
 import json
 import sys
@@ -171,8 +172,14 @@ class StepClient:
         return result.structured_content or json.loads(text)
 
 
-def write_audit_result(request: AuditRequest, started_at: datetime, session: Session | None,
-                       total_steps: int, title: str, execution_log: list) -> AuditResult:
+def write_audit_result(
+    request: AuditRequest,
+    started_at: datetime,
+    session: Session | None,
+    total_steps: int,
+    title: str,
+    execution_log: list,
+) -> AuditResult:
     """The audit file, from the session file's gaps and progress (as the spec says), validated and
     written atomically."""
     gaps = session.gaps if session else []
@@ -181,11 +188,20 @@ def write_audit_result(request: AuditRequest, started_at: datetime, session: Ses
     failed, success = audit_outcome(total, completed, gaps)
     finished = utcnow()
     result = AuditResult(
-        walkthrough_id=request.walkthrough_id, walkthrough_title=title, library_name=request.library_name,
-        library_version=request.library_version, started_at=started_at, completed_at=finished,
-        duration_seconds=round((finished - started_at).total_seconds(), 3), total_steps=total,
-        completed_steps=completed, failed_steps=failed, success=success, gaps=gaps,
-        execution_log=json.dumps(execution_log, default=str), agent_log_path=str(request.logs_dir / "audit.log"),
+        walkthrough_id=request.walkthrough_id,
+        walkthrough_title=title,
+        library_name=request.library_name,
+        library_version=request.library_version,
+        started_at=started_at,
+        completed_at=finished,
+        duration_seconds=round((finished - started_at).total_seconds(), 3),
+        total_steps=total,
+        completed_steps=completed,
+        failed_steps=failed,
+        success=success,
+        gaps=gaps,
+        execution_log=json.dumps(execution_log, default=str),
+        agent_log_path=str(request.logs_dir / "audit.log"),
     )
     write_model(request.audit_path, result)
     return result

@@ -1,18 +1,24 @@
 """The rule-based auditor: an MCP client of the step server that follows each step in one sandboxed terminal
 and reports what a newcomer would trip over. No network, no model. It never reads the walkthrough file:
 it sees only what next_step serves."""
+
 import asyncio
 import os
 from pathlib import Path
 
 from audits.engines.auditors.common import (
-    AuditError, AuditObserver, AuditRequest, SessionFollower, StepClient, write_audit_result,
+    AuditError,
+    AuditObserver,
+    AuditRequest,
+    SessionFollower,
+    StepClient,
+    write_audit_result,
 )
-from audits.engines.formats import AuditResult
 from audits.engines.auditors.gap_rules import History, Outcome, assess_step
-from audits.engines.sandbox import make_workspace, remove_tree
 from audits.engines.auditors.shell import CommandResult, Terminal
 from audits.engines.auditors.step_reading import read_step
+from audits.engines.formats import AuditResult
+from audits.engines.sandbox import make_workspace, remove_tree
 from stackbench_site.lib.clock import utcnow
 from walkthroughs.engines.claude_agent import AgentLog
 
@@ -32,8 +38,9 @@ async def audit_with_rules(request: AuditRequest, observer: AuditObserver) -> Au
     try:
         log.line(f"audit of {request.walkthrough_path} in {work_dir} (sandbox: {terminal.jail.confinement})")
         async with StepClient(request, log, follower) as client:
-            info = await client.call("start_walkthrough", {"walkthrough_path": str(request.walkthrough_path),
-                                                           "resume": False})
+            info = await client.call(
+                "start_walkthrough", {"walkthrough_path": str(request.walkthrough_path), "resume": False}
+            )
             title, total = info["title"], info["total_steps"]
             history = History(seen_text=f"{info['title']}\n{info.get('description') or ''}")
             while True:
@@ -77,9 +84,13 @@ def follow_step(step: dict, terminal: Terminal, history: History, log: AgentLog,
         observer.command_started(action.path and f"write {action.path}" or action.text.strip().splitlines()[0][:300])
         result = _perform(action, terminal, number)
         tool = {"file": "Write", "python": "Python"}.get(action.kind, "Bash")
-        log.tool_call(tool, {"path": action.path} if action.kind == "file" else {"command": action.text},
-                      {"exit_code": result.exit_code, "timed_out": result.timed_out, "output": result.output},
-                      result.duration, is_error=not result.ok)
+        log.tool_call(
+            tool,
+            {"path": action.path} if action.kind == "file" else {"command": action.text},
+            {"exit_code": result.exit_code, "timed_out": result.timed_out, "output": result.output},
+            result.duration,
+            is_error=not result.ok,
+        )
         outcomes.append(Outcome(action, result))
         if not result.ok:
             break
@@ -89,10 +100,15 @@ def follow_step(step: dict, terminal: Terminal, history: History, log: AgentLog,
         "step_number": number,
         "title": step.get("title", ""),
         "actions": [
-            {"kind": o.action.kind, "source": o.action.source, "command": o.action.path or o.action.text[:2000],
-             "skipped": o.skipped or None, "exit_code": o.result.exit_code if o.result else None,
-             "duration_seconds": round(o.result.duration, 3) if o.result else None,
-             "output_tail": o.result.output[-2000:] if o.result else None}
+            {
+                "kind": o.action.kind,
+                "source": o.action.source,
+                "command": o.action.path or o.action.text[:2000],
+                "skipped": o.skipped or None,
+                "exit_code": o.result.exit_code if o.result else None,
+                "duration_seconds": round(o.result.duration, 3) if o.result else None,
+                "output_tail": o.result.output[-2000:] if o.result else None,
+            }
             for o in outcomes
         ],
         "gaps": [f.gap_type for f in findings],
@@ -113,8 +129,9 @@ def _perform(action, terminal: Terminal, step_number: int) -> CommandResult:
 def _write_file(action, terminal: Terminal) -> CommandResult:
     target = terminal.resolve_inside(action.path)
     if target is None:
-        return CommandResult(f"write {action.path}", 1, f"{action.path} lies outside the working folder; not written",
-                             0.0)
+        return CommandResult(
+            f"write {action.path}", 1, f"{action.path} lies outside the working folder; not written", 0.0
+        )
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         mode = "a" if action.append and target.exists() else "w"
@@ -123,5 +140,9 @@ def _write_file(action, terminal: Terminal) -> CommandResult:
     except OSError as exc:
         return CommandResult(f"write {action.path}", 1, f"cannot write {action.path}: {exc.strerror}", 0.0)
     verb = "appended to" if mode == "a" else "wrote"
-    return CommandResult(f"write {action.path}", 0, f"{verb} {os.path.relpath(target, terminal.work_dir)} "
-                         f"({len(action.text.encode())} bytes)", 0.0)
+    return CommandResult(
+        f"write {action.path}",
+        0,
+        f"{verb} {os.path.relpath(target, terminal.work_dir)} ({len(action.text.encode())} bytes)",
+        0.0,
+    )

@@ -1,4 +1,5 @@
 """Auditing one walkthrough with the chosen auditor: the rule-based one (default, offline) or the Claude agent."""
+
 import asyncio
 
 from audits.engines.auditors.claude import audit_with_claude
@@ -10,8 +11,12 @@ from walkthroughs.engines.claude_agent import ClaudeSettings
 BACKENDS = ("rules", "claude")
 
 
-def run_audit(request: AuditRequest, backend: str = "rules", observer: AuditObserver | None = None,
-              claude: ClaudeSettings | None = None) -> AuditResult:
+def run_audit(
+    request: AuditRequest,
+    backend: str = "rules",
+    observer: AuditObserver | None = None,
+    claude: ClaudeSettings | None = None,
+) -> AuditResult:
     """Audit one walkthrough; raises AuditError when the audit cannot run (not when it finds gaps)."""
     if backend not in BACKENDS:
         raise AuditError(f"unknown backend {backend!r}; use one of: {', '.join(BACKENDS)}")

@@ -1,6 +1,7 @@
 """A reader's terminal, for following a tutorial: one long-lived bash session (so `cd`, exported variables
 and an activated virtualenv carry over), one persistent Python process for the snippets, and background
 processes for commands that never end (dev servers). Everything runs in a sandbox (see sandbox.py)."""
+
 import json
 import os
 import selectors
@@ -8,9 +9,9 @@ import shlex
 import subprocess
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from audits.engines.sandbox import Limits, ProcessJail, cap_output, head_and_tail, kill_group, sandbox_env
 
@@ -73,13 +74,13 @@ class _Capture:
         """Forget the last count bytes (the end marker the shell printed)."""
         self.total -= count
         from_tail = min(count, len(self.tail))
-        del self.tail[len(self.tail) - from_tail:]
-        del self.head[len(self.head) - (count - from_tail):]
+        del self.tail[len(self.tail) - from_tail :]
+        del self.head[len(self.head) - (count - from_tail) :]
 
     def text(self) -> tuple[str, bool]:
         if self.total <= len(self.head) + len(self.tail):
             return cap_output(bytes(self.head + self.tail), self.limit)
-        tail = bytes(self.tail[-(self.limit - len(self.head)):])
+        tail = bytes(self.tail[-(self.limit - len(self.head)) :])
         cut = self.total - len(self.head) - len(tail)
         return head_and_tail(bytes(self.head), tail, cut), True
 
@@ -87,8 +88,14 @@ class _Capture:
 class Terminal:
     """The sandbox one audit works in: a shell, a Python process and background processes."""
 
-    def __init__(self, work_dir: Path, home: Path, state_dir: Path, limits: Limits,
-                 should_stop: Callable[[], bool] = lambda: False):
+    def __init__(
+        self,
+        work_dir: Path,
+        home: Path,
+        state_dir: Path,
+        limits: Limits,
+        should_stop: Callable[[], bool] = lambda: False,
+    ):
         self.work_dir, self.home, self.state_dir = Path(work_dir), Path(home), Path(state_dir)
         for folder in (self.work_dir, self.home, self.state_dir):
             folder.mkdir(parents=True, exist_ok=True)
@@ -98,14 +105,19 @@ class Terminal:
         self.jail = ProcessJail(limits, self.work_dir)
         self.cwd = self.work_dir
         self.shell: subprocess.Popen | None = None
-        self.python: "_PythonProcess | None" = None
+        self.python: _PythonProcess | None = None
         self.background: list[tuple[str, int, Path]] = []
 
     # -- shell -----------------------------------------------------------------------------------------
     def _start_shell(self):
         self.shell = subprocess.Popen(
-            ["/bin/bash", "--noprofile", "--norc"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, cwd=self.cwd, env=self.env, preexec_fn=self.jail.preexec,
+            ["/bin/bash", "--noprofile", "--norc"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=self.cwd,
+            env=self.env,
+            preexec_fn=self.jail.preexec,
         )
         self.jail.track(self.shell.pid)
         restore = self.state_dir / "env.sh"
@@ -124,7 +136,7 @@ class Terminal:
             f"IFS= read -r -d '' __sb_cmd <<'{marker}'\n{command}\n{marker}\n"
             f'eval "$__sb_cmd" </dev/null\n__sb_rc=$?\n'
             f"export -p > {shlex.quote(str(self.state_dir / 'env.sh'))}\n"
-            f"printf '\\n{marker}_END %s %s\\n' \"$__sb_rc\" \"$PWD\"\n"
+            f'printf \'\\n{marker}_END %s %s\\n\' "$__sb_rc" "$PWD"\n'
         )
         end = f"\n{marker}_END ".encode()
         started = time.monotonic()
@@ -139,7 +151,7 @@ class Terminal:
         if outcome == "done":
             recent = bytes(capture.recent)
             position = recent.rfind(end)
-            status_line = recent[position + len(end):].split(b"\n", 1)[0].decode("utf-8", "replace")
+            status_line = recent[position + len(end) :].split(b"\n", 1)[0].decode("utf-8", "replace")
             status_text, _, cwd = status_line.partition(" ")
             status = int(status_text) if status_text.lstrip("-").isdigit() else None
             # The marker starts with the newline printed after the command's own output.
@@ -156,9 +168,16 @@ class Terminal:
             output += "\n[the shell exited; a new one was started in the same folder]"
         elif outcome != "done":
             self._kill_shell()
-        return CommandResult(command, status, output, time.monotonic() - started, timed_out=outcome == "timeout",
-                             cancelled=outcome == "cancelled", truncated=truncated,
-                             process_limit=outcome == "process_limit")
+        return CommandResult(
+            command,
+            status,
+            output,
+            time.monotonic() - started,
+            timed_out=outcome == "timeout",
+            cancelled=outcome == "cancelled",
+            truncated=truncated,
+            process_limit=outcome == "process_limit",
+        )
 
     def _read_until(self, process, capture: _Capture, end: bytes, started: float, timeout: float, hits: int) -> str:
         selector = selectors.DefaultSelector()
@@ -191,8 +210,10 @@ class Terminal:
             self._kill_shell()
         self.background.clear()
         self.jail.kill_all()
-        return (f"\n[the command reached the sandbox's limit of {self.limits.max_processes} processes; every process "
-                "of this terminal was killed]")
+        return (
+            f"\n[the command reached the sandbox's limit of {self.limits.max_processes} processes; every process "
+            "of this terminal was killed]"
+        )
 
     def _kill_shell(self):
         kill_group(self.shell.pid)
@@ -204,7 +225,7 @@ class Terminal:
         moment: still running is success; dead with a non-zero status is a failure with its log."""
         index = len(self.background)
         log = self.state_dir / f"background-{index}.log"
-        launch = f"setsid bash -c {shlex.quote(command)} </dev/null >{shlex.quote(str(log))} 2>&1 & echo \"$!\""
+        launch = f'setsid bash -c {shlex.quote(command)} </dev/null >{shlex.quote(str(log))} 2>&1 & echo "$!"'
         started = time.monotonic()
         result = self.run(launch, timeout=10)
         pid_text = result.output.strip().splitlines()[-1] if result.output.strip() else ""
@@ -218,12 +239,18 @@ class Terminal:
             time.sleep(0.1)
         output, truncated = cap_output(log.read_bytes() if log.exists() else b"", self.limits.output_bytes)
         if _alive(pid):
-            return CommandResult(command, 0, output + "\n[still running in the background]", time.monotonic() - started,
-                                 truncated=truncated)
+            return CommandResult(
+                command,
+                0,
+                output + "\n[still running in the background]",
+                time.monotonic() - started,
+                truncated=truncated,
+            )
         exit_check = self.run(f"wait {pid} 2>/dev/null; echo $?", timeout=5)
         code = exit_check.output.strip().splitlines()[-1] if exit_check.output.strip() else "1"
-        return CommandResult(command, int(code) if code.isdigit() else 1, output, time.monotonic() - started,
-                             truncated=truncated)
+        return CommandResult(
+            command, int(code) if code.isdigit() else 1, output, time.monotonic() - started, truncated=truncated
+        )
 
     # -- python ----------------------------------------------------------------------------------------
     def run_python(self, code: str, name: str, timeout: float | None = None) -> CommandResult:
@@ -234,8 +261,9 @@ class Terminal:
             if self.python:
                 self.python.stop()
             self.python = _PythonProcess(interpreter, env, self.state_dir, self.jail)
-        result = self.python.run(code, name, self.cwd, timeout or self.limits.timeout, self.limits.output_bytes,
-                                 self.should_stop)
+        result = self.python.run(
+            code, name, self.cwd, timeout or self.limits.timeout, self.limits.output_bytes, self.should_stop
+        )
         if result.process_limit:
             result.output += self._contain_process_flood()
         elif result.timed_out or result.cancelled:
@@ -247,7 +275,9 @@ class Terminal:
         env_file = self.state_dir / "env0"
         probe = self.run(f"command -v python3 || command -v python; env -0 > {shlex.quote(str(env_file))}", timeout=10)
         interpreter = probe.output.strip().splitlines()[0] if probe.output.strip() else "python3"
-        env = dict(item.split("=", 1) for item in env_file.read_bytes().decode("utf-8", "replace").split("\0") if "=" in item)
+        env = dict(
+            item.split("=", 1) for item in env_file.read_bytes().decode("utf-8", "replace").split("\0") if "=" in item
+        )
         return interpreter, env
 
     # -- files -----------------------------------------------------------------------------------------
@@ -264,8 +294,9 @@ class Terminal:
         self.jail.close()
 
 
-def interruption(started: float, timeout: float, should_stop: Callable[[], bool], jail: ProcessJail,
-                 hits: int) -> str | None:
+def interruption(
+    started: float, timeout: float, should_stop: Callable[[], bool], jail: ProcessJail, hits: int
+) -> str | None:
     """Why a running command must stop now, if it must: out of time, cancelled, or forking past the limit."""
     if time.monotonic() - started > timeout:
         return "timeout"
@@ -288,7 +319,7 @@ def _alive(pid: int) -> bool:
             return False
 
 
-PYTHON_DRIVER = r'''
+PYTHON_DRIVER = r"""
 import ast, asyncio, json, os, sys, traceback
 requests = os.fdopen(int(sys.argv[1]), "r")
 replies = os.fdopen(int(sys.argv[2]), "w")
@@ -315,7 +346,7 @@ for line in requests:
     names = sorted(k for k in scope if not k.startswith("__"))
     replies.write(json.dumps({"error": error, "names": names}) + "\n")
     replies.flush()
-'''
+"""
 
 
 class _PythonProcess:
@@ -327,8 +358,12 @@ class _PythonProcess:
         with open(self.log, "wb") as out:
             self.process = subprocess.Popen(
                 [interpreter, "-u", "-c", PYTHON_DRIVER, str(request_read), str(reply_write)],
-                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env,
-                pass_fds=(request_read, reply_write), preexec_fn=jail.preexec,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=env,
+                pass_fds=(request_read, reply_write),
+                preexec_fn=jail.preexec,
             )
         os.close(request_read)
         os.close(reply_write)
@@ -353,13 +388,21 @@ class _PythonProcess:
             log.seek(offset)
             output, truncated = cap_output(log.read(), limit)
         if outcome != "done":
-            return CommandResult(code, None, output, time.monotonic() - started, timed_out=outcome == "timeout",
-                                 cancelled=outcome == "cancelled", truncated=truncated,
-                                 process_limit=outcome == "process_limit")
+            return CommandResult(
+                code,
+                None,
+                output,
+                time.monotonic() - started,
+                timed_out=outcome == "timeout",
+                cancelled=outcome == "cancelled",
+                truncated=truncated,
+                process_limit=outcome == "process_limit",
+            )
         failed = reply is None or reply["error"] is not None
         names = reply["names"] if reply else []
-        return CommandResult(code, 1 if failed else 0, output, time.monotonic() - started, truncated=truncated,
-                             names=names)
+        return CommandResult(
+            code, 1 if failed else 0, output, time.monotonic() - started, truncated=truncated, names=names
+        )
 
     def _await_reply(self, started, timeout, should_stop, hits):
         selector = selectors.DefaultSelector()

@@ -4,6 +4,7 @@ write, Python to run, servers to start), what it promises they will see, and wha
 The step's markdown (contentForUser) is what the reader sees; operationsForAgent is prose ("1. Create the
 directory: mkdir app") that names the same work. Both are read; work only the operations name is done too,
 and noted as never shown to the reader."""
+
 import ast
 import re
 import shlex
@@ -12,54 +13,302 @@ from dataclasses import dataclass, field
 
 from stackbench_site.lib.markdown import info_language, tokens, without_fenced_blocks
 from walkthroughs.engines.tutorial_text import (
-    APPEND_VERBS, FILE_INTRO, OUTPUT_LANGUAGES, PATH_LIKE, PYTHON_LANGUAGES, SHELL_LANGUAGES, split_shell_lines,
+    APPEND_VERBS,
+    FILE_INTRO,
+    OUTPUT_LANGUAGES,
+    PATH_LIKE,
+    PYTHON_LANGUAGES,
+    SHELL_LANGUAGES,
+    split_shell_lines,
 )
 
-SHELL_BUILTINS = {"cd", "export", "source", ".", "echo", "set", "unset", "alias", "printf", "pushd", "popd", "read",
-                  "eval", "exec", "ulimit", "umask", "wait", "test", "[", "true", "false", "type", "hash"}
+SHELL_BUILTINS = {
+    "cd",
+    "export",
+    "source",
+    ".",
+    "echo",
+    "set",
+    "unset",
+    "alias",
+    "printf",
+    "pushd",
+    "popd",
+    "read",
+    "eval",
+    "exec",
+    "ulimit",
+    "umask",
+    "wait",
+    "test",
+    "[",
+    "true",
+    "false",
+    "type",
+    "hash",
+}
 KNOWN_TOOLS = {
-    "npm", "npx", "yarn", "pnpm", "pip", "pip3", "python", "python3", "node", "uv", "uvx", "poetry", "pipx", "git",
-    "curl", "wget", "docker", "cargo", "go", "make", "java", "mvn", "gradle", "deno", "bun", "brew", "apt", "apt-get",
-    "conda", "mamba", "rustup", "dotnet", "ruby", "gem", "bundle", "php", "composer", "kubectl", "helm", "terraform",
-    "aws", "gcloud", "az", "sqlite3", "psql", "mysql", "redis-cli", "mkdir", "touch", "ls", "cat", "cp", "mv", "rm",
-    "chmod", "tar", "unzip", "grep", "sed", "awk", "head", "tail", "sort", "wc", "find", "jq", "pytest", "django-admin",
-    "flask", "uvicorn", "gunicorn", "streamlit", "jupyter", "tox", "nox", "ruff", "black", "mypy", "rails", "next",
-    "vite", "tsc", "ng", "vue", "expo", "swift", "xcodebuild", "gh", "heroku", "vercel", "netlify", "fly", "sam",
-    "openssl", "ssh", "scp", "rsync", "diff", "patch", "env", "which", "sleep", "kill", "ps", "lsof", "http",
+    "npm",
+    "npx",
+    "yarn",
+    "pnpm",
+    "pip",
+    "pip3",
+    "python",
+    "python3",
+    "node",
+    "uv",
+    "uvx",
+    "poetry",
+    "pipx",
+    "git",
+    "curl",
+    "wget",
+    "docker",
+    "cargo",
+    "go",
+    "make",
+    "java",
+    "mvn",
+    "gradle",
+    "deno",
+    "bun",
+    "brew",
+    "apt",
+    "apt-get",
+    "conda",
+    "mamba",
+    "rustup",
+    "dotnet",
+    "ruby",
+    "gem",
+    "bundle",
+    "php",
+    "composer",
+    "kubectl",
+    "helm",
+    "terraform",
+    "aws",
+    "gcloud",
+    "az",
+    "sqlite3",
+    "psql",
+    "mysql",
+    "redis-cli",
+    "mkdir",
+    "touch",
+    "ls",
+    "cat",
+    "cp",
+    "mv",
+    "rm",
+    "chmod",
+    "tar",
+    "unzip",
+    "grep",
+    "sed",
+    "awk",
+    "head",
+    "tail",
+    "sort",
+    "wc",
+    "find",
+    "jq",
+    "pytest",
+    "django-admin",
+    "flask",
+    "uvicorn",
+    "gunicorn",
+    "streamlit",
+    "jupyter",
+    "tox",
+    "nox",
+    "ruff",
+    "black",
+    "mypy",
+    "rails",
+    "next",
+    "vite",
+    "tsc",
+    "ng",
+    "vue",
+    "expo",
+    "swift",
+    "xcodebuild",
+    "gh",
+    "heroku",
+    "vercel",
+    "netlify",
+    "fly",
+    "sam",
+    "openssl",
+    "ssh",
+    "scp",
+    "rsync",
+    "diff",
+    "patch",
+    "env",
+    "which",
+    "sleep",
+    "kill",
+    "ps",
+    "lsof",
+    "http",
 }
 # Tools a reader of a Python library's docs is assumed to have already.
-BASELINE_TOOLS = {"cd", "mkdir", "ls", "cat", "echo", "cp", "mv", "rm", "touch", "pwd", "export", "source", ".",
-                  "printf", "grep", "sed", "head", "tail", "chmod", "test", "[", "true", "false", "sleep", "env",
-                  "which", "python", "python3", "pip", "pip3", "set", "unset", "wc", "sort", "find", "tar", "kill",
-                  "read", "alias", "type", "diff", "awk", "unzip", "ps", "wait", "eval", "exec", "pushd", "popd"}
-TOOL_NAMES = {"node": ("node", "node.js", "nodejs"), "npm": ("npm", "node.js", "nodejs"),
-              "npx": ("npx", "npm", "node.js"), "uv": ("uv",), "docker": ("docker",), "git": ("git",)}
-SETUP_ONLY_COMMANDS = {"cd", "mkdir", "touch", "cp", "mv", "export", "source", ".", "set", "unset", "alias",
-                       "pushd", "popd", "rm", "chmod", "ln"}
-STANDARD_ENV = {"HOME", "PATH", "PWD", "OLDPWD", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TMPDIR",
-                "VIRTUAL_ENV", "PYTHONPATH", "CI", "HOSTNAME", "UID", "RANDOM", "SECONDS", "LINENO", "PPID"}
+BASELINE_TOOLS = {
+    "cd",
+    "mkdir",
+    "ls",
+    "cat",
+    "echo",
+    "cp",
+    "mv",
+    "rm",
+    "touch",
+    "pwd",
+    "export",
+    "source",
+    ".",
+    "printf",
+    "grep",
+    "sed",
+    "head",
+    "tail",
+    "chmod",
+    "test",
+    "[",
+    "true",
+    "false",
+    "sleep",
+    "env",
+    "which",
+    "python",
+    "python3",
+    "pip",
+    "pip3",
+    "set",
+    "unset",
+    "wc",
+    "sort",
+    "find",
+    "tar",
+    "kill",
+    "read",
+    "alias",
+    "type",
+    "diff",
+    "awk",
+    "unzip",
+    "ps",
+    "wait",
+    "eval",
+    "exec",
+    "pushd",
+    "popd",
+}
+TOOL_NAMES = {
+    "node": ("node", "node.js", "nodejs"),
+    "npm": ("npm", "node.js", "nodejs"),
+    "npx": ("npx", "npm", "node.js"),
+    "uv": ("uv",),
+    "docker": ("docker",),
+    "git": ("git",),
+}
+SETUP_ONLY_COMMANDS = {
+    "cd",
+    "mkdir",
+    "touch",
+    "cp",
+    "mv",
+    "export",
+    "source",
+    ".",
+    "set",
+    "unset",
+    "alias",
+    "pushd",
+    "popd",
+    "rm",
+    "chmod",
+    "ln",
+}
+STANDARD_ENV = {
+    "HOME",
+    "PATH",
+    "PWD",
+    "OLDPWD",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "TERM",
+    "LANG",
+    "TMPDIR",
+    "VIRTUAL_ENV",
+    "PYTHONPATH",
+    "CI",
+    "HOSTNAME",
+    "UID",
+    "RANDOM",
+    "SECONDS",
+    "LINENO",
+    "PPID",
+}
 
 SERVER_PATTERNS = [
-    r"\b(npm|yarn|pnpm|bun)\s+(run\s+)?(dev|start|serve|preview)\b", r"\bnext\s+(dev|start)\b",
-    r"\bvite\b(?!\s+build)", r"\b(uvicorn|gunicorn|hypercorn|daphne)\b", r"\bflask\s+run\b",
-    r"manage\.py\s+runserver\b", r"\bpython3?\s+-m\s+http\.server\b", r"\bjupyter\s+(notebook|lab)\b",
-    r"\bstreamlit\s+run\b", r"\bdocker(-|\s+)compose\s+up\b(?!.*\s-d\b)", r"\bredis-server\b",
-    r"--watch\b", r"\btail\s+-f\b", r"\bfastapi\s+(dev|run)\b", r"\bcelery\b.*\bworker\b", r"\bmkdocs\s+serve\b",
+    r"\b(npm|yarn|pnpm|bun)\s+(run\s+)?(dev|start|serve|preview)\b",
+    r"\bnext\s+(dev|start)\b",
+    r"\bvite\b(?!\s+build)",
+    r"\b(uvicorn|gunicorn|hypercorn|daphne)\b",
+    r"\bflask\s+run\b",
+    r"manage\.py\s+runserver\b",
+    r"\bpython3?\s+-m\s+http\.server\b",
+    r"\bjupyter\s+(notebook|lab)\b",
+    r"\bstreamlit\s+run\b",
+    r"\bdocker(-|\s+)compose\s+up\b(?!.*\s-d\b)",
+    r"\bredis-server\b",
+    r"--watch\b",
+    r"\btail\s+-f\b",
+    r"\bfastapi\s+(dev|run)\b",
+    r"\bcelery\b.*\bworker\b",
+    r"\bmkdocs\s+serve\b",
 ]
 VAGUE_PHRASES = [
-    r"in the usual way", r"as usual", r"the usual way", r"appropriate(ly)?", r"as needed", r"as necessary",
-    r"accordingly", r"etc\.", r"and so on", r"somehow", r"whatever", r"suitable", r"properly",
-    r"the right (settings|values|way|options)", r"as you see fit", r"your preferred", r"and similar",
-    r"some configuration", r"relevant settings",
+    r"in the usual way",
+    r"as usual",
+    r"the usual way",
+    r"appropriate(ly)?",
+    r"as needed",
+    r"as necessary",
+    r"accordingly",
+    r"etc\.",
+    r"and so on",
+    r"somehow",
+    r"whatever",
+    r"suitable",
+    r"properly",
+    r"the right (settings|values|way|options)",
+    r"as you see fit",
+    r"your preferred",
+    r"and similar",
+    r"some configuration",
+    r"relevant settings",
 ]
-INSTRUCTION_VERBS = (r"\b(apply|configure|set up|setup|tune|install|create|update|add|run|deploy|enable|adjust|"
-                     r"modify|edit|change|write|build|start|connect|initiali[sz]e|migrate|register|load|open|"
-                     r"replace|import|call|execute|define|generate)\b")
-VERIFICATION_CUES = (r"\b(prints?|outputs?|should (see|print|show|return|display|look)|you('ll| will) see|returns?|"
-                     r"displays?|shows?|expected|verify|verif(y|ies)|check that|confirm|success indicators?|"
-                     r"succeeds?|you should have|responds? with|creates? a file)\b")
-EXPECTED_OUTPUT = re.compile(r"(?:prints?|outputs?|returns?|shows?|displays?|should see|you(?:'ll| will) see|"
-                             r"responds? with)\s*:?\s*`([^`\n]+)`", re.IGNORECASE)
+INSTRUCTION_VERBS = (
+    r"\b(apply|configure|set up|setup|tune|install|create|update|add|run|deploy|enable|adjust|"
+    r"modify|edit|change|write|build|start|connect|initiali[sz]e|migrate|register|load|open|"
+    r"replace|import|call|execute|define|generate)\b"
+)
+VERIFICATION_CUES = (
+    r"\b(prints?|outputs?|should (see|print|show|return|display|look)|you('ll| will) see|returns?|"
+    r"displays?|shows?|expected|verify|verif(y|ies)|check that|confirm|success indicators?|"
+    r"succeeds?|you should have|responds? with|creates? a file)\b"
+)
+EXPECTED_OUTPUT = re.compile(
+    r"(?:prints?|outputs?|returns?|shows?|displays?|should see|you(?:'ll| will) see|"
+    r"responds? with)\s*:?\s*`([^`\n]+)`",
+    re.IGNORECASE,
+)
 CROSS_REFERENCE = re.compile(
     r"\b(see|refer to|as described in|as explained in|as shown in|check out|read more|covered in|described in|"
     r"explained in|consult|documented in|follow the|according to)\b[^.\n]{0,80}?\b(guide|docs|documentation|"
@@ -78,7 +327,6 @@ ENV_ASSIGNED = re.compile(r"(?:^|[\s;&|])(?:export\s+)?([A-Z][A-Z0-9_]+)=")
 OPS_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+", re.MULTILINE)
 RUN_LABEL = re.compile(r"\b(run|execute|type|enter|launch|start|install|command)\b[^:]{0,30}:\s*(.+)$", re.IGNORECASE)
 PROSE_SECOND_WORDS = {"sure", "it", "the", "a", "an", "your", "this", "that", "certain", "that's", "sure,", "of", "is"}
-
 
 
 @dataclass
@@ -168,7 +416,9 @@ def is_setup_only(command: str) -> bool:
     """Commands that only arrange files and the shell; their effect is visible in the next step."""
     executed = without_function_bodies(command)
     words = command_words(executed)
-    allowed = SETUP_ONLY_COMMANDS | ({"echo", "printf", "cat", "tee"} if re.search(r"(>>?|\btee\b)\s*\S", executed) else set())
+    allowed = SETUP_ONLY_COMMANDS | (
+        {"echo", "printf", "cat", "tee"} if re.search(r"(>>?|\btee\b)\s*\S", executed) else set()
+    )
     return (bool(words) or bool(shell_definitions(command))) and all(word in allowed for word in words)
 
 
@@ -178,7 +428,7 @@ def without_function_bodies(command: str) -> str:
     for header in FUNCTION_HEADER.finditer(command):
         if header.start() < position:
             continue
-        kept.append(command[position:header.start()])
+        kept.append(command[position : header.start()])
         depth, position = 1, header.end()
         while position < len(command) and depth:
             depth += {"{": 1, "}": -1}.get(command[position], 0)
@@ -193,8 +443,15 @@ def defines_only(code: str) -> bool:
         tree = ast.parse(code)
     except SyntaxError:
         return False
-    definitions = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef,
-                   ast.ClassDef)
+    definitions = (
+        ast.Import,
+        ast.ImportFrom,
+        ast.Assign,
+        ast.AnnAssign,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+    )
     return all(isinstance(node, definitions) for node in tree.body)
 
 
@@ -232,20 +489,35 @@ def read_step(step: dict, path_for_lookup: str | None = None) -> StepPlan:
     prose = without_fenced_blocks(content) + "\n" + operations
     plan.expected_outputs += [m.group(1).strip() for m in EXPECTED_OUTPUT.finditer(prose)]
     plan.has_verification = bool(re.search(VERIFICATION_CUES, prose, re.IGNORECASE)) or any(
-        action.expected_output for action in plan.actions)
+        action.expected_output for action in plan.actions
+    )
     plain_prose = _strip_code_spans(prose)
-    plan.vague_phrases = sorted({m.group(0).lower() for pattern in VAGUE_PHRASES
-                                 for m in re.finditer(r"\b" + pattern + r"(?!\w)", plain_prose, re.IGNORECASE)})
+    plan.vague_phrases = sorted(
+        {
+            m.group(0).lower()
+            for pattern in VAGUE_PHRASES
+            for m in re.finditer(r"\b" + pattern + r"(?!\w)", plain_prose, re.IGNORECASE)
+        }
+    )
     plan.has_instruction = bool(re.search(INSTRUCTION_VERBS, plain_prose, re.IGNORECASE))
     for sentence in re.split(r"(?<=[.!?])\s+|\n", without_fenced_blocks(content)):
-        if CROSS_REFERENCE.search(sentence) and not LINK.search(sentence) and not re.search(
-                r"\b(above|below|previous step|next step)\b", sentence, re.IGNORECASE):
+        if (
+            CROSS_REFERENCE.search(sentence)
+            and not LINK.search(sentence)
+            and not re.search(r"\b(above|below|previous step|next step)\b", sentence, re.IGNORECASE)
+        ):
             plan.unlinked_references.append(sentence.strip())
     for action in plan.actions:
         if action.kind in ("command", "background", "python"):
             for match in PLACEHOLDER.finditer(action.text):
-                explained = re.search(r"\b(replace|substitute|where|fill in|your own)\b[^.\n]*"
-                                      + re.escape(match.group(0)), prose, re.IGNORECASE) is not None
+                explained = (
+                    re.search(
+                        r"\b(replace|substitute|where|fill in|your own)\b[^.\n]*" + re.escape(match.group(0)),
+                        prose,
+                        re.IGNORECASE,
+                    )
+                    is not None
+                )
                 plan.placeholders.append((match.group(0), explained))
     return plan
 
@@ -255,8 +527,11 @@ def _read_content(content: str, plan: StepPlan):
     for token in tokens(content):
         if token.type == "inline":
             last_paragraph = token.content
-            plan.backticked_paths += [span for span in re.findall(r"`([^`\s]+)`", token.content)
-                                      if PATH_LIKE.match(span) and "." in span.rsplit("/", 1)[-1]]
+            plan.backticked_paths += [
+                span
+                for span in re.findall(r"`([^`\s]+)`", token.content)
+                if PATH_LIKE.match(span) and "." in span.rsplit("/", 1)[-1]
+            ]
             continue
         if token.type not in ("fence", "code_block"):
             continue
@@ -289,7 +564,9 @@ def _read_content(content: str, plan: StepPlan):
 
 def _looks_like_shell(body: str) -> bool:
     first = body.strip().splitlines()[0] if body.strip() else ""
-    return first.startswith(("$ ", "% ")) or (command_words(first)[:1] and command_words(first)[0] in KNOWN_TOOLS | SHELL_BUILTINS)
+    return first.startswith(("$ ", "% ")) or (
+        command_words(first)[:1] and command_words(first)[0] in KNOWN_TOOLS | SHELL_BUILTINS
+    )
 
 
 def _file_target(info: str, paragraph: str, body: str) -> tuple[str | None, bool]:
@@ -350,8 +627,11 @@ def _commands_in_operation(item: str, path_for_lookup: str | None) -> list[str]:
 
 
 def _files_in_operation(item: str) -> list[str]:
-    match = re.match(r"^(create|add|write|save)\b(?:\s+(?:a|the|new))?(?:\s+file)?(?:\s+(?:named|called))?\s+`?([^\s`,:]+)`?",
-                     item, re.IGNORECASE)
+    match = re.match(
+        r"^(create|add|write|save)\b(?:\s+(?:a|the|new))?(?:\s+file)?(?:\s+(?:named|called))?\s+`?([^\s`,:]+)`?",
+        item,
+        re.IGNORECASE,
+    )
     if match and PATH_LIKE.match(match.group(2)) and "." in match.group(2).rsplit("/", 1)[-1]:
         return [match.group(2)]
     return []

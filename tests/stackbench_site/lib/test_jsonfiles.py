@@ -14,9 +14,14 @@ def test_a_literal_backslash_before_u0000_is_kept_as_text():
     assert parse_json_text(text, "r.json") == {"path": "C:\\u0000", "both": "\\\ufffd"}
 
 
-@pytest.mark.parametrize("raw, message", [
-    (b"\xff\xfe{", "not UTF-8 text"), (b"{", "not valid JSON"), (b"[" * 100_000, "JSON nested too deeply"),
-])
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        (b"\xff\xfe{", "not UTF-8 text"),
+        (b"{", "not valid JSON"),
+        (b"[" * 100_000, "JSON nested too deeply"),
+    ],
+)
 def test_unreadable_json_is_a_format_error_naming_the_file(raw, message):
     with pytest.raises(FormatError, match=f"r.json: {message}"):
         parse_json_text(raw, "r.json")

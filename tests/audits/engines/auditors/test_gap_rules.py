@@ -1,12 +1,12 @@
 """Each rule of the rule-based auditor, on a small walkthrough followed for real."""
+
 import json
 
 import pytest
 
-from tests.builders import audit_request
-
 from audits.engines.auditors.run import run_audit
 from stackbench_site.configuration import sandbox_limits
+from tests.builders import audit_request
 
 
 @pytest.fixture
@@ -36,28 +36,34 @@ def test_a_file_no_earlier_step_created_is_a_logical_flow_gap(audit):
 
 
 def test_a_file_made_in_another_folder_points_at_the_folder(audit):
-    gaps, result = audit([
-        ("Make", "```bash\nmkdir app\necho hi > app/notes.txt\n```", ""),
-        ("Read", "```bash\ncat notes.txt\n```\n\nIt prints `hi`.", ""),
-    ])
+    gaps, result = audit(
+        [
+            ("Make", "```bash\nmkdir app\necho hi > app/notes.txt\n```", ""),
+            ("Read", "```bash\ncat notes.txt\n```\n\nIt prints `hi`.", ""),
+        ]
+    )
     assert gaps == [(2, "logical_flow", "warning")]
     assert "exists in `app`" in result.gaps[0].description
 
 
 def test_a_name_no_earlier_step_defined_is_a_logical_flow_gap(audit):
-    gaps, result = audit([
-        ("Define", "```python\ntotal = 1\nprint(total)\n```\n\nIt prints `1`.", ""),
-        ("Use", "```python\nprint(total + count)\n```\n\nIt prints a number.", ""),
-    ])
+    gaps, result = audit(
+        [
+            ("Define", "```python\ntotal = 1\nprint(total)\n```\n\nIt prints `1`.", ""),
+            ("Use", "```python\nprint(total + count)\n```\n\nIt prints a number.", ""),
+        ]
+    )
     assert gaps == [(2, "logical_flow", "critical")]
     assert "`count` is used here" in result.gaps[0].description
 
 
 def test_python_snippets_share_one_process_across_steps(audit):
-    gaps, _ = audit([
-        ("Define", "```python\nitems = [1, 2]\n```", ""),
-        ("Use", "```python\nprint(sum(items))\n```\n\nIt prints `3`.", ""),
-    ])
+    gaps, _ = audit(
+        [
+            ("Define", "```python\nitems = [1, 2]\n```", ""),
+            ("Use", "```python\nprint(sum(items))\n```\n\nIt prints `3`.", ""),
+        ]
+    )
     assert gaps == []
 
 
@@ -68,10 +74,12 @@ def test_a_tool_that_is_not_installed_is_a_critical_prerequisite(audit):
 
 
 def test_a_tool_never_mentioned_is_a_prerequisite_warning_once(audit):
-    gaps, _ = audit([
-        ("Check", "```bash\ngit --version\n```\n\nIt prints the version.", ""),
-        ("Again", "```bash\ngit --version\n```\n\nIt prints the version.", ""),
-    ])
+    gaps, _ = audit(
+        [
+            ("Check", "```bash\ngit --version\n```\n\nIt prints the version.", ""),
+            ("Again", "```bash\ngit --version\n```\n\nIt prints the version.", ""),
+        ]
+    )
     assert gaps == [(1, "prerequisite", "warning")]
 
 
@@ -81,16 +89,18 @@ def test_a_tool_the_tutorial_mentions_is_fine(audit):
 
 
 def test_an_environment_variable_nobody_sets_is_a_prerequisite(audit):
-    gaps, result = audit([("Token", "```bash\necho \"token=$DEMO_API_TOKEN\"\n```\n\nIt prints the token.", "")])
+    gaps, result = audit([("Token", '```bash\necho "token=$DEMO_API_TOKEN"\n```\n\nIt prints the token.', "")])
     assert gaps == [(1, "prerequisite", "warning")]
     assert "`DEMO_API_TOKEN` must be set" in result.gaps[0].description
 
 
 def test_exported_variables_carry_over_and_count_as_set(audit):
-    gaps, _ = audit([
-        ("Set", "```bash\nexport DEMO_REGION=eu\n```", ""),
-        ("Use", "```bash\necho $DEMO_REGION\n```\n\nIt prints `eu`.", ""),
-    ])
+    gaps, _ = audit(
+        [
+            ("Set", "```bash\nexport DEMO_REGION=eu\n```", ""),
+            ("Use", "```bash\necho $DEMO_REGION\n```\n\nIt prints `eu`.", ""),
+        ]
+    )
     assert gaps == []
 
 
@@ -157,11 +167,17 @@ def test_a_reference_without_a_link_is_a_cross_reference_info(audit):
 
 
 def test_files_the_step_names_are_written_where_the_shell_is(audit):
-    gaps, _ = audit([
-        ("Folder", "```bash\nmkdir app && cd app\n```", ""),
-        ("File", "Create `hello.py`:\n\n```python\nprint('hi from file')\n```\n\nRun it:\n\n```bash\npython3 hello.py\n```"
-                 "\n\nIt prints `hi from file`.", ""),
-    ])
+    gaps, _ = audit(
+        [
+            ("Folder", "```bash\nmkdir app && cd app\n```", ""),
+            (
+                "File",
+                "Create `hello.py`:\n\n```python\nprint('hi from file')\n```\n\nRun it:\n\n```bash\npython3 hello.py\n```"
+                "\n\nIt prints `hi from file`.",
+                "",
+            ),
+        ]
+    )
     assert gaps == []
 
 
@@ -187,18 +203,28 @@ def test_a_fork_bomb_is_a_critical_execution_error_and_later_steps_run_unhindere
     import time
 
     started = time.monotonic()
-    gaps, result = audit([
-        ("Bomb", "```bash\nbomb() { bomb | bomb & }; bomb\nsleep 30\n```\n\nIt prints nothing.", ""),
-        ("Next", "```bash\nls / > /dev/null && echo fine\n```\n\nIt prints `fine`.", ""),
-    ], max_processes=64, timeout=60)
+    gaps, result = audit(
+        [
+            ("Bomb", "```bash\nbomb() { bomb | bomb & }; bomb\nsleep 30\n```\n\nIt prints nothing.", ""),
+            ("Next", "```bash\nls / > /dev/null && echo fine\n```\n\nIt prints `fine`.", ""),
+        ],
+        max_processes=64,
+        timeout=60,
+    )
     assert gaps == [(1, "execution_error", "critical")]
     assert "process limit" in result.gaps[0].description
     assert time.monotonic() - started < 20
 
 
 def test_shell_functions_and_aliases_the_tutorial_defines_are_not_missing_tools(audit):
-    gaps, _ = audit([
-        ("Define", "```bash\ngreet() { echo \"hi $1\"; }\nalias ll='ls -l'\n```", ""),
-        ("Use", "```bash\ngreet there\nfunction shout { echo HEY; }; shout\n```\n\nIt prints `hi there` and `HEY`.", ""),
-    ])
+    gaps, _ = audit(
+        [
+            ("Define", "```bash\ngreet() { echo \"hi $1\"; }\nalias ll='ls -l'\n```", ""),
+            (
+                "Use",
+                "```bash\ngreet there\nfunction shout { echo HEY; }; shout\n```\n\nIt prints `hi there` and `HEY`.",
+                "",
+            ),
+        ]
+    )
     assert gaps == []

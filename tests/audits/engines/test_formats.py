@@ -3,9 +3,8 @@ import json
 import pytest
 
 from audits.engines.formats import AuditResult, ValidationResult, ValidationSummary, audit_outcome
-from walkthroughs.engines.formats import CodeExample, ExtractionAnalysis
 from stackbench_site.lib.jsonfiles import FormatError, load_model, parse_model, write_model
-from walkthroughs.engines.formats import Gap
+from walkthroughs.engines.formats import CodeExample, ExtractionAnalysis, Gap
 
 
 def _gap(gap_type, severity, step=1):
@@ -13,15 +12,31 @@ def _gap(gap_type, severity, step=1):
 
 
 def test_audit_counts_are_derived_from_the_gaps_whatever_the_file_says(tmp_path):
-    data = {"walkthrough_id": "wt_a", "started_at": "2026-01-01T00:00:00Z", "total_steps": 3, "completed_steps": 3,
-            "gaps": [_gap("clarity", "warning").model_dump(mode="json"), _gap("logical_flow", "critical").model_dump(mode="json")],
-            "clarity_gaps": 9, "critical_gaps": 7}
+    data = {
+        "walkthrough_id": "wt_a",
+        "started_at": "2026-01-01T00:00:00Z",
+        "total_steps": 3,
+        "completed_steps": 3,
+        "gaps": [
+            _gap("clarity", "warning").model_dump(mode="json"),
+            _gap("logical_flow", "critical").model_dump(mode="json"),
+        ],
+        "clarity_gaps": 9,
+        "critical_gaps": 7,
+    }
     audit = parse_model(AuditResult, data, "a.json")
     dumped = json.loads(audit.model_dump_json())
-    assert (dumped["clarity_gaps"], dumped["logical_flow_gaps"], dumped["critical_gaps"], dumped["warning_gaps"]) == (1, 1, 1, 1)
+    assert (dumped["clarity_gaps"], dumped["logical_flow_gaps"], dumped["critical_gaps"], dumped["warning_gaps"]) == (
+        1,
+        1,
+        1,
+        1,
+    )
     write_model(tmp_path / "a.json", audit)
     again = json.loads((tmp_path / "a.json").read_text())
-    assert {k: v for k, v in again.items() if k.endswith("_gaps")} == {k: v for k, v in dumped.items() if k.endswith("_gaps")}
+    assert {k: v for k, v in again.items() if k.endswith("_gaps")} == {
+        k: v for k, v in dumped.items() if k.endswith("_gaps")
+    }
     assert load_model(AuditResult, tmp_path / "a.json") == audit
 
 
@@ -51,8 +66,15 @@ def test_validation_totals_and_the_summary_breakdown_are_derived():
         {"example_index": 2, "status": "failure", "severity": "warning"},
         {"example_index": 3, "status": "skipped"},
     ]
-    doc = ValidationResult.model_validate({"page": "p.md", "library": "l", "validation_timestamp": "2026-01-01T00:00:00Z",
-                                           "results": results, "total_examples": 99})
+    doc = ValidationResult.model_validate(
+        {
+            "page": "p.md",
+            "library": "l",
+            "validation_timestamp": "2026-01-01T00:00:00Z",
+            "results": results,
+            "total_examples": 99,
+        }
+    )
     assert (doc.total_examples, doc.successful, doc.failed, doc.skipped) == (4, 1, 2, 1)
     summary = ValidationSummary.model_validate({"timestamp": "2026-01-01T00:00:00Z", "documents": [doc.model_dump()]})
     assert summary.failed_by_severity == {"error": 1, "warning": 1, "info": 0}
@@ -61,5 +83,13 @@ def test_validation_totals_and_the_summary_breakdown_are_derived():
 
 def test_an_unknown_example_status_is_named():
     with pytest.raises(FormatError, match=r"results\.0\.status"):
-        parse_model(ValidationResult, {"page": "p", "library": "l", "validation_timestamp": "2026-01-01T00:00:00Z",
-                                       "results": [{"example_index": 0, "status": "meh"}]}, "v.json")
+        parse_model(
+            ValidationResult,
+            {
+                "page": "p",
+                "library": "l",
+                "validation_timestamp": "2026-01-01T00:00:00Z",
+                "results": [{"example_index": 0, "status": "meh"}],
+            },
+            "v.json",
+        )

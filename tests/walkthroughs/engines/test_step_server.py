@@ -9,10 +9,12 @@ from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
 from walkthroughs.engines.step_server import ServerConfig, StepServerError, StepSession, build_server
 
-ROOT = Path(__file__).resolve().parents[2]
-THREE_STEPS = [("One", "# One\n\n```bash\necho 1\n```", "1. Run: echo 1"),
-               ("Two", "# Two", "1. Read"),
-               ("Three", "# Three", "1. Read")]
+ROOT = Path(__file__).resolve().parents[3]
+THREE_STEPS = [
+    ("One", "# One\n\n```bash\necho 1\n```", "1. Run: echo 1"),
+    ("Two", "# Two", "1. Read"),
+    ("Three", "# Three", "1. Read"),
+]
 
 
 @pytest.fixture
@@ -27,12 +29,27 @@ def test_steps_come_one_at_a_time_in_display_order_then_complete(session_for, ma
     path = make_walkthrough(THREE_STEPS, first_order=1)
     session = session_for(roots=[path.parent])
     started = session.start(str(path))
-    assert started == {"status": "started", "walkthrough_id": "wt_test", "title": "A small tutorial", "description": "",
-                       "total_steps": 3, "estimated_duration_minutes": 5}
+    assert started == {
+        "status": "started",
+        "walkthrough_id": "wt_test",
+        "title": "A small tutorial",
+        "description": "",
+        "total_steps": 3,
+        "estimated_duration_minutes": 5,
+    }
     first = session.next_step()
     assert (first["step_number"], first["total_steps"], first["title"], first["displayOrder"]) == (1, 3, "One", 1)
-    assert set(first) == {"step_number", "total_steps", "title", "contentForUser", "contextForAgent",
-                          "operationsForAgent", "introductionForAgent", "displayOrder", "nextStepReference"}
+    assert set(first) == {
+        "step_number",
+        "total_steps",
+        "title",
+        "contentForUser",
+        "contextForAgent",
+        "operationsForAgent",
+        "introductionForAgent",
+        "displayOrder",
+        "nextStepReference",
+    }
     assert [session.next_step()["title"], session.next_step()["title"]] == ["Two", "Three"]
     done = session.next_step()
     assert done["status"] == "complete" and done["total_steps"] == 3 and done["gaps_reported"] == 0
@@ -46,23 +63,41 @@ def test_a_gap_belongs_to_the_step_last_served_and_is_saved_at_once(session_for,
     session.next_step()
     session.next_step()
     reply = session.report_gap("clarity", "warning", "vague", suggested_fix="be concrete", context="step text")
-    assert reply == {"status": "gap_reported", "step_number": 2, "step_title": "Two", "gap_type": "clarity",
-                     "severity": "warning", "total_gaps_reported": 1}
+    assert reply == {
+        "status": "gap_reported",
+        "step_number": 2,
+        "step_title": "Two",
+        "gap_type": "clarity",
+        "severity": "warning",
+        "total_gaps_reported": 1,
+    }
     saved = json.loads((tmp_path / "out" / "wt_test_session.json").read_text())
     assert saved["current_step"] == 2 and saved["completed_steps"] == 2 and saved["total_steps"] == 3
     assert saved["gaps"][0]["step_title"] == "Two" and saved["gaps"][0]["suggested_fix"] == "be concrete"
-    assert set(saved) == {"walkthrough_id", "walkthrough_path", "current_step", "total_steps", "completed_steps",
-                          "is_complete", "gaps", "session_started", "last_updated"}
+    assert set(saved) == {
+        "walkthrough_id",
+        "walkthrough_path",
+        "current_step",
+        "total_steps",
+        "completed_steps",
+        "is_complete",
+        "gaps",
+        "session_started",
+        "last_updated",
+    }
     status = session.status()
     assert status["gaps_by_severity"] == {"critical": 0, "warning": 1, "info": 0}
     assert status["progress_percentage"] == 66.7
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda s: s.next_step(), "next_step needs a walkthrough: call start_walkthrough"),
-    (lambda s: s.report_gap("clarity", "info", "x"), "report_gap needs a walkthrough"),
-    (lambda s: s.status(), "walkthrough_status needs a walkthrough"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda s: s.next_step(), "next_step needs a walkthrough: call start_walkthrough"),
+        (lambda s: s.report_gap("clarity", "info", "x"), "report_gap needs a walkthrough"),
+        (lambda s: s.status(), "walkthrough_status needs a walkthrough"),
+    ],
+)
 def test_calls_before_start_say_so(session_for, call, message):
     with pytest.raises(StepServerError, match=message):
         call(session_for())
@@ -75,8 +110,11 @@ def test_bad_gaps_are_refused_with_the_allowed_values(session_for, make_walkthro
     with pytest.raises(StepServerError, match="no step has been served yet"):
         session.report_gap("clarity", "info", "x")
     session.next_step()
-    with pytest.raises(StepServerError, match="unknown gap_type 'typo'; use one of: clarity, prerequisite, "
-                                              "logical_flow, execution_error, completeness, cross_reference"):
+    with pytest.raises(
+        StepServerError,
+        match="unknown gap_type 'typo'; use one of: clarity, prerequisite, "
+        "logical_flow, execution_error, completeness, cross_reference",
+    ):
         session.report_gap("typo", "info", "x")
     with pytest.raises(StepServerError, match="unknown severity 'blocker'; use one of: critical, warning, info"):
         session.report_gap("clarity", "blocker", "x")
@@ -167,28 +205,36 @@ def test_the_mcp_tools_are_served_in_process(make_walkthrough, tmp_path):
 def test_a_real_stdio_round_trip_with_the_server_module(make_walkthrough, tmp_path):
     path = make_walkthrough(THREE_STEPS)
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "walkthroughs.engines.step_server", "--output", str(tmp_path / "sessions"),
-                                      "--allowed-root", str(path.parent)],
+        command=sys.executable,
+        args=[
+            "-m",
+            "walkthroughs.engines.step_server",
+            "--output",
+            str(tmp_path / "sessions"),
+            "--allowed-root",
+            str(path.parent),
+        ],
         env={"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT)},
-        cwd=str(tmp_path))
+        cwd=str(tmp_path),
+    )
 
     async def scenario():
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                started = await session.call_tool("start_walkthrough", {"walkthrough_path": str(path)})
-                assert started.structured_content["total_steps"] == 3
-                titles = []
-                while True:
-                    step = (await session.call_tool("next_step", {})).structured_content
-                    if step.get("status") == "complete":
-                        break
-                    titles.append(step["title"])
-                    if step["step_number"] == 2:
-                        await session.call_tool("report_gap", {"gap_type": "clarity", "severity": "warning",
-                                                               "description": "vague"})
-                status = (await session.call_tool("walkthrough_status", {})).structured_content
-                return titles, status
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            started = await session.call_tool("start_walkthrough", {"walkthrough_path": str(path)})
+            assert started.structured_content["total_steps"] == 3
+            titles = []
+            while True:
+                step = (await session.call_tool("next_step", {})).structured_content
+                if step.get("status") == "complete":
+                    break
+                titles.append(step["title"])
+                if step["step_number"] == 2:
+                    await session.call_tool(
+                        "report_gap", {"gap_type": "clarity", "severity": "warning", "description": "vague"}
+                    )
+            status = (await session.call_tool("walkthrough_status", {})).structured_content
+            return titles, status
 
     titles, status = asyncio.run(scenario())
     assert titles == ["One", "Two", "Three"]

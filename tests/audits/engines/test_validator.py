@@ -1,11 +1,12 @@
 """Validation in real virtualenvs: offline against wheels the tests build, and against PyPI for the fixture."""
+
 import json
 
 import pytest
 
-from walkthroughs.engines.formats import CodeExample, ExtractionAnalysis
 from audits.engines.validator import ValidationError, load_analyses, validate_all, validate_document
 from stackbench_site.configuration import sandbox_limits, validation_options
+from walkthroughs.engines.formats import CodeExample, ExtractionAnalysis
 
 pytestmark = pytest.mark.slow
 
@@ -14,8 +15,16 @@ def analysis(*codes, version="1.0.0", contexts=None, dependencies=()):
     examples = []
     for index, code in enumerate(codes):
         context = (contexts or {}).get(index, "sync")
-        examples.append(CodeExample(library="sbdemo", code=code, line=10 * (index + 1), context=f"Example {index}",
-                                    execution_context=context, dependencies=list(dependencies)))
+        examples.append(
+            CodeExample(
+                library="sbdemo",
+                code=code,
+                line=10 * (index + 1),
+                context=f"Example {index}",
+                execution_context=context,
+                dependencies=list(dependencies),
+            )
+        )
     return ExtractionAnalysis(page="demo.md", library="sbdemo", version=version, examples=examples)
 
 
@@ -55,14 +64,17 @@ def test_an_offline_run_against_a_local_wheel_passes(offline):
     assert result.results[0].execution_output == "hello docs\n"
 
 
-@pytest.mark.parametrize("code, error", [
-    ("print('unclosed'", "SyntaxError"),
-    ("if True:\nprint(1)", "IndentationError"),
-    ("print(undefined_thing)", "NameError"),
-    ("import sbdemo_missing", "ModuleNotFoundError"),
-    ("from sbdemo import shout", "ImportError"),
-    ("import sbdemo\nsbdemo.gret('x')", "AttributeError"),
-])
+@pytest.mark.parametrize(
+    "code, error",
+    [
+        ("print('unclosed'", "SyntaxError"),
+        ("if True:\nprint(1)", "IndentationError"),
+        ("print(undefined_thing)", "NameError"),
+        ("import sbdemo_missing", "ModuleNotFoundError"),
+        ("from sbdemo import shout", "ImportError"),
+        ("import sbdemo\nsbdemo.gret('x')", "AttributeError"),
+    ],
+)
 def test_mistakes_in_the_example_itself_are_errors(offline, code, error):
     result = validate_document(analysis(code), offline).results[0]
     assert (result.status, result.severity) == ("failure", "error")
@@ -99,8 +111,9 @@ def test_the_pinned_version_is_the_one_installed(offline):
 
 
 def test_dependencies_are_merged_and_recorded_exactly_as_run(offline):
-    result = validate_document(analysis(
-        "from sbdemo import greet", "name = 'first'", "name = 'second'", "print(greet(name))"), offline)
+    result = validate_document(
+        analysis("from sbdemo import greet", "name = 'first'", "name = 'second'", "print(greet(name))"), offline
+    )
     last = result.results[3]
     assert last.status == "success" and last.execution_output == "hello second\n"
     assert last.depends_on_previous and last.depends_on_example_indices == [0, 2]
@@ -108,11 +121,15 @@ def test_dependencies_are_merged_and_recorded_exactly_as_run(offline):
 
 
 def test_async_examples_and_top_level_await_in_sync_ones_are_wrapped(offline):
-    result = validate_document(analysis(
-        "from sbdemo import greet",
-        "import asyncio\nawait asyncio.sleep(0)\nprint(greet('async'))",
-        "import asyncio\nawait asyncio.sleep(0)\nprint('labelled sync')",
-        contexts={1: "async"}), offline)
+    result = validate_document(
+        analysis(
+            "from sbdemo import greet",
+            "import asyncio\nawait asyncio.sleep(0)\nprint(greet('async'))",
+            "import asyncio\nawait asyncio.sleep(0)\nprint('labelled sync')",
+            contexts={1: "async"},
+        ),
+        offline,
+    )
     assert outcome(result) == [("success", None)] * 3
     assert result.results[1].actual_code_executed.startswith("import asyncio\n\nasync def main():\n")
     assert result.results[1].actual_code_executed.endswith("asyncio.run(main())\n")
@@ -133,8 +150,9 @@ def test_an_example_that_hangs_times_out(offline):
 
 
 def test_a_failed_install_is_one_clear_reason_on_every_example(offline):
-    result = validate_document(analysis("import sbdemo", "print(1)", "x", version="9.9.9",
-                                        contexts={2: "not_executable"}), offline)
+    result = validate_document(
+        analysis("import sbdemo", "print(1)", "x", version="9.9.9", contexts={2: "not_executable"}), offline
+    )
     assert outcome(result) == [("failure", "warning"), ("failure", "warning"), ("skipped", None)]
     message = result.results[0].error_message
     assert message.startswith("Installing sbdemo==9.9.9 failed:") and "9.9.9" in message
@@ -182,9 +200,9 @@ def test_an_example_that_forks_without_end_is_killed_and_the_next_example_still_
 
 def test_processes_an_example_leaves_behind_are_killed_before_the_next_one(offline, pids_cgroup):
     offline.limits, offline.timeout = sandbox_limits(max_processes=64), 30
-    detached_bomb = ("import subprocess\n"
-                     "subprocess.Popen(['bash', '-c', 'b() { b | b & }; b'], start_new_session=True)")
-    first, second = validate_document(analysis(detached_bomb, "import subprocess\nsubprocess.run(['true'])"),
-                                      offline).results
+    detached_bomb = "import subprocess\nsubprocess.Popen(['bash', '-c', 'b() { b | b & }; b'], start_new_session=True)"
+    first, second = validate_document(
+        analysis(detached_bomb, "import subprocess\nsubprocess.run(['true'])"), offline
+    ).results
     assert first.status == "success"
     assert second.status == "success", second.error_message

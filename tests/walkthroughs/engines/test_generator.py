@@ -16,14 +16,20 @@ def kv_page(sample_dir):
 def test_each_second_level_section_becomes_a_step_with_its_operations(kv_page):
     walkthrough_id, export = generate_walkthrough(kv_page, "sqlite3", "3.40", original_path="docs/kv-quickstart.md")
     parsed = WalkthroughExport.model_validate(export)
-    assert [s.title for s in parsed.ordered_steps()] == ["Create a workspace", "Create the database", "Load the seed data",
-                                                         "Tune the database", "Read a value"]
+    assert [s.title for s in parsed.ordered_steps()] == [
+        "Create a workspace",
+        "Create the database",
+        "Load the seed data",
+        "Tune the database",
+        "Read a value",
+    ]
     assert parsed.walkthrough.title == "A key-value store with sqlite3"
     assert parsed.original_doc_path == "docs/kv-quickstart.md"
     second = parsed.ordered_steps()[1].contentFields
     assert second.contentForUser.startswith("## Create the database") and "```python" in second.contentForUser
-    assert second.operationsForAgent == ("1. Create kv.py with the code shown\n2. Run: python kv.py\n"
-                                         "3. Success indicators: It prints `ready`")
+    assert second.operationsForAgent == (
+        "1. Create kv.py with the code shown\n2. Run: python kv.py\n3. Success indicators: It prints `ready`"
+    )
     assert "Prerequisites: " in second.contextForAgent and "Python 3.11" in second.contextForAgent
     assert [s.nextStepReference for s in parsed.ordered_steps()] == [1, 2, 3, 4, None]
 
@@ -51,7 +57,9 @@ def test_the_generated_walkthrough_audits_like_the_hand_made_one(kv_page, sample
 
 def test_numbered_steps_are_used_when_there_are_no_sections(tmp_path):
     page = tmp_path / "howto.md"
-    page.write_text("# How to pipe\n\n### 1. Install\n\n```bash\npip install toolz\n```\n\n### 2. Use it\n\nRun `pipe`.\n")
+    page.write_text(
+        "# How to pipe\n\n### 1. Install\n\n```bash\npip install toolz\n```\n\n### 2. Use it\n\nRun `pipe`.\n"
+    )
     _, export = generate_walkthrough(page, "toolz")
     assert [s["title"] for s in export["steps"]] == ["Install", "Use it"]
     assert export["steps"][0]["contentFields"]["operationsForAgent"] == "1. Run: pip install toolz"
@@ -60,7 +68,9 @@ def test_numbered_steps_are_used_when_there_are_no_sections(tmp_path):
 def test_the_cli_writes_the_export(kv_page, tmp_path):
     from tests.builders import stackbench
 
-    done = stackbench("walkthrough", "generate", "--doc-path", str(kv_page), "-l", "sqlite3", "-v", "3", "-o", str(tmp_path))
+    done = stackbench(
+        "walkthrough", "generate", "--doc-path", str(kv_page), "-l", "sqlite3", "-v", "3", "-o", str(tmp_path)
+    )
     assert done.returncode == 0, done.stderr
     written = list(tmp_path.glob("wt_*.json"))
     assert len(written) == 1 and "5 steps" in done.stdout
@@ -68,7 +78,7 @@ def test_the_cli_writes_the_export(kv_page, tmp_path):
 
 
 def test_the_claude_generator_writes_a_validated_export_through_the_fake_cli(kv_page):
-    from tests.audits.test_claude_auditor import settings
+    from tests.audits.engines.auditors.test_claude import settings
     from walkthroughs.engines.claude_generator import GenerationError, generate_with_claude
 
     walkthrough_id, export = generate_with_claude(kv_page, "sqlite3", settings("generate"), "3")

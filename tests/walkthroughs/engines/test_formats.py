@@ -41,15 +41,30 @@ def test_an_unknown_gap_type_is_refused():
 
 
 def test_naive_timestamps_from_the_old_tools_are_read_as_utc():
-    gap = parse_model(Gap, {"step_number": 1, "gap_type": "clarity", "severity": "info", "description": "x",
-                            "timestamp": "2025-01-15T12:32:15"}, "gap")
+    gap = parse_model(
+        Gap,
+        {
+            "step_number": 1,
+            "gap_type": "clarity",
+            "severity": "info",
+            "description": "x",
+            "timestamp": "2025-01-15T12:32:15",
+        },
+        "gap",
+    )
     assert gap.timestamp.isoformat() == "2025-01-15T12:32:15+00:00"
 
 
 def test_a_session_written_and_read_back_is_unchanged(tmp_path):
-    session = Session(walkthrough_id="wt_a", walkthrough_path="/x/wt_a.json", current_step=2, total_steps=3,
-                      completed_steps=2, session_started="2026-01-01T00:00:00Z",
-                      gaps=[Gap(step_number=2, step_title="B", gap_type="clarity", severity="info", description="d")])
+    session = Session(
+        walkthrough_id="wt_a",
+        walkthrough_path="/x/wt_a.json",
+        current_step=2,
+        total_steps=3,
+        completed_steps=2,
+        session_started="2026-01-01T00:00:00Z",
+        gaps=[Gap(step_number=2, step_title="B", gap_type="clarity", severity="info", description="d")],
+    )
     write_model(tmp_path / "s.json", session)
     assert load_model(Session, tmp_path / "s.json") == session
 

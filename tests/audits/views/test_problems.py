@@ -1,26 +1,10 @@
-from datetime import timedelta
-
 import pytest
 from django.urls import reverse
-from django.utils import timezone
 
-from audits.models import Problem, ShareLink, TriageState
-from tests.builders import logged_in, make_user
+from audits.models import Problem, TriageState
 from tests.builders import KV_GAPS
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def kv(kv_walkthrough_path):
-    from audits.importing import import_paths
-
-    import_paths([kv_walkthrough_path], library_name="sqlite3")
-
-
-@pytest.fixture
-def triager_client(db):
-    return logged_in(make_user("triager", "audits.triage_problem"))
 
 
 def test_the_problem_list_filters_by_state_lifecycle_and_assignee(viewer_client, kv, import_audit, viewer):
@@ -54,50 +38,41 @@ def test_triage_needs_permission_and_a_reason_to_quiet(triager_client, viewer_cl
     assert viewer_client.post(url, {"state": "confirmed"}).status_code == 403
     refused = triager_client.post(url, {"state": "false_positive", "reason": "", "assignee": "keep"}, follow=True)
     assert "Say why it is false positive." in refused.content.decode()
-    triager_client.post(url, {"state": "false_positive", "reason": "the file ships with the package", "assignee": str(viewer.pk)})
+    triager_client.post(
+        url, {"state": "false_positive", "reason": "the file ships with the package", "assignee": str(viewer.pk)}
+    )
     problem.refresh_from_db()
-    assert (problem.triage_state, problem.triage_reason, problem.assignee) == ("false_positive", "the file ships with the package", viewer)
+    assert (problem.triage_state, problem.triage_reason, problem.assignee) == (
+        "false_positive",
+        "the file ships with the package",
+        viewer,
+    )
     triager_client.post(reverse("problem_comment", args=[problem.pk]), {"text": "See `MANIFEST.in`."})
     page = triager_client.get(problem.get_absolute_url()).content.decode()
-    assert "<code>MANIFEST.in</code>" in page and "changed the state from open to <strong>false_positive</strong>" in page
+    assert (
+        "<code>MANIFEST.in</code>" in page and "changed the state from open to <strong>false_positive</strong>" in page
+    )
 
 
 def test_bulk_changes_are_confirmed_with_their_count_first(triager_client, kv, import_audit):
     import_audit(gaps=KV_GAPS)
     ids = [str(p.pk) for p in Problem.objects.all()]
-    confirm = triager_client.post(reverse("problems_bulk"), {"problem": ids, "action": "confirmed", "scope": "selected",
-                                                             "query": "", "state": "active"}).content.decode()
+    confirm = triager_client.post(
+        reverse("problems_bulk"),
+        {"problem": ids, "action": "confirmed", "scope": "selected", "query": "", "state": "active"},
+    ).content.decode()
     assert "Confirm: 2 problems" in confirm and "Change 2 problems" in confirm
     assert set(Problem.objects.values_list("triage_state", flat=True)) == {"open"}
-    triager_client.post(reverse("problems_bulk"), {"problem": ids, "action": "confirmed", "scope": "selected",
-                                                   "confirm": "yes", "query": "", "state": "active"})
+    triager_client.post(
+        reverse("problems_bulk"),
+        {"problem": ids, "action": "confirmed", "scope": "selected", "confirm": "yes", "query": "", "state": "active"},
+    )
     assert set(Problem.objects.values_list("triage_state", flat=True)) == {"confirmed"}
-    everything = triager_client.post(reverse("problems_bulk"), {"action": "wont_fix", "scope": "all", "reason": "old docs",
-                                                                "severity": "warning", "state": "", "query": ""}).content.decode()
+    everything = triager_client.post(
+        reverse("problems_bulk"),
+        {"action": "wont_fix", "scope": "all", "reason": "old docs", "severity": "warning", "state": "", "query": ""},
+    ).content.decode()
     assert "Mark won&#x27;t fix: 1 problem</h1>" in everything and "Change 1 problem<" in everything
-
-
-def test_share_links_work_without_an_account_hide_triage_and_can_be_revoked(maintainer_client, client, kv, import_audit):
-    run = import_audit(gaps=KV_GAPS)
-    maintainer_client.post(reverse("run_share", args=[run.pk]), {"days": "7"})
-    share = ShareLink.objects.get()
-    assert share.expires_at > timezone.now() + timedelta(days=6)
-    shared = client.get(share.get_absolute_url())
-    body = shared.content.decode()
-    assert shared.status_code == 200 and "shared, read-only view" in body and "seed.csv" in body
-    assert "Rerun" not in body and "triage" not in body.lower() and "Log out" not in body
-    assert client.get(reverse("shared_run_file", args=[share.token, "wt_kv_quickstart_audit.json"])).status_code == 200
-    assert client.get(share.get_absolute_url()[:-5] + "xxxx/").status_code == 404
-    maintainer_client.post(reverse("share_revoke", args=[share.pk]))
-    gone = client.get(share.get_absolute_url())
-    assert gone.status_code == 410 and "was revoked" in gone.content.decode()
-
-
-def test_an_expired_share_link_is_gone(client, kv, import_audit):
-    run = import_audit(gaps=KV_GAPS)
-    share = ShareLink.objects.create(run=run, expires_at=timezone.now() - timedelta(minutes=1))
-    response = client.get(share.get_absolute_url())
-    assert response.status_code == 410 and "has expired" in response.content.decode()
 
 
 def test_audit_gaps_and_example_failures_on_the_same_snippet_are_linked(viewer_client, make_walkthrough, tmp_path):
@@ -109,13 +84,31 @@ def test_audit_gaps_and_example_failures_on_the_same_snippet_are_linked(viewer_c
     code = "from toolz import pipee\nprint(pipee)"
     path = make_walkthrough([("Pipes", f"Try:\n\n```python\n{code}\n```\n", "")], name="wt_pipes")
     import_paths([path], library_name="toolz")
-    audit = audit_result(walkthrough_id="wt_pipes", library="toolz", total=1, completed=1,
-                         gaps=[(1, "Pipes", "execution_error", "critical", "ImportError: pipee")])
+    audit = audit_result(
+        walkthrough_id="wt_pipes",
+        library="toolz",
+        total=1,
+        completed=1,
+        gaps=[(1, "Pipes", "execution_error", "critical", "ImportError: pipee")],
+    )
     write_model(tmp_path / "wt_pipes_audit.json", audit)
-    write_model(tmp_path / "intro_validation.json", ValidationResult(
-        page="intro.md", library="toolz", validation_timestamp="2026-11-01T10:00:00Z",
-        results=[{"example_index": 0, "status": "failure", "severity": "error", "code": code,
-                  "error_message": "ImportError: cannot import name 'pipee'"}]))
+    write_model(
+        tmp_path / "intro_validation.json",
+        ValidationResult(
+            page="intro.md",
+            library="toolz",
+            validation_timestamp="2026-11-01T10:00:00Z",
+            results=[
+                {
+                    "example_index": 0,
+                    "status": "failure",
+                    "severity": "error",
+                    "code": code,
+                    "error_message": "ImportError: cannot import name 'pipee'",
+                }
+            ],
+        ),
+    )
     import_paths([tmp_path / "wt_pipes_audit.json", tmp_path / "intro_validation.json"])
     gap_problem = Problem.objects.get(kind="audit")
     example_problem = Problem.objects.get(kind="validation")

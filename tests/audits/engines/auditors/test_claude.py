@@ -1,14 +1,15 @@
 """The Claude auditor against a fake Claude CLI that speaks the SDK's stream-json protocol and really drives
 our MCP step server over stdio: the wiring is real; only the model is missing."""
+
 import json
 import os
 import sys
 
 import pytest
 
+from audits.engines.auditors.claude import ALLOWED_TOOLS
 from audits.engines.auditors.common import AuditError
 from audits.engines.auditors.run import run_audit
-from audits.engines.auditors.claude import ALLOWED_TOOLS
 from stackbench_site.configuration import claude_settings, claude_unavailable_reason
 from tests.builders import BASE_DIR, audit_request
 
@@ -16,8 +17,17 @@ FAKE_CLI = str(BASE_DIR / "tests" / "fake_claude" / "claude")
 
 
 def settings(scenario="audit", **overrides):
-    return claude_settings(**{"model": scenario, "cli_path": FAKE_CLI, "credentials": {"ANTHROPIC_API_KEY": "sk-test"},
-                             "timeout": 20, "max_turns": 40, "max_budget_usd": 1.5, **overrides})
+    return claude_settings(
+        **{
+            "model": scenario,
+            "cli_path": FAKE_CLI,
+            "credentials": {"ANTHROPIC_API_KEY": "sk-test"},
+            "timeout": 20,
+            "max_turns": 40,
+            "max_budget_usd": 1.5,
+            **overrides,
+        }
+    )
 
 
 def audit(kv_walkthrough_path, tmp_path, scenario="audit", **overrides):
@@ -32,7 +42,8 @@ def test_the_agent_walks_the_step_server_and_its_gap_lands_in_every_output(kv_wa
     result, request = audit(kv_walkthrough_path, tmp_path, f"audit;gap=3;record={record}")
     assert (result.total_steps, result.completed_steps, result.failed_steps, result.success) == (5, 5, 0, False)
     assert [(g.step_number, g.step_title, g.gap_type, g.severity) for g in result.gaps] == [
-        (3, "Load the seed data", "execution_error", "critical")]
+        (3, "Load the seed data", "execution_error", "critical")
+    ]
     audit_file = json.loads(request.audit_path.read_text())
     assert audit_file["execution_gaps"] == 1 and audit_file["library_name"] == "sqlite3"
     session = json.loads(request.session_path.read_text())
@@ -74,21 +85,29 @@ def test_usage_and_cost_reach_the_observer(kv_walkthrough_path, tmp_path):
         def command_started(self, command):
             seen.setdefault("commands", []).append(command)
 
-    run_audit(audit_request(kv_walkthrough_path, tmp_path / "out"), backend="claude", observer=Recorder(),
-              claude=settings())
+    run_audit(
+        audit_request(kv_walkthrough_path, tmp_path / "out"), backend="claude", observer=Recorder(), claude=settings()
+    )
     assert seen["cost"] == 0.0421 and seen["usage"]["input_tokens"] == 1500
     assert seen["commands"][0].startswith("echo following step 1")
 
 
-@pytest.mark.parametrize("scenario, overrides, message", [
-    ("audit", {"credentials": {}}, "No Claude credential is configured: set ANTHROPIC_API_KEY"),
-    ("audit", {"cli_path": "/nowhere/claude"}, "STACKBENCH_CLAUDE_CLI points at /nowhere/claude, which does not exist"),
-    ("not_logged_in", {}, "Claude rejected the credential (Not logged in"),
-    ("crash", {}, "What the CLI printed: boom: simulated crash"),
-    ("hang", {"timeout": 3}, "the Claude agent did not finish within 3 s"),
-    ("garbage", {}, "the Claude CLI sent a malformed message"),
-    ("max_turns", {}, "the agent hit the turn limit"),
-])
+@pytest.mark.parametrize(
+    "scenario, overrides, message",
+    [
+        ("audit", {"credentials": {}}, "No Claude credential is configured: set ANTHROPIC_API_KEY"),
+        (
+            "audit",
+            {"cli_path": "/nowhere/claude"},
+            "STACKBENCH_CLAUDE_CLI points at /nowhere/claude, which does not exist",
+        ),
+        ("not_logged_in", {}, "Claude rejected the credential (Not logged in"),
+        ("crash", {}, "What the CLI printed: boom: simulated crash"),
+        ("hang", {"timeout": 3}, "the Claude agent did not finish within 3 s"),
+        ("garbage", {}, "the Claude CLI sent a malformed message"),
+        ("max_turns", {}, "the agent hit the turn limit"),
+    ],
+)
 def test_each_failure_is_a_clear_error_never_a_hang(kv_walkthrough_path, tmp_path, scenario, overrides, message):
     with pytest.raises(AuditError) as failure:
         audit(kv_walkthrough_path, tmp_path, scenario, **overrides)
@@ -127,8 +146,9 @@ def stored_run(transactional_db, kv_walkthrough_path):
 
     import_paths([kv_walkthrough_path], library_name="sqlite3")
     walkthrough = Walkthrough.objects.get()
-    return Run.objects.create(kind="audit", library=walkthrough.library, walkthrough=walkthrough, backend="claude",
-                              status="queued")
+    return Run.objects.create(
+        kind="audit", library=walkthrough.library, walkthrough=walkthrough, backend="claude", status="queued"
+    )
 
 
 def test_a_stored_claude_run_keeps_gaps_progress_usage_and_logs(stored_run, claude_env):
@@ -142,8 +162,12 @@ def test_a_stored_claude_run_keeps_gaps_progress_usage_and_logs(stored_run, clau
     assert list(stored_run.gaps.values_list("step_number", "gap_type")) == [(4, "execution_error")]
     assert stored_run.cost_usd == 0.0421 and stored_run.usage["output_tokens"] == 300
     assert stored_run.last_command.startswith("echo following step 5")
-    assert {"agent_logs/audit.log", "agent_logs/audit_tools.jsonl", "wt_kv_quickstart_audit.json",
-            "wt_kv_quickstart_session.json"} <= set(stored_run.output_files)
+    assert {
+        "agent_logs/audit.log",
+        "agent_logs/audit_tools.jsonl",
+        "wt_kv_quickstart_audit.json",
+        "wt_kv_quickstart_session.json",
+    } <= set(stored_run.output_files)
 
 
 def test_a_stored_claude_run_that_fails_says_why_and_keeps_its_files(stored_run, claude_env):

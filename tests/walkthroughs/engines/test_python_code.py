@@ -1,4 +1,11 @@
-from walkthroughs.engines.python_code import awaits_at_top_level, build_program, defined_names, dependencies, parse, undefined_names
+from walkthroughs.engines.python_code import (
+    awaits_at_top_level,
+    build_program,
+    defined_names,
+    dependencies,
+    parse,
+    undefined_names,
+)
 
 
 def trees(*codes):
@@ -36,7 +43,10 @@ def test_top_level_await_is_found_by_parsing_not_by_searching_text():
 
 def test_an_async_program_runs_the_merged_code_in_asyncio_run_and_maps_lines_back_to_the_page():
     program = build_program([(0, "x = 1\n", 10), (2, "await go(x)\nprint(x)\n", 30)], wrap_async=True)
-    assert program.code == "import asyncio\n\nasync def main():\n    x = 1\n    await go(x)\n    print(x)\n\nasyncio.run(main())\n"
+    assert (
+        program.code
+        == "import asyncio\n\nasync def main():\n    x = 1\n    await go(x)\n    print(x)\n\nasyncio.run(main())\n"
+    )
     assert program.doc_line(4) == (0, 10) and program.doc_line(6) == (2, 31) and program.doc_line(1) is None
 
 

@@ -2,13 +2,15 @@ import time
 
 import pytest
 
-from stackbench_site.configuration import sandbox_limits
 from audits.engines.auditors.shell import Terminal
+from stackbench_site.configuration import sandbox_limits
 
 
 @pytest.fixture
 def terminal(tmp_path):
-    term = Terminal(tmp_path / "work", tmp_path / "home", tmp_path / "state", sandbox_limits(timeout=5, output_bytes=4000))
+    term = Terminal(
+        tmp_path / "work", tmp_path / "home", tmp_path / "state", sandbox_limits(timeout=5, output_bytes=4000)
+    )
     yield term
     term.close()
 

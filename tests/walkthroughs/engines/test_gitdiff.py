@@ -8,8 +8,14 @@ from walkthroughs.engines.symposium import GitDiffBody
 
 
 def tree(repo, **spec):
-    return [(n.key if n.key in ("all", "staged", "unstaged") else "commit", n.label.split(" ", 1)[-1] if n.sha else n.label,
-             [(f.path, f.adds, f.dels) for f in n.files]) for n in diff_tree(repo, GitDiffBody.model_validate(spec))]
+    return [
+        (
+            n.key if n.key in ("all", "staged", "unstaged") else "commit",
+            n.label.split(" ", 1)[-1] if n.sha else n.label,
+            [(f.path, f.adds, f.dels) for f in n.files],
+        )
+        for n in diff_tree(repo, GitDiffBody.model_validate(spec))
+    ]
 
 
 def test_a_range_of_two_commits_gives_all_commits_then_each_commit_then_the_work_in_progress(symposium_repo):
@@ -23,8 +29,13 @@ def test_a_range_of_two_commits_gives_all_commits_then_each_commit_then_the_work
 
 
 def test_one_commit_has_no_all_commits_node_and_exclusions_are_honoured(symposium_repo):
-    assert [node for node, _, _ in tree(symposium_repo, range="HEAD", exclude={"unstaged": True})] == ["commit", "staged"]
-    assert [node for node, _, _ in tree(symposium_repo, range="HEAD", exclude={"unstaged": True, "staged": True})] == ["commit"]
+    assert [node for node, _, _ in tree(symposium_repo, range="HEAD", exclude={"unstaged": True})] == [
+        "commit",
+        "staged",
+    ]
+    assert [node for node, _, _ in tree(symposium_repo, range="HEAD", exclude={"unstaged": True, "staged": True})] == [
+        "commit"
+    ]
 
 
 def test_a_range_that_ends_before_head_shows_no_work_in_progress(symposium_repo):
@@ -36,8 +47,9 @@ def test_commit_range_spelling_and_open_ended_ranges(symposium_repo):
 
 
 def test_the_root_commit_diffs_against_the_empty_tree(symposium_repo):
-    root = subprocess.run(["git", "-C", str(symposium_repo), "rev-list", "--max-parents=0", "HEAD"],
-                          capture_output=True, text=True).stdout.strip()
+    root = subprocess.run(
+        ["git", "-C", str(symposium_repo), "rev-list", "--max-parents=0", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
     assert tree(symposium_repo, range=root)[0][2] == [("docs/auth.md", 3, 0), ("src/auth.py", 6, 0)]
 
 

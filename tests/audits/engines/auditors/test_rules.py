@@ -2,11 +2,10 @@ import json
 
 import pytest
 
-from tests.builders import audit_request
-
 from audits.engines.auditors.common import AuditError, AuditObserver
-from audits.engines.auditors.run import run_audit
 from audits.engines.auditors.rules import AuditCancelled
+from audits.engines.auditors.run import run_audit
+from tests.builders import audit_request
 
 
 def _expected(sample_dir):
@@ -28,11 +27,35 @@ def test_the_audit_writes_the_spec_files(kv_walkthrough_path, tmp_path):
     run_audit(audit_request(kv_walkthrough_path, tmp_path, "sqlite3", "3.40"))
     audit = json.loads((tmp_path / "wt_kv_quickstart_audit.json").read_text())
     assert set(audit) == {
-        "walkthrough_id", "walkthrough_title", "library_name", "library_version", "started_at", "completed_at",
-        "duration_seconds", "total_steps", "completed_steps", "failed_steps", "success", "gaps", "clarity_gaps",
-        "prerequisite_gaps", "logical_flow_gaps", "execution_gaps", "completeness_gaps", "cross_reference_gaps",
-        "critical_gaps", "warning_gaps", "info_gaps", "execution_log", "agent_log_path"}
-    assert (audit["walkthrough_id"], audit["library_name"], audit["library_version"]) == ("wt_kv_quickstart", "sqlite3", "3.40")
+        "walkthrough_id",
+        "walkthrough_title",
+        "library_name",
+        "library_version",
+        "started_at",
+        "completed_at",
+        "duration_seconds",
+        "total_steps",
+        "completed_steps",
+        "failed_steps",
+        "success",
+        "gaps",
+        "clarity_gaps",
+        "prerequisite_gaps",
+        "logical_flow_gaps",
+        "execution_gaps",
+        "completeness_gaps",
+        "cross_reference_gaps",
+        "critical_gaps",
+        "warning_gaps",
+        "info_gaps",
+        "execution_log",
+        "agent_log_path",
+    }
+    assert (audit["walkthrough_id"], audit["library_name"], audit["library_version"]) == (
+        "wt_kv_quickstart",
+        "sqlite3",
+        "3.40",
+    )
     assert audit["critical_gaps"] == 1 and audit["logical_flow_gaps"] == 1 and audit["clarity_gaps"] == 1
     steps = json.loads(audit["execution_log"])
     assert [s["step_number"] for s in steps] == [1, 2, 3, 4, 5]
@@ -60,8 +83,15 @@ def test_progress_reaches_the_observer_step_by_step_with_each_gap(kv_walkthrough
             events.append(("gap", seq, gap.step_number))
 
     run_audit(audit_request(kv_walkthrough_path, tmp_path), observer=Recorder())
-    assert events == [("step", 1, 5), ("step", 2, 5), ("step", 3, 5), ("gap", 0, 3), ("step", 4, 5), ("gap", 1, 4),
-                      ("step", 5, 5)]
+    assert events == [
+        ("step", 1, 5),
+        ("step", 2, 5),
+        ("step", 3, 5),
+        ("gap", 0, 3),
+        ("step", 4, 5),
+        ("gap", 1, 4),
+        ("step", 5, 5),
+    ]
 
 
 def test_a_cancelled_audit_stops_and_still_writes_what_it_found(kv_walkthrough_path, tmp_path):

@@ -112,7 +112,7 @@ def docs(tmp_path):
 
 
 def pages(report):
-    return {page: analysis for page, analysis in report.analyses}
+    return dict(report.analyses)
 
 
 def test_every_code_block_is_found_with_its_exact_line_and_sections(docs):
@@ -134,9 +134,16 @@ def test_every_code_block_is_found_with_its_exact_line_and_sections(docs):
 def test_how_each_example_runs(docs):
     intro = pages(extract_docs(docs, "toolz", "0.12.1"))["guide/intro.md"].examples
     contexts = [(e.language, e.execution_context) for e in intro]
-    assert contexts == [("bash", "not_executable"), ("python", "sync"), ("python", "async"),
-                        ("python", "not_executable"), ("python", "not_executable"), ("python", "not_executable"),
-                        ("python", "sync"), ("python", "sync")]
+    assert contexts == [
+        ("bash", "not_executable"),
+        ("python", "sync"),
+        ("python", "async"),
+        ("python", "not_executable"),
+        ("python", "not_executable"),
+        ("python", "not_executable"),
+        ("python", "sync"),
+        ("python", "sync"),
+    ]
     assert [e.is_executable for e in intro][:3] == [False, True, True]
 
 
@@ -159,7 +166,9 @@ def test_mdx_and_restructured_text(docs):
     assert len(mdx) == 1 and mdx[0].line == 8 and mdx[0].section_hierarchy == ["Components"]
     rst = found["api.rst"].examples
     assert [(e.line, e.section_hierarchy, e.execution_context) for e in rst] == [
-        (12, ["API reference", "Pipes"], "sync"), (21, ["API reference", "Pipes", "Nested"], "async")]
+        (12, ["API reference", "Pipes"], "sync"),
+        (21, ["API reference", "Pipes", "Nested"], "async"),
+    ]
     assert rst[0].code == "from toolz import pipe\n\npipe(1, str)\n"
 
 
@@ -172,18 +181,36 @@ def test_unreadable_files_are_skipped_with_a_warning_and_include_filters(docs):
 
 
 def test_the_cli_writes_one_analysis_per_page_in_the_exact_format(docs, tmp_path):
-    from walkthroughs.engines.formats import ExtractionAnalysis
     from tests.builders import stackbench
+    from walkthroughs.engines.formats import ExtractionAnalysis
 
-    done = stackbench("extract", "--docs", str(docs), "--library", "toolz", "--version", "0.12.1", "--output", str(tmp_path / "out"))
+    done = stackbench(
+        "extract", "--docs", str(docs), "--library", "toolz", "--version", "0.12.1", "--output", str(tmp_path / "out")
+    )
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        "api_analysis.json", "components_analysis.json", "guide__intro_analysis.json"]
+        "api_analysis.json",
+        "components_analysis.json",
+        "guide__intro_analysis.json",
+    ]
     data = json.loads((tmp_path / "out" / "guide__intro_analysis.json").read_text())
     assert ExtractionAnalysis.model_validate(data).total_examples == data["total_examples"] == 8
-    assert set(data["examples"][0]) == {"library", "language", "code", "imports", "has_main", "is_executable",
-                                        "execution_context", "line", "context", "dependencies", "section_hierarchy",
-                                        "markdown_anchor", "code_block_index", "snippet_source"}
+    assert set(data["examples"][0]) == {
+        "library",
+        "language",
+        "code",
+        "imports",
+        "has_main",
+        "is_executable",
+        "execution_context",
+        "line",
+        "context",
+        "dependencies",
+        "section_hierarchy",
+        "markdown_anchor",
+        "code_block_index",
+        "snippet_source",
+    }
     assert "binary.md" in done.stderr
 
 

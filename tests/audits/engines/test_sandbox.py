@@ -3,7 +3,6 @@ import subprocess
 import time
 
 import pytest
-
 from django.conf import settings
 
 from audits.engines.auditors.shell import Terminal
@@ -16,7 +15,9 @@ APP_DIR = settings.BASE_DIR
 @pytest.fixture
 def terminal(tmp_path):
     def make(**limits):
-        term = Terminal(tmp_path / "work", tmp_path / "home", tmp_path / "state", sandbox_limits(**{"timeout": 10, **limits}))
+        term = Terminal(
+            tmp_path / "work", tmp_path / "home", tmp_path / "state", sandbox_limits(**{"timeout": 10, **limits})
+        )
         made.append(term)
         return term
 
@@ -27,9 +28,13 @@ def terminal(tmp_path):
 
 
 def test_commands_see_none_of_the_apps_secrets(terminal, monkeypatch):
-    for name, value in (("SECRET_KEY", "s3cret-key-value"), ("DATABASE_URL", "postgres://u:pw@db/x"),
-                        ("CELERY_BROKER_URL", "redis://:pw@broker/0"), ("ANTHROPIC_API_KEY", "sk-ant-123"),
-                        ("PIP_INDEX_TOKEN", "tok")):
+    for name, value in (
+        ("SECRET_KEY", "s3cret-key-value"),
+        ("DATABASE_URL", "postgres://u:pw@db/x"),
+        ("CELERY_BROKER_URL", "redis://:pw@broker/0"),
+        ("ANTHROPIC_API_KEY", "sk-ant-123"),
+        ("PIP_INDEX_TOKEN", "tok"),
+    ):
         monkeypatch.setenv(name, value)
     output = terminal().run("env; cat /proc/self/environ | tr '\\0' '\\n'").output
     for secret in ("s3cret-key-value", "postgres://", "redis://", "sk-ant-123", "tok\n"):
@@ -99,8 +104,10 @@ def test_a_python_snippet_that_forks_without_end_is_killed_and_python_starts_afr
     term = terminal(max_processes=64, timeout=60)
     assert term.run_python("kept = 1", "<step>").ok
     started = time.monotonic()
-    result = term.run_python("import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n"
-                             "        time.sleep(0.01)", "<step>")
+    result = term.run_python(
+        "import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.01)",
+        "<step>",
+    )
     assert result.process_limit and time.monotonic() - started < 10
     assert term.jail._cgroup_pids() == []
     after = term.run_python("print('kept' in globals())", "<step>")
