@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 import zipfile
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from django.test.utils import CaptureQueriesContext
 from audits.engines.auditors.common import AuditRequest
 from audits.engines.formats import AuditResult, ValidationResult, ValidationSummary
 from stackbench_site.configuration import sandbox_limits
+from stackbench_site.launcher import worker_command
 from walkthroughs.engines.formats import Gap, Session
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -122,27 +122,9 @@ def walkthrough_export(steps, title="A small tutorial", description="", first_or
 
 def start_worker(env, log, queues="celery", concurrency=2):
     """A real Celery worker process in its own process group; returns once it is ready."""
-    name = f"test-{uuid.uuid4().hex[:6]}@%h"
     with open(log, "w") as out:
         process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "stackbench_site",
-                "worker",
-                "--loglevel",
-                "INFO",
-                "--concurrency",
-                str(concurrency),
-                "--hostname",
-                name,
-                "--queues",
-                queues,
-                "--without-mingle",
-                "--without-gossip",
-            ],
+            [*worker_command(concurrency, queues), "--without-mingle", "--without-gossip"],
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,

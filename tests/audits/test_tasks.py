@@ -115,7 +115,7 @@ def test_a_validation_run_spreads_documents_over_the_worker_and_stores_every_res
     assert set(run.output_files) == {"toolz_intro_validation.json", "validation_summary.json"}
     summary = json.loads(run.output_file("validation_summary.json").read_text())
     assert summary["total_examples"] == 4 and summary["failed_by_severity"]["error"] == 1
-    assert run.documents.get().worker.startswith("test-")
+    assert run.documents.get().worker.startswith("stackbench-")
 
 
 def test_a_redelivered_document_task_does_not_run_twice(sample_dir):

@@ -52,6 +52,24 @@ def cli_environment(settings: ClaudeSettings, home: Path) -> dict[str, str]:
     return env
 
 
+def agent_options(settings: ClaudeSettings, home: Path, watch: "AgentWatch", **fields):
+    """The CLI's options for one agent: our limits, model, environment and hooks, plus what its task adds (system
+    prompt, tools, working folder, MCP servers). Permissions are bypassed: the agent works in a throwaway folder."""
+    # The SDK takes a second to import: only runs that use an agent pay for it.
+    from claude_agent_sdk import ClaudeAgentOptions
+
+    return ClaudeAgentOptions(
+        permission_mode="bypassPermissions",
+        hooks=watch.hooks(),
+        max_turns=settings.max_turns,
+        max_budget_usd=settings.max_budget_usd,
+        model=settings.model,
+        env=cli_environment(settings, home),
+        cli_path=settings.cli_path,
+        **fields,
+    )
+
+
 class AgentObserver:
     """Receives what an agent does while it runs."""
 

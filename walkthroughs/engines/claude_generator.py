@@ -14,7 +14,7 @@ from walkthroughs.engines.claude_agent import (
     AgentObserver,
     AgentWatch,
     ClaudeSettings,
-    cli_environment,
+    agent_options,
     converse,
 )
 from walkthroughs.engines.formats import WalkthroughExport
@@ -36,9 +36,6 @@ class GenerationError(Exception):
 async def _generate(
     doc_path: Path, output: Path, library: str, version: str, settings: ClaudeSettings, log: AgentLog
 ) -> None:
-    # The SDK takes a second to import: only Claude generations pay for it.
-    from claude_agent_sdk import ClaudeAgentOptions
-
     with tempfile.TemporaryDirectory(prefix="stackbench_generate_") as scratch:
         root = Path(scratch)
         work = root / "work"
@@ -46,17 +43,8 @@ async def _generate(
         shutil.copy(doc_path, work / doc_path.name)
         (root / "home").mkdir()
         watch = AgentWatch(log, AgentObserver())
-        options = ClaudeAgentOptions(
-            system_prompt=SYSTEM_PROMPT,
-            allowed_tools=["Read", "Write"],
-            permission_mode="bypassPermissions",
-            cwd=str(work),
-            hooks=watch.hooks(),
-            max_turns=settings.max_turns,
-            max_budget_usd=settings.max_budget_usd,
-            model=settings.model,
-            env=cli_environment(settings, root / "home"),
-            cli_path=settings.cli_path,
+        options = agent_options(
+            settings, root / "home", watch, system_prompt=SYSTEM_PROMPT, allowed_tools=["Read", "Write"], cwd=str(work)
         )
         prompt = (
             f"Tutorial file: {work / doc_path.name}\nOutput file: {work / 'walkthrough.json'}\n"

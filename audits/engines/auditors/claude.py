@@ -17,7 +17,7 @@ from audits.engines.auditors.common import (
 from audits.engines.formats import AuditResult
 from audits.engines.sandbox import make_workspace, remove_tree
 from stackbench_site.lib.clock import utcnow
-from walkthroughs.engines.claude_agent import AgentLog, AgentWatch, ClaudeSettings, cli_environment, converse
+from walkthroughs.engines.claude_agent import AgentLog, AgentWatch, ClaudeSettings, agent_options, converse
 from walkthroughs.engines.formats import GAP_TYPES
 
 STEP_TOOLS = ("start_walkthrough", "next_step", "report_gap", "walkthrough_status")
@@ -65,9 +65,6 @@ async def audit_with_claude(request: AuditRequest, observer: AuditObserver, sett
     reason = settings.unavailable_reason()
     if reason:
         raise AuditError(reason)
-    # The SDK takes a second to import: only Claude audits pay for it.
-    from claude_agent_sdk import ClaudeAgentOptions
-
     started = utcnow()
     log = AgentLog(request.logs_dir)
     follower = SessionFollower(request.session_path, observer)
@@ -78,18 +75,14 @@ async def audit_with_claude(request: AuditRequest, observer: AuditObserver, sett
     watch = AgentWatch(log, observer, on_step_server_result=follower.saw_tool_result)
     command, args, server_env = step_server_command(request)
     stderr_log = open(request.logs_dir / "claude_cli.stderr", "a", encoding="utf-8")
-    options = ClaudeAgentOptions(
+    options = agent_options(
+        settings,
+        root / "home",
+        watch,
         system_prompt=SYSTEM_PROMPT,
         allowed_tools=ALLOWED_TOOLS,
-        permission_mode="bypassPermissions",
         cwd=str(work_dir),
         mcp_servers={"walkthrough": {"type": "stdio", "command": command, "args": args, "env": server_env}},
-        hooks=watch.hooks(),
-        max_turns=settings.max_turns,
-        max_budget_usd=settings.max_budget_usd,
-        model=settings.model,
-        env=cli_environment(settings, root / "home"),
-        cli_path=settings.cli_path,
         stderr=lambda line: (stderr_log.write(line + "\n"), stderr_log.flush()),
     )
     problem = None
