@@ -155,6 +155,9 @@ class Run(models.Model):
     previous_run = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="reruns")
     options = models.JSONField(default=dict, blank=True)
     usage = models.JSONField(null=True, blank=True, help_text="Token usage reported by the agent.")
+    environment = models.JSONField(
+        default=dict, blank=True, help_text="The machine the run's commands ran on: sandbox, Python, Node, network."
+    )
     cost_usd = models.FloatField(null=True, blank=True)
     import_key = models.CharField(max_length=64, null=True, blank=True, unique=True)
     celery_task_id = models.CharField(max_length=100, blank=True)
@@ -250,6 +253,12 @@ class Run(models.Model):
                 fields[name] = value[:500] if name == "progress_label" else value
                 setattr(self, name, fields[name])
         Run.objects.filter(pk=self.pk).update(**fields)
+
+    def record_environment(self, description: dict):
+        """The machine the run's commands ran on (the first sandbox's description, for a validation's pages)."""
+        if not self.environment:
+            self.environment = description
+            Run.objects.filter(pk=self.pk, environment={}).update(environment=description)
 
     def record_gap(self, seq: int, gap: GapFormat):
         """Store a reported gap once: a retried task reporting it again finds it already there."""

@@ -11,15 +11,15 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from audits.engines import cgroups, sandbox
 from audits.engines.auditors.common import AuditError, AuditObserver, AuditRequest
 from audits.engines.auditors.rules import AuditCancelled
 from audits.engines.auditors.run import run_audit
 from audits.engines.formats import ValidationSummary, validation_file_name
-from audits.engines.sandbox import sweep_leftover_jails
-from audits.engines.validator import ValidationObserver, validate_document
+from audits.engines.validator import ValidationError, ValidationObserver, validate_document
 from audits.models import ExampleResult, Run, RunKind, RunStatus, ValidationDocument, record_problems
 from stackbench_site.celery import QueueUnreachable, app, queue
-from stackbench_site.configuration import claude_settings, sandbox_limits, validation_options
+from stackbench_site.configuration import claude_settings, sandbox_settings, validation_options
 from stackbench_site.lib.jsonfiles import write_model
 
 logger = logging.getLogger(__name__)
@@ -40,6 +40,9 @@ class RunObserver(AuditObserver):
 
     def command_started(self, command):
         self.run.report_progress(command=command)
+
+    def sandbox_ready(self, description):
+        self.run.record_environment(description)
 
     def agent_finished(self, usage, cost_usd):
         Run.objects.filter(pk=self.run.pk).update(usage=usage, cost_usd=cost_usd)
@@ -64,13 +67,21 @@ def run_audit_task(run_id: int):
     walkthrough_path = inputs / f"{run.walkthrough.walkthrough_id}.json"
     walkthrough_path.write_text(run.walkthrough.export_json())
     options = run.options or {}
-    request = AuditRequest(
-        walkthrough_path=walkthrough_path,
-        output_dir=output,
-        library_name=run.library.name,
-        library_version=run.library_version,
-        limits=sandbox_limits(**({"timeout": float(options["timeout"])} if options.get("timeout") else {})),
-    )
+    try:
+        request = AuditRequest(
+            walkthrough_path=walkthrough_path,
+            output_dir=output,
+            library_name=run.library.name,
+            library_version=run.library_version,
+            sandbox=sandbox_settings(
+                run.library.python_version,
+                run.library.network,
+                **({"timeout": float(options["timeout"])} if options.get("timeout") else {}),
+            ),
+        )
+    except LookupError as exc:
+        close_run(run, RunStatus.FAILED, error=f"The audit could not run: {exc}")
+        return
     try:
         result = run_audit(request, backend=run.backend, observer=RunObserver(run, attempt), claude=claude_settings())
     except AuditCancelled:
@@ -103,6 +114,9 @@ class DocumentObserver(ValidationObserver):
     def __init__(self, run: Run, document: ValidationDocument, attempt: int):
         self.run, self.document = run, document
         self.cancel = Lease(run, attempt)
+
+    def sandbox_ready(self, description):
+        self.run.record_environment(description)
 
     def example_finished(self, page, result):
         self.document.store_results([result])
@@ -142,10 +156,16 @@ def validate_document_task(self, run_id: int, document_id: int):
     overrides = {"find_links": [Path(p) for p in options["find_links"]]} if options.get("find_links") else {}
     if "offline" in options:
         overrides["offline"] = bool(options["offline"])
-    options_for_run = validation_options(timeout=float(options.get("timeout", 30)), num_workers=1, **overrides)
     analysis = document.doc_page.analysis()
     analysis.version = run.library_version or analysis.version
     try:
+        options_for_run = validation_options(
+            run.library.python_version,
+            run.library.network,
+            timeout=float(options.get("timeout", 30)),
+            num_workers=1,
+            **overrides,
+        )
         result = validate_document(analysis, options_for_run, DocumentObserver(run, document, attempt))
         install_error = next(
             (
@@ -158,6 +178,10 @@ def validate_document_task(self, run_id: int, document_id: int):
         write_model(run.ensure_output_dir() / validation_file_name(document.page), result)
         ValidationDocument.objects.filter(pk=document.pk).update(
             finished=True, validation_timestamp=result.validation_timestamp, install_error=install_error
+        )
+    except (LookupError, ValidationError) as exc:
+        ValidationDocument.objects.filter(pk=document.pk).update(
+            finished=True, install_error=f"The validation stopped: {exc}"
         )
     except Exception as exc:
         logger.exception("validation of %s in run %s failed", document.page, run_id)
@@ -242,7 +266,8 @@ def recover_stale_runs_task():
 def _recover_on_start(**kwargs):
     # A worker that starts after a crash picks up what the crashed one left behind.
     try:
-        sweep_leftover_jails()
+        cgroups.sweep_leftovers()
+        sandbox.sweep_leftovers(settings.STACKBENCH_SANDBOX_DIR)
         recover_stale_runs()
     except Exception:
         logger.exception("could not recover stale runs at start-up")

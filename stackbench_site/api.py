@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404
 from ninja import NinjaAPI, Query, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.security import HttpBearer
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from audits.actions import RunNotStarted, do_start_audit, do_start_validation
 from audits.engines.formats import GATE_LEVELS, ExampleSeverity
@@ -27,6 +27,16 @@ MAX_OFFSET = 10_000_000
 # Ids are 64-bit in every database; a larger number in a URL is simply not found, never an overflow.
 Id = Annotated[int, Field(ge=1, le=2**63 - 1)]
 GateLevel = Literal[tuple(GATE_LEVELS)]
+
+
+def _without_nul(value: str) -> str:
+    # PostgreSQL text cannot hold NUL: a name or a reason with one is malformed input (422), never a 500.
+    if "\x00" in value:
+        raise ValueError("must not contain a NUL character")
+    return value
+
+
+Text = Annotated[str, AfterValidator(_without_nul)]
 
 
 class TokenAuth(HttpBearer):
@@ -146,17 +156,17 @@ class RunOut(Schema):
 
 class AuditRunIn(Schema):
     kind: Literal["audit"]
-    walkthrough_id: str = Field(min_length=1, max_length=200, description="The walkthrough id (its file stem)")
-    version: str | None = Field(None, max_length=100)
+    walkthrough_id: Text = Field(min_length=1, max_length=200, description="The walkthrough id (its file stem)")
+    version: Text | None = Field(None, max_length=100)
     backend: Literal["rules", "claude"] | None = None
     timeout: int | None = Field(None, ge=1, le=3600)
 
 
 class ValidationRunIn(Schema):
     kind: Literal["validation"]
-    library: str = Field(min_length=1, max_length=200, description="The library's name")
-    pages: list[str] | None = Field(None, description="Doc pages to validate (default: all of the library's)")
-    version: str | None = Field(None, max_length=100)
+    library: Text = Field(min_length=1, max_length=200, description="The library's name")
+    pages: list[Text] | None = Field(None, description="Doc pages to validate (default: all of the library's)")
+    version: Text | None = Field(None, max_length=100)
     timeout: int | None = Field(None, ge=1, le=3600)
 
 
@@ -228,14 +238,14 @@ class ProblemOut(Schema):
 
 class QuietingPatch(Schema):
     triage_state: Literal["false_positive", "wont_fix"]
-    reason: str = Field(min_length=1, max_length=2000, pattern=r"\S", description="Why: required to quiet a problem")
-    assignee: str | None = Field(None, description="A username; an empty string unassigns")
+    reason: Text = Field(min_length=1, max_length=2000, pattern=r"\S", description="Why: required to quiet a problem")
+    assignee: Text | None = Field(None, description="A username; an empty string unassigns")
 
 
 class StatePatch(Schema):
     triage_state: Literal["open", "confirmed", "fixed"] | None = None
-    reason: str = Field("", max_length=2000)
-    assignee: str | None = Field(None, description="A username; an empty string unassigns")
+    reason: Text = Field("", max_length=2000)
+    assignee: Text | None = Field(None, description="A username; an empty string unassigns")
 
 
 ProblemPatch = QuietingPatch | StatePatch
@@ -278,7 +288,7 @@ def get_library(request, library_id: Id):
 
 
 class RunFilter(Schema):
-    library: str | None = None
+    library: Text | None = None
     kind: Literal["audit", "validation"] | None = None
     status: Literal["queued", "running", "succeeded", "failed", "cancelled"] | None = None
 
@@ -367,7 +377,7 @@ def gate(request, run_id: Id, fail_on: GateLevel = "new-critical"):
 
 class GapFilter(Schema):
     run_id: Id | None = None
-    library: str | None = None
+    library: Text | None = None
     severity: GapSeverity | None = None
     gap_type: GapType | None = None
 
@@ -407,7 +417,7 @@ def list_example_failures(request, page: Query[Page], run_id: Id | None = None):
 
 
 class ProblemFilter(Schema):
-    library: str | None = None
+    library: Text | None = None
     kind: Literal["audit", "validation"] | None = None
     triage_state: Literal["open", "confirmed", "false_positive", "wont_fix", "fixed"] | None = None
     lifecycle: Literal["new", "ongoing", "fixed", "regressed"] | None = None

@@ -104,14 +104,17 @@ def command_audit(args):
     if not path.is_file():
         raise CommandError(f"{args.walkthrough}: no such file")
     default_name, default_version = _walkthrough_defaults(path)
-    limits = configuration.sandbox_limits(**({"timeout": args.timeout} if args.timeout else {}))
+    try:
+        sandbox = configuration.sandbox_settings(**({"timeout": args.timeout} if args.timeout else {}))
+    except LookupError as exc:
+        raise CommandError(str(exc)) from None
     request = AuditRequest(
         walkthrough_path=path,
         output_dir=Path(args.output).resolve(),
         library_name=args.library or default_name,
         library_version=args.version or default_version,
         working_dir=Path(args.working_dir).resolve() if args.working_dir else None,
-        limits=limits,
+        sandbox=sandbox,
     )
     print(f"Auditing {path.name} with the {args.backend} auditor; results in {request.output_dir}", flush=True)
     try:

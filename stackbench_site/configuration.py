@@ -1,43 +1,75 @@
 """The engines' configuration, built from Django's settings. Engines read no settings and no environment: the
 tasks, the views and the command line hand them these plain dataclasses."""
 
+import functools
+import shutil
+import sys
 from pathlib import Path
 
 from django.conf import settings
+from uv import find_uv_bin
 
-from audits.engines.sandbox import Limits
+from audits.engines import machine
+from audits.engines.sandbox import Limits, SandboxSettings
 from audits.engines.validator import ValidationOptions
 from walkthroughs.engines.claude_agent import ClaudeSettings
 
 
 def sandbox_limits(**overrides) -> Limits:
-    """Limits of a command taken from docs. The app's folder is read-only to it and var/ (database, secret key,
-    broker, other runs) is hidden."""
     values = dict(
         timeout=settings.STACKBENCH_COMMAND_TIMEOUT,
         output_bytes=settings.STACKBENCH_OUTPUT_CAP_BYTES,
         memory_bytes=settings.STACKBENCH_SANDBOX_MEMORY_MB * 1024**2,
         file_size_bytes=settings.STACKBENCH_SANDBOX_FILE_MB * 1024**2,
         max_processes=settings.STACKBENCH_SANDBOX_MAX_PROCESSES,
-        hidden_paths=(str(settings.VAR_DIR),),
-        readonly_paths=(str(settings.BASE_DIR),),
-        environment=settings.STACKBENCH_SANDBOX_ENVIRONMENT,
-        path=settings.STACKBENCH_SANDBOX_PATH,
+        disk_bytes=settings.STACKBENCH_SANDBOX_DISK_MB * 1024**2,
     )
     values.update(overrides)
     return Limits(**values)
 
 
-def validation_options(**overrides) -> ValidationOptions:
+def sandbox_settings(python: str = "", network: str = "", **limit_overrides) -> SandboxSettings:
+    """A run's sandbox: the reader's machine (the newest Python matching `python`, the worker's Node, the network)
+    and the limits. The app's folder, var/ and the worker's home are never visible inside."""
+    profile = machine.profile_for(
+        python, network or settings.STACKBENCH_SANDBOX_NETWORK, settings.STACKBENCH_PYTHONS or None
+    )
+    uv = find_uv()
+    return SandboxSettings(
+        limits=sandbox_limits(**limit_overrides),
+        profile=profile,
+        environment=settings.STACKBENCH_SANDBOX_ENVIRONMENT,
+        hidden_paths=tuple(
+            dict.fromkeys(str(p) for p in (settings.BASE_DIR, settings.VAR_DIR, settings.STACKBENCH_WORKER_HOME))
+        ),
+        reachable_hosts=tuple(settings.STACKBENCH_REGISTRIES),
+        tools={"uv": uv} if uv else {},
+        templates_dir=str(settings.VAR_DIR / "sandbox-templates"),
+        scratch_dir=settings.STACKBENCH_SANDBOX_DIR,
+        unconfined=settings.STACKBENCH_UNCONFINED,
+    )
+
+
+def validation_options(python: str = "", network: str = "", **overrides) -> ValidationOptions:
     values = dict(
         find_links=[Path(folder) for folder in settings.STACKBENCH_FIND_LINKS],
         offline=settings.STACKBENCH_NO_INDEX,
-        limits=sandbox_limits(),
-        uv_cache_dir=Path(settings.STACKBENCH_UV_CACHE_DIR),
-        pip_cache_dir=Path(settings.STACKBENCH_PIP_CACHE_DIR),
+        sandbox=sandbox_settings(python, network),
     )
     values.update(overrides)
     return ValidationOptions(**values)
+
+
+@functools.cache
+def find_uv() -> str | None:
+    """The uv binary (a requirement of the app), used inside sandboxes to make virtualenvs and install fast."""
+    beside = Path(sys.executable).parent / "uv"
+    if beside.is_file():
+        return str(beside)
+    try:
+        return find_uv_bin()
+    except FileNotFoundError:
+        return shutil.which("uv")
 
 
 def claude_settings(**overrides) -> ClaudeSettings:

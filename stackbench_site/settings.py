@@ -6,12 +6,12 @@ DATABASE_URL and CELERY_BROKER_URL switch to PostgreSQL and Redis.
 
 import os
 import secrets
-import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 
-from stackbench_site.lib.env import envbool, envfloat, envint, envlist, envstr
+from stackbench_site.lib.env import BadSetting, envbool, envfloat, envint, envlist, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(envstr("STACKBENCH_VAR", str(BASE_DIR / "var"))).resolve()
@@ -170,14 +170,33 @@ CELERY_BEAT_SCHEDULE = {
     "recover-stale-runs": {"task": "audits.tasks.recover_stale_runs_task", "schedule": 60.0},
 }
 
-# Commands taken from docs (audits) and code examples (validations) are untrusted: each runs sandboxed, under
-# these limits. What of the worker's environment they see: proxies, locale, certificates, and pip/uv options that
-# are not secrets.
+# Commands taken from docs (audits), code examples (validations) and the Claude agent's tools are untrusted: each
+# run gets a sandbox (bubblewrap + slirp4netns, see audits/engines/sandbox.py) under these limits. What of the
+# worker's environment commands see: proxies, locale, certificates, and pip/uv options that are not secrets.
 STACKBENCH_COMMAND_TIMEOUT = envfloat("STACKBENCH_COMMAND_TIMEOUT", 120.0)
 STACKBENCH_OUTPUT_CAP_BYTES = envint("STACKBENCH_OUTPUT_CAP_BYTES", 200_000)
 STACKBENCH_SANDBOX_MEMORY_MB = envint("STACKBENCH_SANDBOX_MEMORY_MB", 2048)
 STACKBENCH_SANDBOX_FILE_MB = envint("STACKBENCH_SANDBOX_FILE_MB", 1024)
 STACKBENCH_SANDBOX_MAX_PROCESSES = envint("STACKBENCH_SANDBOX_MAX_PROCESSES", 256)
+STACKBENCH_SANDBOX_DISK_MB = envint("STACKBENCH_SANDBOX_DISK_MB", 4096)
+# Where sandbox folders are made (default: the system's temp folder).
+STACKBENCH_SANDBOX_DIR = envstr("STACKBENCH_SANDBOX_DIR") or None
+# The weaker jail without namespaces, for machines where bubblewrap cannot run; every such run says so.
+STACKBENCH_UNCONFINED = envbool("STACKBENCH_UNCONFINED", False)
+# A reader's network: "registries" (the internet, without the host or private networks) or "none".
+STACKBENCH_SANDBOX_NETWORK = envstr("STACKBENCH_SANDBOX_NETWORK", "registries")
+if STACKBENCH_SANDBOX_NETWORK not in ("registries", "none"):
+    raise BadSetting(f"STACKBENCH_SANDBOX_NETWORK={STACKBENCH_SANDBOX_NETWORK!r} is not registries or none")
+# Package registries stay reachable even where they resolve to a private address (a mirror, a proxy).
+STACKBENCH_REGISTRIES = envlist(
+    "STACKBENCH_REGISTRIES", ["pypi.org", "files.pythonhosted.org", "registry.npmjs.org", "registry.yarnpkg.com"]
+) + [
+    urlsplit(url).hostname
+    for url in (envstr("PIP_INDEX_URL"), envstr("UV_INDEX_URL"), envstr("NPM_CONFIG_REGISTRY"))
+    if url and urlsplit(url).hostname
+]
+# Interpreters a reader's virtualenv can be made from (default: those in /usr/bin, /usr/local/bin, /opt/python*).
+STACKBENCH_PYTHONS = envlist("STACKBENCH_PYTHONS")
 _PASSED_TO_SANDBOX = (
     "LANG",
     "LC_ALL",
@@ -192,30 +211,27 @@ _PASSED_TO_SANDBOX = (
     "SSL_CERT_FILE",
     "SSL_CERT_DIR",
     "REQUESTS_CA_BUNDLE",
+    "NODE_EXTRA_CA_CERTS",
+    "CURL_CA_BUNDLE",
+    "GIT_SSL_CAINFO",
 )
-_SECRET_MARKERS = ("SECRET", "TOKEN", "PASSWORD", "API_KEY", "CREDENTIAL")
+_SECRET_MARKERS = ("SECRET", "TOKEN", "PASSWORD", "API_KEY", "CREDENTIAL", "AUTH")
 STACKBENCH_SANDBOX_ENVIRONMENT = {
     name: value
     for name, value in os.environ.items()
     if name in _PASSED_TO_SANDBOX
-    or (name.startswith(("PIP_", "UV_")) and not any(marker in name for marker in _SECRET_MARKERS))
-}
-# The machine's PATH without Stackbench's own virtualenv: `python` in a sandbox is the machine's.
-STACKBENCH_SANDBOX_PATH = (
-    os.pathsep.join(
-        entry
-        for entry in os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin").split(os.pathsep)
-        if entry and not Path(entry).resolve().is_relative_to(Path(sys.prefix).resolve())
+    or (
+        name.startswith(("PIP_", "UV_"))
+        and not any(marker in name for marker in _SECRET_MARKERS)
+        and name not in ("UV_CACHE_DIR", "PIP_CACHE_DIR")
     )
-    or "/usr/local/bin:/usr/bin:/bin"
-)
+}
+# The worker's own home: never visible to a sandbox (nor the app's folder, nor var/).
+STACKBENCH_WORKER_HOME = str(Path.home())
 
-# Validation: wheel folders to install from, and whether to install only from them (offline). The package caches
-# are shared between validations so that a library is downloaded once.
+# Validation: wheel folders to install from, and whether to install only from them (offline).
 STACKBENCH_FIND_LINKS = envlist("STACKBENCH_FIND_LINKS")
 STACKBENCH_NO_INDEX = envbool("STACKBENCH_NO_INDEX", False)
-STACKBENCH_UV_CACHE_DIR = envstr("UV_CACHE_DIR", str(Path.home() / ".cache" / "uv"))
-STACKBENCH_PIP_CACHE_DIR = envstr("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip"))
 
 # The Claude agent (auditor and generator): offered when a credential is configured. The CLI sees only these
 # variables of the worker's environment, plus its credential.

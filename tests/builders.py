@@ -19,7 +19,7 @@ from django.test.utils import CaptureQueriesContext
 
 from audits.engines.auditors.common import AuditRequest
 from audits.engines.formats import AuditResult, ValidationResult, ValidationSummary
-from stackbench_site.configuration import sandbox_limits
+from stackbench_site.configuration import sandbox_settings
 from stackbench_site.launcher import worker_command
 from walkthroughs.engines.formats import Gap, Session
 
@@ -39,8 +39,8 @@ KV_GAPS = [
 
 
 def audit_request(walkthrough_path, output_dir, library_name="", library_version="", **fields):
-    """An audit request with the sandbox limits the app would use (the machine's PATH, var/ hidden)."""
-    fields.setdefault("limits", sandbox_limits())
+    """An audit request with the sandbox the app would use (the reader's machine, the app's folders hidden)."""
+    fields.setdefault("sandbox", sandbox_settings())
     return AuditRequest(Path(walkthrough_path), Path(output_dir), library_name, library_version, **fields)
 
 
@@ -259,3 +259,16 @@ def seed_documents():
         docs[0].model_dump(mode="json"),
         ValidationSummary(timestamp="2026-11-01T10:01:00Z", documents=docs).model_dump(mode="json"),
     ]
+
+
+def processes_of(uid: int) -> list[int]:
+    """Host pids of the live processes running as uid (a sandbox's own uid, when the worker is root)."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+        except OSError:
+            continue
+        if int(fields["Uid"].split()[1]) == uid and not fields["State"].strip().startswith("Z"):
+            found.append(int(status.parent.name))
+    return found

@@ -105,15 +105,34 @@ def celery_worker(child_env, tmp_path_factory):
 
 
 @pytest.fixture
-def pids_cgroup(tmp_path):
-    """For tests that start a fork bomb: without a pids cgroup nothing would contain it but the whole machine."""
-    from audits.engines.sandbox import Limits, ProcessJail
+def make_sandbox():
+    """Sandboxes as the app makes them (the machine's reader profile, the app's folders hidden), closed after the
+    test; keyword arguments are limits (timeout=5, max_processes=64, ...)."""
+    from audits.engines.sandbox import open_sandbox
+    from stackbench_site.configuration import sandbox_settings
 
-    probe = ProcessJail(Limits(), tmp_path / "probe")
-    jailed = probe.cgroup is not None
-    probe.close()
-    if not jailed:
-        pytest.skip("needs a pids cgroup to contain a fork bomb")
+    made = []
+
+    def make(label="test", work_dir=None, read_only=None, **limits):
+        sandbox = open_sandbox(sandbox_settings(**limits), label, work_dir, read_only)
+        made.append(sandbox)
+        return sandbox
+
+    yield make
+    for sandbox in made:
+        sandbox.close()
+
+
+@pytest.fixture
+def pids_cgroup():
+    """For tests that start a fork bomb: without a pids cgroup counting refused forks, a flood is only capped."""
+    from audits.engines.cgroups import Cgroups
+
+    probe = Cgroups.create(64, 2**30)
+    has_pids = probe.pids is not None
+    probe.remove_when_empty()
+    if not has_pids:
+        pytest.skip("needs a pids cgroup to see a fork bomb reach the limit")
 
 
 @pytest.fixture(scope="session")

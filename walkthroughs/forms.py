@@ -4,7 +4,7 @@ from django import forms
 from django.conf import settings
 
 from stackbench_site.lib.git import is_repository
-from walkthroughs.models import Library
+from walkthroughs.models import Library, Network
 
 
 class PresentForm(forms.Form):
@@ -47,10 +47,25 @@ class LibraryForm(forms.ModelForm):
             "pypi_name",
             "default_version",
             "default_backend",
+            "python_version",
+            "network",
             "docs_repo",
             "docs_folder",
             "walkthrough_pattern",
         ]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["network"].required = False
+
+    def clean_network(self):
+        return self.cleaned_data["network"] or Network.REGISTRIES
+
+    def clean_python_version(self):
+        wanted = self.cleaned_data["python_version"].strip()
+        if wanted and not re.fullmatch(r"3(\.\d+){0,2}", wanted):
+            raise forms.ValidationError("Give a Python version such as 3.11 or 3.11.2, or leave it empty.")
+        return wanted
 
     def clean_docs_repo(self):
         repo = self.cleaned_data["docs_repo"].strip()

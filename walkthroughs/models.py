@@ -28,6 +28,11 @@ class Backend(models.TextChoices):
     CLAUDE = "claude", "Claude agent"
 
 
+class Network(models.TextChoices):
+    REGISTRIES = "registries", "The internet, without the worker's host and private networks (registries reachable)"
+    NONE = "none", "None"
+
+
 DEFAULT_WALKTHROUGH_PATTERN = r"(tutorial|quickstart|quick-start|getting[-_]started|walkthrough|how-?to)"
 
 
@@ -43,6 +48,17 @@ class Library(models.Model):
     docs_repo = models.CharField(max_length=500, blank=True, help_text="Local path of the docs git repository.")
     docs_folder = models.CharField(max_length=300, blank=True, help_text="Folder of the docs inside the repository.")
     default_backend = models.CharField(max_length=20, choices=Backend.choices, default=Backend.RULES)
+    python_version = models.CharField(
+        max_length=20,
+        blank=True,
+        help_text="The Python a reader of these docs has, e.g. 3.11 (empty: the newest on the worker).",
+    )
+    network = models.CharField(
+        max_length=20,
+        choices=Network.choices,
+        default=Network.REGISTRIES,
+        help_text="What a reader's machine can reach while following the docs.",
+    )
     walkthrough_pattern = models.CharField(
         max_length=200,
         default=DEFAULT_WALKTHROUGH_PATTERN,

@@ -9,9 +9,7 @@ inside the virtualenv reports as JSON."""
 
 import os
 import re
-import shutil
 import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -19,16 +17,9 @@ from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 
+from audits.engines.capture import read_capped
 from audits.engines.formats import ExampleResult, ValidationResult, ValidationSummary, validation_file_name
-from audits.engines.sandbox import (
-    Limits,
-    ProcessJail,
-    kill_group,
-    make_workspace,
-    read_capped,
-    remove_tree,
-    sandbox_env,
-)
+from audits.engines.sandbox import TOOLS, SandboxSettings, SandboxUnavailable, Watch, open_sandbox
 from stackbench_site.lib.clock import utcnow
 from stackbench_site.lib.jsonfiles import FormatError, load_model, parse_json_text, write_model
 from walkthroughs.engines.formats import ExtractionAnalysis
@@ -112,13 +103,13 @@ class ValidationOptions:
     find_links: list[Path] = field(default_factory=list)
     offline: bool = False
     output_cap: int = 100_000
-    limits: Limits = field(default_factory=Limits)
-    uv_cache_dir: Path | None = None  # shared between validations, so a library is downloaded once
-    pip_cache_dir: Path | None = None
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
 
 
 class ValidationObserver:
     def document_started(self, page: str, examples: int): ...
+
+    def sandbox_ready(self, description: dict): ...
 
     def example_finished(self, page: str, result: ExampleResult): ...
 
@@ -134,23 +125,6 @@ class Install:
     message: str
     seconds: float
     tool: str
-
-
-def find_uv() -> str | None:
-    beside = Path(sys.executable).parent / "uv"
-    if beside.is_file():
-        return str(beside)
-    try:
-        from uv import find_uv_bin
-
-        return find_uv_bin()
-    except (ImportError, FileNotFoundError):
-        return shutil.which("uv")
-
-
-def base_python() -> str:
-    """The machine's interpreter (not Stackbench's own virtualenv), to build fresh virtualenvs from."""
-    return getattr(sys, "_base_executable", None) or sys.executable
 
 
 def requirements_for(analysis: ExtractionAnalysis) -> list[str]:
@@ -170,147 +144,112 @@ def requirements_for(analysis: ExtractionAnalysis) -> list[str]:
 
 
 class DocumentSandbox:
-    """One document's throwaway world: its virtualenv, a home, and a folder per example."""
+    """One document's machine: a sandbox whose reader virtualenv gets the library, and a folder per example."""
 
     def __init__(self, options: ValidationOptions, label: str, should_stop=lambda: False):
         self.options = options
         self.should_stop = should_stop
-        self.root = make_workspace(None, f"stackbench_validate_{label[:40]}_")
-        self.venv = self.root / "venv"
-        self.home = self.root / "home"
-        self.home.mkdir()
-        self.jail = ProcessJail(options.limits, self.root)
-        caches = {
-            name: str(folder)
-            for name, folder in (("UV_CACHE_DIR", options.uv_cache_dir), ("PIP_CACHE_DIR", options.pip_cache_dir))
-            if folder
-        }
-        self.env = sandbox_env(self.home, options.limits, caches)
-        self.runner = self.root / "stackbench_runner.py"
-        self.runner.write_text(RUNNER)
+        self.sandbox = open_sandbox(options.sandbox, f"validate_{label}", read_only=options.find_links)
+        self.python = f"{self.sandbox.home}/.venv/bin/python"
+        self.runner = f"{self.sandbox.state}/stackbench_runner.py"
+        self.sandbox.write_file(self.runner, RUNNER)
 
-    def _run(self, command: list[str], timeout: float, cwd: Path | None = None, env: dict | None = None):
+    def _run(self, command: list[str], timeout: float, cwd: str | None = None, env: dict | None = None):
         """(exit status, output as capped text, timed out). Output goes to a file so a flood costs no memory; the
-        wait checks for cancellation twice a second (a cancelled run's process tree dies at once)."""
-        log = (cwd or self.root) / f".output-{time.monotonic_ns()}.log"
+        wait checks for cancellation and a flood of processes as it goes (either ends the command at once)."""
+        log = self.sandbox.host_path(f"{self.sandbox.state}/output-{time.monotonic_ns()}.log")
+        watch = Watch(self.sandbox, timeout, self.should_stop)
         with open(log, "wb") as out:
-            process = subprocess.Popen(
-                command,
-                cwd=cwd or self.root,
-                env=env or self.env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                preexec_fn=self.jail.preexec,
+            spawned = self.sandbox.spawn(
+                command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
             )
-        self.jail.track(process.pid)
-        deadline, timed_out, hits, flooded = time.monotonic() + timeout, False, self.jail.limit_hits(), False
-        while True:
-            try:
-                process.wait(timeout=0.5)
+        stop = None
+        while spawned.popen.poll() is None:
+            stop = watch.interruption()
+            if stop:
+                spawned.kill()
                 break
-            except subprocess.TimeoutExpired:
-                if self.should_stop() or time.monotonic() > deadline or self.jail.limit_hits() > hits:
-                    timed_out = time.monotonic() > deadline
-                    kill_group(process.pid)
-                    process.wait()
-                    break
-        flooded = self.jail.limit_hits() > hits
+            time.sleep(0.05)
+        spawned.popen.wait()
+        flooded = stop == "process_limit" or watch.flooded()
         # Nothing a command starts may outlive it: a leftover (a fork bomb above all) would slow the next one down.
-        self.jail.kill_all()
+        if flooded:
+            self.sandbox.kill_processes()
+        else:
+            self.sandbox.kill_strays()
         output, _ = read_capped(log, self.options.output_cap)
         log.unlink(missing_ok=True)
         if flooded:
             output += (
-                f"\n[it reached the sandbox's limit of {self.options.limits.max_processes} processes and was killed]"
+                f"\n[it reached the sandbox's limit of {self.sandbox.limits.max_processes} processes and was killed]"
             )
-        return (None if timed_out or self.should_stop() else process.returncode), output, timed_out
+        if stop == "disk_limit":
+            output += (
+                f"\n[it filled the sandbox's disk ({self.sandbox.limits.disk_bytes // 1024**2} MB) and was killed]"
+            )
+        timed_out = stop == "timeout"
+        return (None if stop in ("timeout", "cancelled") else spawned.popen.returncode), output, timed_out
 
     def install(self, requirements: list[str]) -> Install:
         started = time.monotonic()
-        uv = find_uv()
-        links = [arg for folder in self.options.find_links for arg in ("--find-links", str(folder))]
+        uv = "uv" in self.sandbox.settings.tools
+        links = [arg for folder in self.sandbox.read_only for arg in ("--find-links", folder)]
         offline = ["--no-index"] if self.options.offline else []
         if uv:
-            steps = [
-                [uv, "venv", "--quiet", "--python", base_python(), str(self.venv)],
-                [
-                    uv,
-                    "pip",
-                    "install",
-                    "--quiet",
-                    "--python",
-                    str(self.venv / "bin" / "python"),
-                    *links,
-                    *offline,
-                    *requirements,
-                ],
+            command = [
+                f"{TOOLS}/uv",
+                "pip",
+                "install",
+                "--quiet",
+                "--python",
+                self.python,
+                *links,
+                *offline,
+                *requirements,
             ]
+            env = {**self.sandbox.environment, "UV_CACHE_DIR": f"{self.sandbox.home}/.cache/uv"}
         else:
-            steps = [
-                [base_python(), "-m", "venv", str(self.venv)],
-                [
-                    str(self.venv / "bin" / "python"),
-                    "-m",
-                    "pip",
-                    "install",
-                    "--quiet",
-                    "--disable-pip-version-check",
-                    *links,
-                    *offline,
-                    *requirements,
-                ],
-            ]
-        for step in steps:
-            code, output, timed_out = self._run(step, INSTALL_TIMEOUT)
-            if code != 0:
-                reason = f"timed out after {INSTALL_TIMEOUT} s" if timed_out else output[-4000:].strip()
-                return Install(
-                    False,
-                    f"Installing {' '.join(requirements)} failed: {reason}",
-                    time.monotonic() - started,
-                    "uv" if uv else "pip",
-                )
-        return Install(True, "", time.monotonic() - started, "uv" if uv else "pip")
+            command = [self.python, "-m", "pip", "install", "--quiet", *links, *offline, *requirements]
+            env = None
+        code, output, timed_out = self._run(command, INSTALL_TIMEOUT, cwd=self.sandbox.home, env=env)
+        tool = "uv" if uv else "pip"
+        if code != 0:
+            reason = f"timed out after {INSTALL_TIMEOUT} s" if timed_out else output[-4000:].strip()
+            return Install(
+                False, f"Installing {' '.join(requirements)} failed: {reason}", time.monotonic() - started, tool
+            )
+        return Install(True, "", time.monotonic() - started, tool)
 
     def execute(self, index: int, code: str) -> tuple[int | None, str, dict | None, bool, float]:
-        folder = self.root / f"example_{index}"
-        folder.mkdir()
-        program = folder / "example.py"
-        program.write_text(code)
-        report_path = self.root / f"report_{index}.json"
-        env = {**self.env, "VIRTUAL_ENV": str(self.venv), "PATH": f"{self.venv / 'bin'}{os.pathsep}{self.env['PATH']}"}
+        folder = f"{self.sandbox.work}/example_{index}"
+        program = f"{folder}/example.py"
+        self.sandbox.write_file(program, code)
+        report = f"{self.sandbox.state}/report_{index}.json"
+        env = {**self.sandbox.environment, "VIRTUAL_ENV": f"{self.sandbox.home}/.venv"}
         started = time.monotonic()
         status, output, timed_out = self._run(
-            [
-                str(self.venv / "bin" / "python"),
-                "-X",
-                "faulthandler",
-                str(self.runner),
-                str(program),
-                str(report_path),
-                str(self.venv),
-            ],
+            [self.python, "-X", "faulthandler", self.runner, program, report, f"{self.sandbox.home}/.venv"],
             self.options.timeout,
             cwd=folder,
             env=env,
         )
         seconds = time.monotonic() - started
         try:
-            report = parse_json_text(self.readable(report_path.read_text()), report_path.name)
+            report_host = self.sandbox.host_path(report)
+            found = parse_json_text(self.readable(report_host.read_text()), report_host.name)
         except (OSError, FormatError):
-            report = None
-        return status, self.readable(output), report, timed_out, seconds
+            found = None
+        return status, self.readable(output), found, timed_out, seconds
 
     def readable(self, text: str) -> str:
-        """Throwaway paths mean nothing to a reader: show site-packages/... and example.py instead."""
-        for lib in (self.venv / "lib").glob("python*/site-packages") if (self.venv / "lib").is_dir() else ():
-            text = text.replace(f"{lib}/", "site-packages/")
-        return re.sub(re.escape(str(self.root)) + r"/example_\d+/", "", text)
+        """Sandbox paths mean nothing to a reader: show site-packages/... and example.py instead."""
+        text = re.sub(
+            re.escape(f"{self.sandbox.home}/.venv/lib/") + r"python[\d.]+/site-packages/", "site-packages/", text
+        )
+        return re.sub(re.escape(self.sandbox.work) + r"/example_\d+/", "", text)
 
     def close(self):
-        self.jail.close()
-        remove_tree(self.root)
+        self.sandbox.close()
 
 
 def _doc_line(program, frame_line: int, examples) -> str:
@@ -420,7 +359,11 @@ def validate_document(
     trees = [parse(e.code) if e.execution_context != "not_executable" else None for e in examples]
     results: list[ExampleResult] = []
     requirements = requirements_for(analysis)
-    sandbox = DocumentSandbox(options, Path(analysis.page).stem, observer.should_stop)
+    try:
+        sandbox = DocumentSandbox(options, Path(analysis.page).stem, observer.should_stop)
+    except SandboxUnavailable as exc:
+        raise ValidationError(f"no sandbox for the examples of {analysis.page}: {exc}") from None
+    observer.sandbox_ready(sandbox.sandbox.describe())
     try:
         install = (
             sandbox.install(requirements) if any(e.execution_context != "not_executable" for e in examples) else None

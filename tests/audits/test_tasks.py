@@ -82,6 +82,31 @@ def test_the_task_runs_inline_and_stores_gaps_as_they_are_reported(kv_walkthroug
     assert Run.objects.get(pk=run.pk).status == RunStatus.SUCCEEDED
 
 
+def test_a_run_records_the_readers_machine_its_library_asks_for(kv_walkthrough):
+    from audits.engines.machine import pythons
+
+    oldest = next(iter(pythons()))
+    library = kv_walkthrough.library
+    library.python_version, library.network = oldest, "none"
+    library.save()
+    run = Run.objects.create(kind="audit", library=library, walkthrough=kv_walkthrough, status=RunStatus.QUEUED)
+    run_audit_task(run.pk)
+    run.refresh_from_db()
+    assert run.status == RunStatus.SUCCEEDED, run.error
+    assert run.environment["confinement"] == "bubblewrap"
+    assert (run.environment["python"], run.environment["network"]) == (oldest, "none")
+
+
+def test_a_python_the_worker_does_not_have_fails_the_run_saying_which_it_has(kv_walkthrough):
+    library = kv_walkthrough.library
+    library.python_version = "2.7"
+    library.save()
+    run = Run.objects.create(kind="audit", library=library, walkthrough=kv_walkthrough, status=RunStatus.QUEUED)
+    run_audit_task(run.pk)
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED and "Python 2.7 is not on this worker; it has 3." in run.error
+
+
 def test_a_walkthrough_without_steps_cannot_be_audited(kv_walkthrough):
     placeholder = Walkthrough.placeholder("wt_empty", kv_walkthrough.library, "Only known from results")
     with pytest.raises(RunNotStarted, match="has no steps yet"):
@@ -116,6 +141,7 @@ def test_a_validation_run_spreads_documents_over_the_worker_and_stores_every_res
     summary = json.loads(run.output_file("validation_summary.json").read_text())
     assert summary["total_examples"] == 4 and summary["failed_by_severity"]["error"] == 1
     assert run.documents.get().worker.startswith("stackbench-")
+    assert run.environment["confinement"] == "bubblewrap" and run.environment["network"] == "registries only"
 
 
 def test_a_redelivered_document_task_does_not_run_twice(sample_dir):

@@ -111,6 +111,18 @@ def test_the_gate_fails_only_on_new_or_regressed_problems(client, viewer_api, kv
     assert client.get(f"/api/v1/runs/{second.pk}/gate", {"fail_on": "everything"}, **viewer_api).status_code == 422
 
 
+def test_a_nul_character_in_a_name_is_malformed_input_not_a_server_error(client, maintainer_api, viewer_api, kv):
+    started = client.post(
+        "/api/v1/runs/",
+        data=json.dumps({"kind": "validation", "library": "sq\x00lite"}),
+        content_type="application/json",
+        **maintainer_api,
+    )
+    assert started.status_code == 422 and "NUL" in started.content.decode()
+    listed = client.get("/api/v1/gaps", {"library": "sq\x00lite"}, **viewer_api)
+    assert listed.status_code == 422
+
+
 def test_the_openapi_document_is_served_without_a_token(client):
     document = client.get("/api/v1/openapi.json").json()
     assert document["info"]["title"] == "Stackbench API"

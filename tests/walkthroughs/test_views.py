@@ -2,7 +2,7 @@ import pytest
 from django.urls import reverse
 
 from audits.importing import import_paths
-from tests.builders import KV_GAPS, count_queries
+from tests.builders import KV_GAPS, count_queries, logged_in, make_user
 from walkthroughs.models import Library, Walkthrough
 
 pytestmark = pytest.mark.django_db
@@ -117,3 +117,14 @@ def test_list_pages_take_the_same_number_of_queries_whatever_the_rows(viewer_cli
     few = [count_queries(viewer_client, url) for url in urls]
     add_runs(range(3, 15))
     assert [count_queries(viewer_client, url) for url in urls] == few
+
+
+def test_a_library_says_which_python_and_network_its_readers_have(kv):
+    maintainer_client = logged_in(make_user("librarian", "walkthroughs.change_library"))
+    url = reverse("library_settings", args=[kv.library_id])
+    fields = {"name": "sqlite3", "default_backend": "rules", "walkthrough_pattern": "tutorial", "network": "none"}
+    refused = maintainer_client.post(url, {**fields, "python_version": "three"}).content.decode()
+    assert "Give a Python version such as 3.11" in refused
+    maintainer_client.post(url, {**fields, "python_version": "3.11"})
+    kv.library.refresh_from_db()
+    assert (kv.library.python_version, kv.library.network) == ("3.11", "none")

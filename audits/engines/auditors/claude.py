@@ -4,6 +4,8 @@ report_gap. Same inputs, same outputs; offered only when a Claude credential is 
 
 import asyncio
 import gc
+import shutil
+import tempfile
 from pathlib import Path
 
 from audits.engines.auditors.common import (
@@ -15,7 +17,6 @@ from audits.engines.auditors.common import (
     write_audit_result,
 )
 from audits.engines.formats import AuditResult
-from audits.engines.sandbox import make_workspace, remove_tree
 from stackbench_site.lib.clock import utcnow
 from walkthroughs.engines.claude_agent import AgentLog, AgentWatch, ClaudeSettings, agent_options, converse
 from walkthroughs.engines.formats import GAP_TYPES
@@ -68,7 +69,7 @@ async def audit_with_claude(request: AuditRequest, observer: AuditObserver, sett
     started = utcnow()
     log = AgentLog(request.logs_dir)
     follower = SessionFollower(request.session_path, observer)
-    root = make_workspace(None, f"stackbench_claude_{request.walkthrough_id}_")
+    root = Path(tempfile.mkdtemp(prefix=f"stackbench_claude_{request.walkthrough_id}_"))
     work_dir = Path(request.working_dir).resolve() if request.working_dir else root / "work"
     work_dir.mkdir(parents=True, exist_ok=True)
     (root / "home").mkdir(exist_ok=True)
@@ -102,7 +103,7 @@ async def audit_with_claude(request: AuditRequest, observer: AuditObserver, sett
         gc.collect()
         await asyncio.sleep(0)
         stderr_log.close()
-        remove_tree(root)
+        shutil.rmtree(root, ignore_errors=True)
     stderr_tail = (request.logs_dir / "claude_cli.stderr").read_text(errors="replace").strip()[-800:]
     if problem and stderr_tail:
         problem += f"\nWhat the CLI printed: {stderr_tail}"

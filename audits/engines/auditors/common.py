@@ -15,7 +15,7 @@ from typing import Any
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from audits.engines.formats import AuditResult, audit_outcome
-from audits.engines.sandbox import Limits
+from audits.engines.sandbox import SandboxSettings
 from stackbench_site.lib.clock import utcnow
 from stackbench_site.lib.jsonfiles import FormatError, load_model, write_model
 from walkthroughs.engines.claude_agent import AgentLog, AgentObserver
@@ -36,7 +36,7 @@ class AuditRequest:
     library_name: str = ""
     library_version: str = ""
     working_dir: Path | None = None
-    limits: Limits = field(default_factory=Limits)
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     allowed_roots: list[Path] = field(default_factory=list)
 
     @property
@@ -63,6 +63,8 @@ class AuditObserver(AgentObserver):
 
     def gap_reported(self, seq: int, gap: Gap): ...
 
+    def sandbox_ready(self, description: dict): ...
+
     def close(self): ...
 
 
@@ -82,6 +84,9 @@ class OneThreadObserver(AuditObserver):
 
     def gap_reported(self, seq, gap):
         self._call("gap_reported", seq, gap)
+
+    def sandbox_ready(self, description):
+        self._call("sandbox_ready", description)
 
     def command_started(self, command):
         self._call("command_started", command)

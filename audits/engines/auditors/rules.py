@@ -4,7 +4,6 @@ it sees only what next_step serves."""
 
 import asyncio
 import os
-from pathlib import Path
 
 from audits.engines.auditors.common import (
     AuditError,
@@ -18,7 +17,7 @@ from audits.engines.auditors.gap_rules import History, Outcome, assess_step
 from audits.engines.auditors.shell import CommandResult, Terminal
 from audits.engines.auditors.step_reading import read_step
 from audits.engines.formats import AuditResult
-from audits.engines.sandbox import make_workspace, remove_tree
+from audits.engines.sandbox import SandboxUnavailable, open_sandbox
 from stackbench_site.lib.clock import utcnow
 from walkthroughs.engines.claude_agent import AgentLog
 
@@ -31,13 +30,24 @@ async def audit_with_rules(request: AuditRequest, observer: AuditObserver) -> Au
     started = utcnow()
     log = AgentLog(request.logs_dir)
     follower = SessionFollower(request.session_path, observer)
-    root = make_workspace(None, f"stackbench_audit_{request.walkthrough_id}_")
-    work_dir = Path(request.working_dir).resolve() if request.working_dir else root / "work"
-    terminal = Terminal(work_dir, root / "home", root / "state", request.limits, observer.should_stop)
+    # The sandbox starts while the step server does (each takes a moment; together they take the longer one).
+    making = asyncio.create_task(
+        asyncio.to_thread(open_sandbox, request.sandbox, request.walkthrough_id, request.working_dir)
+    )
+    sandbox = terminal = None
     execution_log, title, total, cancelled = [], request.walkthrough_id, 0, False
     try:
-        log.line(f"audit of {request.walkthrough_path} in {work_dir} (sandbox: {terminal.jail.confinement})")
         async with StepClient(request, log, follower) as client:
+            try:
+                sandbox = await making
+            except SandboxUnavailable as exc:
+                raise AuditError(f"no sandbox for the tutorial's commands: {exc}") from None
+            observer.sandbox_ready(sandbox.describe())
+            terminal = Terminal(sandbox, observer.should_stop)
+            log.line(
+                f"audit of {request.walkthrough_path} in {sandbox.work} ({describe(sandbox)}; sandbox ready in "
+                f"{sandbox.start_seconds:.2f} s)"
+            )
             info = await client.call(
                 "start_walkthrough", {"walkthrough_path": str(request.walkthrough_path), "resume": False}
             )
@@ -56,8 +66,12 @@ async def audit_with_rules(request: AuditRequest, observer: AuditObserver) -> Au
                     await client.call("report_gap", finding.arguments())
             await client.call("walkthrough_status")
     finally:
-        terminal.close()
-        remove_tree(root)
+        if terminal is not None:
+            terminal.close()
+        # A sandbox still starting when the step server failed is closed once it has started.
+        sandbox = sandbox or await _result_or_none(making)
+        if sandbox is not None:
+            sandbox.close()
         try:
             log.line("audit cancelled" if cancelled else "audit finished")
         finally:
@@ -66,6 +80,13 @@ async def audit_with_rules(request: AuditRequest, observer: AuditObserver) -> Au
     if cancelled:
         raise AuditCancelled("the audit was cancelled")
     return result
+
+
+async def _result_or_none(task: asyncio.Task):
+    try:
+        return await task
+    except Exception:
+        return None
 
 
 def follow_step(step: dict, terminal: Terminal, history: History, log: AgentLog, observer: AuditObserver):
@@ -94,7 +115,7 @@ def follow_step(step: dict, terminal: Terminal, history: History, log: AgentLog,
         outcomes.append(Outcome(action, result))
         if not result.ok:
             break
-    findings = assess_step(step, plan, outcomes, history, terminal.work_dir, terminal.cwd)
+    findings = assess_step(step, plan, outcomes, history, terminal.work_dir, terminal.cwd_host)
     history.remember(step, plan, outcomes)
     record = {
         "step_number": number,
@@ -130,19 +151,26 @@ def _write_file(action, terminal: Terminal) -> CommandResult:
     target = terminal.resolve_inside(action.path)
     if target is None:
         return CommandResult(
-            f"write {action.path}", 1, f"{action.path} lies outside the working folder; not written", 0.0
+            f"write {action.path}", 1, f"{action.path} lies outside the reader's folders; not written", 0.0
         )
+    existed = terminal.sandbox.host_path(target).exists()
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        mode = "a" if action.append and target.exists() else "w"
-        with open(target, mode, encoding="utf-8") as out:
-            out.write(action.text)
+        written = terminal.sandbox.write_file(target, action.text, append=action.append and existed)
     except OSError as exc:
-        return CommandResult(f"write {action.path}", 1, f"cannot write {action.path}: {exc.strerror}", 0.0)
-    verb = "appended to" if mode == "a" else "wrote"
+        return CommandResult(f"write {action.path}", 1, f"cannot write {action.path}: {exc.strerror or exc}", 0.0)
+    verb = "appended to" if action.append and existed else "wrote"
     return CommandResult(
         f"write {action.path}",
         0,
-        f"{verb} {os.path.relpath(target, terminal.work_dir)} ({len(action.text.encode())} bytes)",
+        f"{verb} {os.path.relpath(written, terminal.work_dir)} ({len(action.text.encode())} bytes)",
         0.0,
+    )
+
+
+def describe(sandbox) -> str:
+    """The reader's machine in one line, for the log."""
+    facts = sandbox.describe()
+    return (
+        f"sandbox: {facts['confinement']}; Python {facts['python']}, Node {facts['node']}, network: "
+        f"{facts['network']}; {facts['limits']}; cgroups: {facts['cgroups']}"
     )

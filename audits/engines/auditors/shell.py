@@ -1,9 +1,11 @@
 """A reader's terminal, for following a tutorial: one long-lived bash session (so `cd`, exported variables
 and an activated virtualenv carry over), one persistent Python process for the snippets, and background
-processes for commands that never end (dev servers). Everything runs in a sandbox (see sandbox.py)."""
+processes for commands that never end (dev servers). Everything runs in the run's sandbox (see sandbox.py);
+paths here are paths inside it."""
 
 import json
 import os
+import posixpath
 import selectors
 import shlex
 import subprocess
@@ -13,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from audits.engines.sandbox import Limits, ProcessJail, cap_output, head_and_tail, kill_group, sandbox_env
+from audits.engines.capture import OutputCapture, read_capped
+from audits.engines.sandbox import Sandbox, Spawned, Watch
 
 
 @dataclass
@@ -27,10 +30,17 @@ class CommandResult:
     truncated: bool = False
     names: list[str] = field(default_factory=list)
     process_limit: bool = False
+    disk_limit: bool = False
 
     @property
     def ok(self) -> bool:
-        return self.exit_code == 0 and not self.timed_out and not self.cancelled and not self.process_limit
+        return (
+            self.exit_code == 0
+            and not self.timed_out
+            and not self.cancelled
+            and not self.process_limit
+            and not self.disk_limit
+        )
 
     def evidence(self, max_lines: int = 40, max_chars: int = 4000) -> str:
         """The command and the tail of its output, for a gap's context."""
@@ -43,111 +53,76 @@ class CommandResult:
             status = "cancelled"
         elif self.process_limit:
             status = "killed: it reached the sandbox's process limit"
+        elif self.disk_limit:
+            status = "killed: it filled the sandbox's disk"
         else:
             status = f"exit {self.exit_code} after {self.duration:.2f} s"
         return f"$ {self.command}\n({status})\n{cut}{tail}".rstrip()
 
 
-class _Capture:
-    """Keeps the head and a rolling tail of a stream, so a flood of output costs bounded memory."""
-
-    def __init__(self, limit: int):
-        self.limit = limit
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.recent = bytearray()
-        self.total = 0
-
-    def add(self, chunk: bytes):
-        self.total += len(chunk)
-        self.recent += chunk
-        del self.recent[: max(0, len(self.recent) - 8192)]
-        room = self.limit // 4 - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        self.tail += chunk
-        if len(self.tail) > 2 * self.limit:
-            del self.tail[: len(self.tail) - self.limit]
-
-    def drop_last(self, count: int):
-        """Forget the last count bytes (the end marker the shell printed)."""
-        self.total -= count
-        from_tail = min(count, len(self.tail))
-        del self.tail[len(self.tail) - from_tail :]
-        del self.head[len(self.head) - (count - from_tail) :]
-
-    def text(self) -> tuple[str, bool]:
-        if self.total <= len(self.head) + len(self.tail):
-            return cap_output(bytes(self.head + self.tail), self.limit)
-        tail = bytes(self.tail[-(self.limit - len(self.head)) :])
-        cut = self.total - len(self.head) - len(tail)
-        return head_and_tail(bytes(self.head), tail, cut), True
-
-
 class Terminal:
-    """The sandbox one audit works in: a shell, a Python process and background processes."""
+    """What one audit works in: a shell, a Python process and background processes, in one sandbox."""
 
-    def __init__(
-        self,
-        work_dir: Path,
-        home: Path,
-        state_dir: Path,
-        limits: Limits,
-        should_stop: Callable[[], bool] = lambda: False,
-    ):
-        self.work_dir, self.home, self.state_dir = Path(work_dir), Path(home), Path(state_dir)
-        for folder in (self.work_dir, self.home, self.state_dir):
-            folder.mkdir(parents=True, exist_ok=True)
-        self.limits = limits
+    def __init__(self, sandbox: Sandbox, should_stop: Callable[[], bool] = lambda: False):
+        self.sandbox = sandbox
+        self.limits = sandbox.limits
         self.should_stop = should_stop
-        self.env = sandbox_env(self.home, limits)
-        self.jail = ProcessJail(limits, self.work_dir)
-        self.cwd = self.work_dir
-        self.shell: subprocess.Popen | None = None
+        self.env = sandbox.environment
+        self.cwd = sandbox.work
+        self.shell: Spawned | None = None
         self.python: _PythonProcess | None = None
-        self.background: list[tuple[str, int, Path]] = []
+        self.background: list[tuple[str, int, str]] = []
+
+    @property
+    def work_dir(self) -> Path:
+        """The work folder, on the worker's side."""
+        return self.sandbox.host_path(self.sandbox.work)
+
+    @property
+    def cwd_host(self) -> Path:
+        """The shell's current folder, on the worker's side (the work folder when it went elsewhere)."""
+        return self.sandbox.host_path(self.cwd) or self.work_dir
+
+    def state_file(self, name: str) -> str:
+        return f"{self.sandbox.state}/{name}"
 
     # -- shell -----------------------------------------------------------------------------------------
     def _start_shell(self):
-        self.shell = subprocess.Popen(
+        here = self.sandbox.host_path(self.cwd)
+        cwd = self.cwd if here is not None and here.is_dir() else self.sandbox.work
+        self.shell = self.sandbox.spawn(
             ["/bin/bash", "--noprofile", "--norc"],
+            cwd=cwd,
+            env=self.env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            cwd=self.cwd,
-            env=self.env,
-            preexec_fn=self.jail.preexec,
         )
-        self.jail.track(self.shell.pid)
-        restore = self.state_dir / "env.sh"
-        if restore.exists():
-            self.shell.stdin.write(f"source {shlex.quote(str(restore))} 2>/dev/null\n".encode())
-            self.shell.stdin.flush()
+        restore = self.state_file("env.sh")
+        self.shell.popen.stdin.write(f"[ -f {restore} ] && source {restore} 2>/dev/null\n".encode())
+        self.shell.popen.stdin.flush()
 
     def run(self, command: str, timeout: float | None = None) -> CommandResult:
         """Run one command in the shell session, as if typed; stdin is /dev/null so prompts get EOF."""
-        if self.shell is None or self.shell.poll() is not None:
+        if self.shell is None or self.shell.popen.poll() is not None:
             self._start_shell()
-        token = uuid.uuid4().hex
-        marker = f"__SB_{token}"
-        hits = self.jail.limit_hits()
+        marker = f"__SB_{uuid.uuid4().hex}"
+        watch = Watch(self.sandbox, timeout or self.limits.timeout, self.should_stop)
         script = (
             f"IFS= read -r -d '' __sb_cmd <<'{marker}'\n{command}\n{marker}\n"
             f'eval "$__sb_cmd" </dev/null\n__sb_rc=$?\n'
-            f"export -p > {shlex.quote(str(self.state_dir / 'env.sh'))}\n"
+            f"export -p > {self.state_file('env.sh')}\n"
             f'printf \'\\n{marker}_END %s %s\\n\' "$__sb_rc" "$PWD"\n'
         )
         end = f"\n{marker}_END ".encode()
-        started = time.monotonic()
         try:
-            self.shell.stdin.write(script.encode())
-            self.shell.stdin.flush()
+            self.shell.popen.stdin.write(script.encode())
+            self.shell.popen.stdin.flush()
         except BrokenPipeError:
             self._start_shell()
             return self.run(command, timeout)
-        capture, status, cwd = _Capture(self.limits.output_bytes), None, None
-        outcome = self._read_until(self.shell, capture, end, started, timeout or self.limits.timeout, hits)
+        capture, status, cwd = OutputCapture(self.limits.output_bytes), None, None
+        outcome = self._read_until(self.shell.popen, capture, end, watch)
         if outcome == "done":
             recent = bytes(capture.recent)
             position = recent.rfind(end)
@@ -158,13 +133,13 @@ class Terminal:
             capture.drop_last(len(recent) - position)
         output, truncated = capture.text()
         if outcome == "done" and cwd:
-            self.cwd = Path(cwd)
-        if outcome in ("done", "eof") and self.jail.limit_hits() > hits:
+            self.cwd = cwd
+        if outcome in ("done", "eof") and watch.flooded():
             outcome = "process_limit"  # it ended, but left a flood of processes behind
-        if outcome == "process_limit":
-            output += self._contain_process_flood()
+        if outcome in ("process_limit", "disk_limit"):
+            output += self._contain(outcome)
         elif outcome == "eof":
-            status = self.shell.wait()
+            status = self.shell.popen.wait()
             output += "\n[the shell exited; a new one was started in the same folder]"
         elif outcome != "done":
             self._kill_shell()
@@ -172,20 +147,21 @@ class Terminal:
             command,
             status,
             output,
-            time.monotonic() - started,
+            time.monotonic() - watch.started,
             timed_out=outcome == "timeout",
             cancelled=outcome == "cancelled",
             truncated=truncated,
             process_limit=outcome == "process_limit",
+            disk_limit=outcome == "disk_limit",
         )
 
-    def _read_until(self, process, capture: _Capture, end: bytes, started: float, timeout: float, hits: int) -> str:
+    def _read_until(self, process, capture: OutputCapture, end: bytes, watch: Watch) -> str:
         selector = selectors.DefaultSelector()
         selector.register(process.stdout, selectors.EVENT_READ)
         fd = process.stdout.fileno()
         try:
             while True:
-                stop = interruption(started, timeout, self.should_stop, self.jail, hits)
+                stop = watch.interruption()
                 if stop:
                     return stop
                 if not selector.select(timeout=0.1):
@@ -200,45 +176,51 @@ class Terminal:
         finally:
             selector.close()
 
-    def _contain_process_flood(self) -> str:
-        """A command that exhausts the process limit (a fork bomb) would starve every later step: kill everything
-        this terminal runs; the next command gets a fresh shell in the same folder with the same variables."""
+    def _contain(self, why: str) -> str:
+        """A command that exhausts the process limit (a fork bomb) or fills the disk would break every later step:
+        end every process of the sandbox; the next command gets a fresh shell in the same folder with the same
+        variables (and, for a full disk, the files the command wrote are left for the reader to see)."""
         if self.python:
             self.python.stop()
             self.python = None
-        if self.shell:
-            self._kill_shell()
+        self.shell = None
         self.background.clear()
-        self.jail.kill_all()
+        self.sandbox.kill_processes()
+        if why == "disk_limit":
+            return (
+                f"\n[the command filled the sandbox's disk ({self.limits.disk_bytes // 1024**2} MB); every process "
+                "of this terminal was killed]"
+            )
         return (
             f"\n[the command reached the sandbox's limit of {self.limits.max_processes} processes; every process "
             "of this terminal was killed]"
         )
 
     def _kill_shell(self):
-        kill_group(self.shell.pid)
-        self.shell.wait()
+        self.shell.kill()
+        self.shell.popen.wait()
         self.shell = None
 
     def start_background(self, command: str, settle_seconds: float = 3.0) -> CommandResult:
         """Start a command that never ends (a dev server) in its own process group, and look at it after a
         moment: still running is success; dead with a non-zero status is a failure with its log."""
         index = len(self.background)
-        log = self.state_dir / f"background-{index}.log"
-        launch = f'setsid bash -c {shlex.quote(command)} </dev/null >{shlex.quote(str(log))} 2>&1 & echo "$!"'
+        log, status = self.state_file(f"background-{index}.log"), self.state_file(f"background-{index}.status")
+        wrapped = f"(\n{command}\n)\necho $? > {status}"
+        launch = f'setsid bash -c {shlex.quote(wrapped)} </dev/null >{log} 2>&1 & echo "$!"'
         started = time.monotonic()
         result = self.run(launch, timeout=10)
         pid_text = result.output.strip().splitlines()[-1] if result.output.strip() else ""
         if not result.ok or not pid_text.isdigit():
             return CommandResult(command, result.exit_code, result.output, result.duration)
         pid = int(pid_text)
-        self.jail.track(pid)
         self.background.append((command, pid, log))
+        log_host, status_host = self.sandbox.host_path(log), self.sandbox.host_path(status)
         deadline = started + settle_seconds
-        while time.monotonic() < deadline and _alive(pid):
+        while time.monotonic() < deadline and not status_host.exists():
             time.sleep(0.1)
-        output, truncated = cap_output(log.read_bytes() if log.exists() else b"", self.limits.output_bytes)
-        if _alive(pid):
+        output, truncated = read_capped(log_host, self.limits.output_bytes)
+        if not status_host.exists():
             return CommandResult(
                 command,
                 0,
@@ -246,8 +228,7 @@ class Terminal:
                 time.monotonic() - started,
                 truncated=truncated,
             )
-        exit_check = self.run(f"wait {pid} 2>/dev/null; echo $?", timeout=5)
-        code = exit_check.output.strip().splitlines()[-1] if exit_check.output.strip() else "1"
+        code = status_host.read_text().strip()
         return CommandResult(
             command, int(code) if code.isdigit() else 1, output, time.monotonic() - started, truncated=truncated
         )
@@ -260,63 +241,44 @@ class Terminal:
         if self.python is None or not self.python.matches(interpreter, env):
             if self.python:
                 self.python.stop()
-            self.python = _PythonProcess(interpreter, env, self.state_dir, self.jail)
+            self.python = _PythonProcess(
+                self.sandbox, interpreter, env, self.state_file(f"python-{uuid.uuid4().hex[:8]}.log")
+            )
         result = self.python.run(
-            code, name, self.cwd, timeout or self.limits.timeout, self.limits.output_bytes, self.should_stop
+            code,
+            name,
+            self.cwd,
+            Watch(self.sandbox, timeout or self.limits.timeout, self.should_stop),
+            self.limits.output_bytes,
         )
-        if result.process_limit:
-            result.output += self._contain_process_flood()
+        if result.process_limit or result.disk_limit:
+            result.output += self._contain("process_limit" if result.process_limit else "disk_limit")
         elif result.timed_out or result.cancelled:
             self.python.stop()
             self.python = None
         return result
 
     def _python_for_shell(self) -> tuple[str, dict[str, str]]:
-        env_file = self.state_dir / "env0"
-        probe = self.run(f"command -v python3 || command -v python; env -0 > {shlex.quote(str(env_file))}", timeout=10)
+        env_file = self.state_file("env0")
+        probe = self.run(f"command -v python3 || command -v python; env -0 > {env_file}", timeout=10)
         interpreter = probe.output.strip().splitlines()[0] if probe.output.strip() else "python3"
-        env = dict(
-            item.split("=", 1) for item in env_file.read_bytes().decode("utf-8", "replace").split("\0") if "=" in item
-        )
+        raw = self.sandbox.host_path(env_file).read_bytes().decode("utf-8", "replace")
+        env = dict(item.split("=", 1) for item in raw.split("\0") if "=" in item)
         return interpreter, env
 
     # -- files -----------------------------------------------------------------------------------------
-    def resolve_inside(self, relative: str) -> Path | None:
-        """Where `relative` lands from the shell's folder, or None if it would leave the work folder."""
-        target = Path(os.path.normpath(self.cwd / Path(relative).expanduser()))
-        return target if target.is_relative_to(self.work_dir) else None
+    def resolve_inside(self, relative: str) -> str | None:
+        """Where `relative` lands from the shell's folder (an inside path), or None if it would leave the reader's
+        own folders."""
+        relative = relative.replace("~", self.sandbox.home, 1) if relative.startswith("~") else relative
+        target = posixpath.normpath(posixpath.join(self.cwd, relative))
+        return target if self.sandbox.host_path(target) is not None else None
 
     def close(self):
         if self.python:
             self.python.stop()
-        if self.shell and self.shell.poll() is None:
+        if self.shell and self.shell.popen.poll() is None:
             self._kill_shell()
-        self.jail.close()
-
-
-def interruption(
-    started: float, timeout: float, should_stop: Callable[[], bool], jail: ProcessJail, hits: int
-) -> str | None:
-    """Why a running command must stop now, if it must: out of time, cancelled, or forking past the limit."""
-    if time.monotonic() - started > timeout:
-        return "timeout"
-    if should_stop():
-        return "cancelled"
-    if jail.limit_hits() > hits:
-        return "process_limit"
-    return None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        finished, _ = os.waitpid(pid, os.WNOHANG)
-        return finished == 0
-    except ChildProcessError:
-        try:
-            os.kill(pid, 0)
-            return not Path(f"/proc/{pid}/stat").read_text().split(") ")[-1].startswith("Z")
-        except (ProcessLookupError, OSError):
-            return False
 
 
 PYTHON_DRIVER = r"""
@@ -350,67 +312,63 @@ for line in requests:
 
 
 class _PythonProcess:
-    def __init__(self, interpreter: str, env: dict[str, str], state_dir: Path, jail: ProcessJail):
-        self.interpreter, self.env, self.jail = interpreter, env, jail
-        self.log = state_dir / f"python-{uuid.uuid4().hex[:8]}.log"
+    def __init__(self, sandbox: Sandbox, interpreter: str, env: dict[str, str], log: str):
+        self.sandbox, self.interpreter, self.env = sandbox, interpreter, env
+        self.log = sandbox.host_path(log)
         request_read, self.request_write = os.pipe()
         self.reply_read, reply_write = os.pipe()
         with open(self.log, "wb") as out:
-            self.process = subprocess.Popen(
+            sandbox.give(self.log)
+            self.process = sandbox.spawn(
                 [interpreter, "-u", "-c", PYTHON_DRIVER, str(request_read), str(reply_write)],
+                env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
-                env=env,
                 pass_fds=(request_read, reply_write),
-                preexec_fn=jail.preexec,
             )
         os.close(request_read)
         os.close(reply_write)
-        jail.track(self.process.pid)
         self.requests = os.fdopen(self.request_write, "w")
 
     def matches(self, interpreter: str, env: dict[str, str]) -> bool:
-        return self.process.poll() is None and interpreter == self.interpreter and env == self.env
+        return self.process.popen.poll() is None and interpreter == self.interpreter and env == self.env
 
-    def run(self, code: str, name: str, cwd: Path, timeout: float, limit: int, should_stop) -> CommandResult:
+    def run(self, code: str, name: str, cwd: str, watch: Watch, limit: int) -> CommandResult:
         offset = self.log.stat().st_size
-        started, hits = time.monotonic(), self.jail.limit_hits()
         try:
-            self.requests.write(json.dumps({"code": code, "name": name, "cwd": str(cwd)}) + "\n")
+            self.requests.write(json.dumps({"code": code, "name": name, "cwd": cwd}) + "\n")
             self.requests.flush()
         except BrokenPipeError:
             return CommandResult(code, 1, "the Python process ended unexpectedly", 0.0)
-        reply, outcome = self._await_reply(started, timeout, should_stop, hits)
-        if outcome == "done" and self.jail.limit_hits() > hits:
+        reply, outcome = self._await_reply(watch)
+        if outcome == "done" and watch.flooded():
             outcome = "process_limit"  # it ended, but left a flood of processes behind
-        with open(self.log, "rb") as log:
-            log.seek(offset)
-            output, truncated = cap_output(log.read(), limit)
+        output, truncated = read_capped(self.log, limit, offset)
+        duration = time.monotonic() - watch.started
         if outcome != "done":
             return CommandResult(
                 code,
                 None,
                 output,
-                time.monotonic() - started,
+                duration,
                 timed_out=outcome == "timeout",
                 cancelled=outcome == "cancelled",
                 truncated=truncated,
                 process_limit=outcome == "process_limit",
+                disk_limit=outcome == "disk_limit",
             )
         failed = reply is None or reply["error"] is not None
         names = reply["names"] if reply else []
-        return CommandResult(
-            code, 1 if failed else 0, output, time.monotonic() - started, truncated=truncated, names=names
-        )
+        return CommandResult(code, 1 if failed else 0, output, duration, truncated=truncated, names=names)
 
-    def _await_reply(self, started, timeout, should_stop, hits):
+    def _await_reply(self, watch: Watch):
         selector = selectors.DefaultSelector()
         selector.register(self.reply_read, selectors.EVENT_READ)
         buffer = b""
         try:
             while True:
-                stop = interruption(started, timeout, should_stop, self.jail, hits)
+                stop = watch.interruption()
                 if stop:
                     return None, stop
                 if not selector.select(timeout=0.1):
@@ -425,8 +383,8 @@ class _PythonProcess:
             selector.close()
 
     def stop(self):
-        kill_group(self.process.pid)
-        self.process.wait()
+        self.process.kill()
+        self.process.popen.wait()
         for closing in (self.requests.close, lambda: os.close(self.reply_read)):
             try:
                 closing()

@@ -1,138 +1,356 @@
+"""The sandbox, tried the way a hostile or careless tutorial would: real bubblewrap, slirp4netns, cgroups and
+processes, no mocks. The worker runs as root here (as `bin/start` runs it), which is what the isolation must
+hold against."""
+
 import os
+import socket
 import subprocess
+import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 from django.conf import settings
 
 from audits.engines.auditors.shell import Terminal
-from audits.engines.sandbox import cap_output, sandbox_env
-from stackbench_site.configuration import sandbox_limits
+from audits.engines.capture import cap_output
+from audits.engines.sandbox import HOME, WORK, SandboxSettings, SandboxUnavailable, bubblewrap_problem, open_sandbox
+from stackbench_site.configuration import sandbox_settings
+from tests.builders import processes_of, wait_for
 
-APP_DIR = settings.BASE_DIR
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def terminal(tmp_path):
+def terminal(make_sandbox):
+    made = []
+
     def make(**limits):
-        term = Terminal(
-            tmp_path / "work", tmp_path / "home", tmp_path / "state", sandbox_limits(**{"timeout": 10, **limits})
-        )
+        term = Terminal(make_sandbox(**{"timeout": 20, **limits}))
         made.append(term)
         return term
 
-    made = []
     yield make
     for term in made:
         term.close()
 
 
-def test_commands_see_none_of_the_apps_secrets(terminal, monkeypatch):
+@pytest.fixture
+def root_worker():
+    if os.geteuid() != 0:
+        pytest.skip("checks what a step can do against a worker that runs as root")
+
+
+class _Hello(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"host server")
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def host_server():
+    """A server on the host's loopback (as a dashboard, a database or a broker would be)."""
+    server = HTTPServer(("127.0.0.1", 0), _Hello)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1]
+    server.shutdown()
+
+
+def _reaches(term, host: str, port: int) -> bool:
+    probe = f"timeout 5 bash -c 'exec 3<>/dev/tcp/{host}/{port}' 2>/dev/null && echo REACHED || echo REFUSED"
+    return "REACHED" in term.run(probe).output
+
+
+def test_the_environment_is_an_allowlist_with_the_readers_own_toolchain_first(terminal, monkeypatch):
     for name, value in (
         ("SECRET_KEY", "s3cret-key-value"),
         ("DATABASE_URL", "postgres://u:pw@db/x"),
         ("CELERY_BROKER_URL", "redis://:pw@broker/0"),
         ("ANTHROPIC_API_KEY", "sk-ant-123"),
-        ("PIP_INDEX_TOKEN", "tok"),
     ):
         monkeypatch.setenv(name, value)
-    output = terminal().run("env; cat /proc/self/environ | tr '\\0' '\\n'").output
-    for secret in ("s3cret-key-value", "postgres://", "redis://", "sk-ant-123", "tok\n"):
+    term = terminal()
+    output = term.run("env; for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f; done 2>/dev/null").output
+    for secret in ("s3cret-key-value", "postgres://", "redis://", "sk-ant-123", "DJANGO_SETTINGS_MODULE"):
         assert secret not in output
+    assert f"PATH={HOME}/.venv/bin:{HOME}/.npm-global/bin:" in output and f"HOME={HOME}" in output
+    assert term.run("id -un; command -v python pip").output.split() == [
+        "reader",
+        f"{HOME}/.venv/bin/python",
+        f"{HOME}/.venv/bin/pip",
+    ]
 
 
-def test_the_environment_is_an_allowlist():
-    env = sandbox_env(__import__("pathlib").Path("/tmp/sandbox-home"), sandbox_limits())
-    assert env["HOME"] == "/tmp/sandbox-home" and env["CI"] == "1"
-    assert not any(key.startswith(("DJANGO", "CELERY", "DATABASE", "SECRET", "ANTHROPIC")) for key in env)
-
-
-def test_the_app_folder_is_read_only_and_var_is_hidden(terminal):
+def test_a_step_sees_no_process_of_the_host_and_cannot_enter_the_workers_namespaces(terminal, root_worker):
     term = terminal()
-    if term.jail.confinement == "process group" and os.geteuid() != 0:
-        pytest.skip("mount confinement needs CAP_SYS_ADMIN")
-    result = term.run(f"touch {APP_DIR}/should-not-exist; echo rc=$?")
-    assert "rc=1" in result.output and not (APP_DIR / "should-not-exist").exists()
-    var = sandbox_limits().hidden_paths[0]
-    listing = term.run(f"ls -A {var}").output
-    assert listing.strip() == ""
+    worker = os.getpid()
+    listing = term.run("ls /proc | grep -c '^[0-9]'; ps -eo comm").output
+    assert "pytest" not in listing and "python" not in listing.split()[1:]
+    for attempt in (
+        f"cat /proc/{worker}/environ",
+        f"ls /proc/{worker}/root/",
+        f"nsenter -t {worker} -m true",
+        "nsenter -t 1 -m -u true",
+        "mount -o remount,rw /",
+        "mount -t tmpfs none /mnt",
+    ):
+        result = term.run(f"{attempt}; echo rc=$?")
+        assert "rc=0" not in result.output, attempt
+    caps = term.run("grep CapEff /proc/self/status").output
+    assert caps.split()[-1] == "0000000000000000"
 
 
-def test_writes_inside_the_work_folder_still_work(terminal):
+def test_the_app_folder_var_and_the_workers_home_are_not_there(terminal, root_worker):
     term = terminal()
-    assert term.run("echo data > inside.txt && cat inside.txt").output == "data\n"
+    secret = settings.VAR_DIR / "secret_key"
+    for path in (
+        secret,
+        settings.VAR_DIR / "stackbench.sqlite3",
+        settings.BASE_DIR / "manage.py",
+        settings.BASE_DIR / "stackbench_site" / "settings.py",
+        settings.VAR_DIR / "admin_password.txt",
+    ):
+        assert "rc=0" not in term.run(f"cat {path} > /dev/null; echo rc=$?").output, path
+    assert term.run(f"ls -A {settings.BASE_DIR}").output.strip() in ("", "var")
+    assert term.run(f"touch {settings.BASE_DIR}/pwned; echo rc=$?").output.strip() != "rc=0"
+    assert not (settings.BASE_DIR / "pwned").exists()
+    assert term.run("ls -A /root").output.strip() == ""
 
 
-def test_a_fork_bomb_is_contained_and_killed(terminal):
-    term = terminal(max_processes=64, timeout=3)
-    term.run(":(){ :|:& };:", timeout=3)
-    time.sleep(1)
-    cgroup = term.jail.cgroup
-    if cgroup is not None:
-        assert len((cgroup / "cgroup.procs").read_text().split()) <= 64
-    started = time.monotonic()
+def test_another_runs_folder_cannot_be_read(make_sandbox, root_worker):
+    first, second = make_sandbox(label="first"), make_sandbox(label="second")
+    first.write_file(f"{WORK}/private.txt", "run one's notes")
+    assert first.host_path(f"{WORK}/private.txt").exists()
+    other = Terminal(second)
+    try:
+        read = other.run(f"cat {first.host_path(WORK)}/private.txt")
+        assert not read.ok and "run one's notes" not in read.output
+        assert "stackbench_sandbox_" not in other.run("ls -A /tmp /home").output
+    finally:
+        other.close()
+
+
+def test_the_hosts_loopback_and_its_databases_are_unreachable(terminal, host_server, root_worker):
+    term = terminal()
+    assert not _reaches(term, "127.0.0.1", host_server)
+    for port in (5432, 6379):
+        assert not _reaches(term, "127.0.0.1", port)
+    for address in _host_addresses():
+        assert not _reaches(term, address, 2024), address
+    assert not _reaches(term, "10.0.2.2", host_server)
+    assert "RTNETLINK answers: Operation not permitted" in term.run("ip route add 1.2.3.4 dev tap0").output
+
+
+def test_any_port_is_free_inside_even_one_the_host_holds(terminal):
+    holder = socket.socket()
+    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        holder.bind(("127.0.0.1", 8000))
+    except OSError:
+        holder.close()
+        holder = None  # something of the machine's holds it already: all the better for this test
+    try:
+        term = terminal()
+        served = term.start_background("python3 -m http.server 8000 --bind 127.0.0.1", settle_seconds=1.5)
+        assert served.ok and "still running" in served.output
+        answer = term.run(
+            "python3 -c \"import urllib.request as u; print(u.urlopen('http://127.0.0.1:8000/').status)\""
+        )
+        assert answer.output.strip() == "200"
+    finally:
+        if holder:
+            holder.close()
+
+
+def test_pip_install_changes_only_this_run(make_sandbox):
+    worker_python = subprocess.run(
+        [sys.executable, "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True
+    ).stdout
+    first = Terminal(make_sandbox(label="first"))
+    installed = first.run(
+        "pip install --quiet six==1.16.0 && python -c 'import six; print(six.__version__)'", timeout=120
+    )
+    assert installed.ok and installed.output.strip().endswith("1.16.0"), installed.output
+    assert first.run("python -c 'import six'").ok
+    first.close()
+    second = Terminal(make_sandbox(label="second"))
+    assert "ModuleNotFoundError" in second.run("python -c 'import six'").output
+    second.close()
+    after = subprocess.run(
+        [sys.executable, "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True
+    ).stdout
+    assert after == worker_python
+
+
+def test_npm_installs_from_the_registry_land_in_the_readers_prefix(terminal):
+    term = terminal(timeout=120)
+    assert term.run("npm config get prefix").output.strip() == f"{HOME}/.npm-global"
+    installed = term.run("npm install --global --silent is-number@7.0.0 && ls ~/.npm-global/lib/node_modules")
+    assert installed.ok and "is-number" in installed.output, installed.output
+
+
+def test_a_daemon_does_not_outlive_its_run(make_sandbox, root_worker):
+    sandbox = make_sandbox()
+    term = Terminal(sandbox)
+    term.run("setsid nohup sleep 600 >/dev/null 2>&1 & disown; (setsid bash -c 'sleep 600' &) ; echo started")
+    assert processes_of(sandbox.uid)
     term.close()
-    assert time.monotonic() - started < 10
-    if cgroup is not None:
-        assert not cgroup.exists()
-    assert subprocess.run(["true"]).returncode == 0
+    started = time.monotonic()
+    sandbox.close()
+    wait_for(lambda: not processes_of(sandbox.uid), timeout=2, message="the daemons to end with the run")
+    assert time.monotonic() - started < 2
 
 
-def test_a_fork_bomb_is_killed_at_the_process_limit_and_the_next_command_runs_at_once(terminal, pids_cgroup):
+def test_a_fork_bomb_is_contained_and_the_next_command_runs_in_the_same_place(terminal, pids_cgroup):
     term = terminal(max_processes=64, timeout=60)
     term.run("mkdir kept && cd kept && export KEPT=yes")
     started = time.monotonic()
     result = term.run("bomb() { bomb | bomb & }; bomb; sleep 50")
-    assert result.process_limit and not result.ok and time.monotonic() - started < 10
+    assert result.process_limit and not result.ok and time.monotonic() - started < 15
     assert "limit of 64 processes" in result.output and "process limit" in result.evidence()
-    assert term.jail._cgroup_pids() == []
-    started = time.monotonic()
     after = term.run('echo "$KEPT $(basename "$PWD")"; ls / > /dev/null')
-    assert after.ok and after.output == "yes kept\n" and time.monotonic() - started < 3
+    assert after.ok and after.output == "yes kept\n"
 
 
 def test_a_command_that_ends_but_leaves_a_fork_bomb_behind_is_caught_too(terminal, pids_cgroup):
     term = terminal(max_processes=64, timeout=60)
     result = term.run("bomb() { bomb | bomb & }; bomb 2>/dev/null; sleep 0.5 2>/dev/null; true")
     assert result.process_limit and not result.ok
-    assert term.jail._cgroup_pids() == []
-    started = time.monotonic()
-    assert term.run("ls / > /dev/null").ok and time.monotonic() - started < 3
+    assert term.run("ls / > /dev/null").ok
 
 
 def test_a_python_snippet_that_forks_without_end_is_killed_and_python_starts_afresh(terminal, pids_cgroup):
     term = terminal(max_processes=64, timeout=60)
     assert term.run_python("kept = 1", "<step>").ok
-    started = time.monotonic()
     result = term.run_python(
         "import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.01)",
         "<step>",
     )
-    assert result.process_limit and time.monotonic() - started < 10
-    assert term.jail._cgroup_pids() == []
+    assert result.process_limit
     after = term.run_python("print('kept' in globals())", "<step>")
     assert after.ok and after.output == "False\n"
 
 
-def test_a_memory_hog_is_stopped_by_the_limit(terminal):
-    term = terminal(memory_bytes=256 * 1024**2)
-    result = term.run("python3 -c 'x = bytearray(1024**3); print(len(x))'")
+def test_a_ten_gigabyte_allocation_is_refused_and_the_terminal_goes_on(terminal):
+    term = terminal(memory_bytes=512 * 1024**2)
+    result = term.run("python3 -c 'x = bytearray(10 * 1024**3); print(len(x))'")
     assert result.exit_code != 0 and "MemoryError" in result.output
     assert term.run("echo still-here").output == "still-here\n"
 
 
-def test_a_huge_file_is_stopped_by_the_limit(terminal):
+def test_a_gigabyte_of_output_costs_bounded_memory_and_keeps_the_end(terminal):
+    term = terminal(output_bytes=10_000, timeout=120)
+    result = term.run("head -c 1000000000 /dev/zero | tr '\\0' 'x'; echo; echo THE-END")
+    assert result.ok and result.truncated and len(result.output) < 12_000
+    assert result.output.rstrip().endswith("THE-END")
+
+
+def test_a_huge_file_is_stopped_by_the_file_size_limit(terminal):
     term = terminal(file_size_bytes=1024 * 1024)
     result = term.run("head -c 5000000 /dev/zero > big.bin; echo rc=$?")
     assert "rc=0" not in result.output
     assert (term.work_dir / "big.bin").stat().st_size <= 1024 * 1024
 
 
+def test_filling_the_disk_stops_the_command(terminal):
+    term = terminal(disk_bytes=50 * 1024**2, file_size_bytes=20 * 1024**2, timeout=60)
+    result = term.run("for i in $(seq 1 20); do head -c 10000000 /dev/urandom > f$i.bin; sleep 0.3; done")
+    assert result.disk_limit and "filled the sandbox's disk" in result.output
+    assert term.run("echo fresh").output == "fresh\n"
+
+
+def test_cancel_ends_every_process_of_the_run_within_two_seconds(make_sandbox, root_worker):
+    sandbox = make_sandbox()
+    stop = threading.Event()
+    term = Terminal(sandbox, should_stop=stop.is_set)
+    term.start_background("sleep 600", settle_seconds=0.3)
+    threading.Timer(0.5, stop.set).start()
+    result = term.run("sleep 300 & sleep 300")
+    assert result.cancelled
+    started = time.monotonic()
+    term.close()
+    sandbox.close()
+    wait_for(lambda: not processes_of(sandbox.uid), timeout=2, message="every process of the run to end")
+    assert time.monotonic() - started < 2
+
+
+def test_twenty_sandboxes_at_once_each_start_with_their_own_tmp_and_home(make_sandbox):
+    def one(index):
+        sandbox = make_sandbox(label=f"many{index}")
+        marker = f"run-{index}"
+        done = sandbox.run(
+            [
+                "/bin/bash",
+                "-c",
+                f"echo {marker} > /tmp/mine; echo {marker} > ~/mine; sleep 0.2; cat /tmp/mine ~/mine; ls /tmp | wc -l",
+            ],
+            timeout=60,
+        )
+        return marker, done
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        outcomes = list(pool.map(one, range(20)))
+    for marker, done in outcomes:
+        assert done.returncode == 0, done.stdout
+        assert done.stdout.split() == [marker, marker, "1"]
+
+
+def test_a_walkthrough_can_be_followed_in_a_folder_of_the_users_choice(make_sandbox, tmp_path):
+    chosen = tmp_path / "chosen"
+    chosen.mkdir()
+    owner = chosen.stat().st_uid
+    sandbox = make_sandbox(work_dir=chosen)
+    assert sandbox.run(["/bin/bash", "-c", "echo hi > made.txt"], timeout=30).returncode == 0
+    sandbox.close()
+    assert (chosen / "made.txt").read_text() == "hi\n" and (chosen / "made.txt").stat().st_uid == owner
+
+
+def test_without_bubblewrap_sandboxes_are_refused_with_the_fix(monkeypatch):
+    from audits.engines import sandbox as engine
+
+    monkeypatch.setattr(engine, "tool", lambda name: name)
+    engine.bubblewrap_problem.cache_clear()
+    try:
+        with pytest.raises(
+            SandboxUnavailable, match="install Debian's bubblewrap, slirp4netns.*STACKBENCH_UNCONFINED=1"
+        ):
+            open_sandbox(SandboxSettings(), "x")
+    finally:
+        monkeypatch.undo()
+        engine.bubblewrap_problem.cache_clear()
+    assert bubblewrap_problem() is None
+
+
+def test_the_unconfined_jail_still_gives_an_allowlisted_environment_and_its_own_folders(monkeypatch):
+    monkeypatch.setenv("SECRET_KEY", "never-show-me")
+    unconfined = sandbox_settings()
+    unconfined = type(unconfined)(**{**unconfined.__dict__, "unconfined": True})
+    sandbox = open_sandbox(unconfined, "weak")
+    try:
+        term = Terminal(sandbox)
+        output = term.run("env; pwd; command -v pip").output
+        assert "never-show-me" not in output and sandbox.describe()["confinement"] == "unconfined"
+        assert f"{sandbox.work}\n" in output and f"{sandbox.home}/.venv/bin/pip" in output
+        term.close()
+    finally:
+        sandbox.close()
+    assert not sandbox.root.exists()
+
+
 def test_output_is_capped_keeping_the_end():
     text, cut = cap_output(b"a" * 1000 + b"THE END", 100)
     assert cut and text.endswith("THE END") and "bytes cut" in text
     assert cap_output(b"short", 100) == ("short", False)
-
-
-def test_nul_bytes_in_output_become_replacement_characters():
     assert cap_output(b"a\0b", 100) == ("a\ufffdb", False)
+
+
+def _host_addresses() -> list[str]:
+    from audits.engines.sandbox import _host_addresses as addresses
+
+    return [a for a in addresses() if not a.startswith("127.")]

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from audits.engines.validator import ValidationError, load_analyses, validate_all, validate_document
-from stackbench_site.configuration import sandbox_limits, validation_options
+from stackbench_site.configuration import sandbox_settings, validation_options
 from walkthroughs.engines.formats import CodeExample, ExtractionAnalysis
 
 pytestmark = pytest.mark.slow
@@ -189,7 +189,7 @@ def test_bad_analysis_files_are_named_and_skipped(tmp_path, sample_dir):
 def test_an_example_that_forks_without_end_is_killed_and_the_next_example_still_runs(offline, pids_cgroup):
     import time
 
-    offline.limits, offline.timeout = sandbox_limits(max_processes=64), 30
+    offline.sandbox, offline.timeout = sandbox_settings(max_processes=64), 30
     bomb = "import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.01)"
     started = time.monotonic()
     first, second = validate_document(analysis(bomb, "print('after')"), offline).results
@@ -199,7 +199,7 @@ def test_an_example_that_forks_without_end_is_killed_and_the_next_example_still_
 
 
 def test_processes_an_example_leaves_behind_are_killed_before_the_next_one(offline, pids_cgroup):
-    offline.limits, offline.timeout = sandbox_limits(max_processes=64), 30
+    offline.sandbox, offline.timeout = sandbox_settings(max_processes=64), 30
     detached_bomb = "import subprocess\nsubprocess.Popen(['bash', '-c', 'b() { b | b & }; b'], start_new_session=True)"
     first, second = validate_document(
         analysis(detached_bomb, "import subprocess\nsubprocess.run(['true'])"), offline

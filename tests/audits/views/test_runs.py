@@ -172,3 +172,20 @@ def test_the_upload_page_answers_every_hostile_upload_with_per_file_results(main
     assert response.status_code == 200
     page = response.content.decode()
     assert "import-outcomes" in page or 'class="errorlist"' in page
+
+
+def test_the_run_page_shows_the_readers_machine_and_warns_when_the_sandbox_was_weaker(viewer_client, kv, import_audit):
+    run = import_audit(gaps=KV_GAPS)
+    machine = {
+        "confinement": "bubblewrap",
+        "python": "3.11.2",
+        "node": "20.20.2",
+        "network": "registries only",
+        "limits": "256 processes, 2048 MB memory, 4096 MB disk",
+    }
+    run.record_environment(machine)
+    page = viewer_client.get(reverse("run", args=[run.pk])).content.decode()
+    assert "Python 3.11.2 · Node 20.20.2 · network: registries only" in page and "Weaker sandbox" not in page
+    Run.objects.filter(pk=run.pk).update(environment={**machine, "confinement": "unconfined"})
+    page = viewer_client.get(reverse("run", args=[run.pk])).content.decode()
+    assert "Weaker sandbox" in page and "STACKBENCH_UNCONFINED=1" in page

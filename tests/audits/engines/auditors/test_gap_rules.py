@@ -5,7 +5,7 @@ import json
 import pytest
 
 from audits.engines.auditors.run import run_audit
-from stackbench_site.configuration import sandbox_limits
+from stackbench_site.configuration import sandbox_settings
 from tests.builders import audit_request
 
 
@@ -13,7 +13,7 @@ from tests.builders import audit_request
 def audit(make_walkthrough, tmp_path):
     def run(steps, **limits):
         path = make_walkthrough(steps)
-        request = audit_request(path, tmp_path / "out", "demo", "1.0", limits=sandbox_limits(**limits))
+        request = audit_request(path, tmp_path / "out", "demo", "1.0", sandbox=sandbox_settings(**limits))
         result = run_audit(request)
         return [(g.step_number, g.gap_type, g.severity) for g in result.gaps], result
 

@@ -129,3 +129,28 @@ def test_a_given_working_directory_keeps_what_the_steps_made(kv_walkthrough_path
     run_audit(audit_request(kv_walkthrough_path, tmp_path / "out", working_dir=tmp_path / "work"))
     assert (tmp_path / "work" / "kv-demo" / "kv.py").exists()
     assert (tmp_path / "work" / "kv-demo" / "kv.db").exists()
+
+
+def test_a_package_one_step_installs_is_there_in_the_next_step_and_gone_in_the_next_run(make_walkthrough, tmp_path):
+    import subprocess
+    import sys
+
+    def worker_packages():
+        return subprocess.run([sys.executable, "-m", "pip", "freeze"], capture_output=True, text=True).stdout
+
+    before = worker_packages()
+    installing = make_walkthrough(
+        [
+            ("Install six", "```bash\npip install six==1.16.0\n```\n\nYou should see `Successfully installed`.", ""),
+            ("Use it", "```bash\npython -c 'import six; print(six.__version__)'\n```\n\nIt prints 1.16.0.", ""),
+        ],
+        name="wt_installs",
+    )
+    first = run_audit(audit_request(installing, tmp_path / "first"))
+    assert [g for g in first.gaps if g.severity in ("critical", "warning")] == []
+    using = make_walkthrough(
+        [("Use it", "```bash\npython -c 'import six'\n```\n\nIt prints nothing.", "")], name="wt_uses"
+    )
+    second = run_audit(audit_request(using, tmp_path / "second"))
+    assert any(g.severity == "critical" and "six" in g.description for g in second.gaps), second.gaps
+    assert worker_packages() == before

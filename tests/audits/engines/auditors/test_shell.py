@@ -3,14 +3,13 @@ import time
 import pytest
 
 from audits.engines.auditors.shell import Terminal
-from stackbench_site.configuration import sandbox_limits
+from audits.engines.sandbox import HOME, WORK
+from tests.builders import processes_of, wait_for
 
 
 @pytest.fixture
-def terminal(tmp_path):
-    term = Terminal(
-        tmp_path / "work", tmp_path / "home", tmp_path / "state", sandbox_limits(timeout=5, output_bytes=4000)
-    )
+def terminal(make_sandbox):
+    term = Terminal(make_sandbox(timeout=5, output_bytes=4000))
     yield term
     term.close()
 
@@ -19,13 +18,13 @@ def test_cd_and_exports_carry_over_like_one_terminal(terminal):
     assert terminal.run("mkdir -p app && cd app && export GREETING=hello").ok
     result = terminal.run('echo "$GREETING from $(basename "$PWD")"')
     assert result.output == "hello from app\n"
-    assert terminal.cwd == terminal.work_dir / "app"
+    assert terminal.cwd == f"{WORK}/app" and terminal.cwd_host == terminal.work_dir / "app"
 
 
 def test_an_activated_virtualenv_carries_over_to_python_snippets(terminal):
     assert terminal.run("python3 -m venv .venv && . .venv/bin/activate", timeout=60).ok
     result = terminal.run_python("import sys\nprint(sys.prefix)", "<step>")
-    assert result.output.strip() == str(terminal.work_dir / ".venv")
+    assert result.output.strip() == f"{WORK}/.venv"
 
 
 def test_a_failing_command_reports_its_status_and_output(terminal):
@@ -79,13 +78,18 @@ def test_a_python_snippet_that_hangs_is_stopped(terminal):
     assert terminal.run_python("print('fresh')", "<e>").output == "fresh\n"
 
 
-def test_background_servers_keep_running_until_the_end(terminal):
-    result = terminal.start_background("python3 -m http.server 0", settle_seconds=1.5)
+def test_background_servers_keep_running_and_answer_until_the_sandbox_ends(terminal):
+    result = terminal.start_background("python3 -m http.server 8123", settle_seconds=1.5)
     assert result.ok and "still running" in result.output
-    _, pid, _ = terminal.background[0]
+    answer = terminal.run(
+        "python3 -c \"import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:8123/').status)\""
+    )
+    assert answer.output.strip() == "200"
+    uid = terminal.sandbox.uid
+    assert processes_of(uid)
     terminal.close()
-    time.sleep(0.2)
-    assert not __import__("pathlib").Path(f"/proc/{pid}").exists() or "Z" in open(f"/proc/{pid}/stat").read().split()[2]
+    terminal.sandbox.close()
+    wait_for(lambda: not processes_of(uid), timeout=5, message="the server to end with its sandbox")
 
 
 def test_a_background_command_that_dies_is_a_failure_with_its_log(terminal):
@@ -93,7 +97,9 @@ def test_a_background_command_that_dies_is_a_failure_with_its_log(terminal):
     assert result.exit_code == 4 and "starting" in result.output
 
 
-def test_files_cannot_be_written_outside_the_work_folder(terminal):
-    assert terminal.resolve_inside("notes/a.txt") == terminal.work_dir / "notes" / "a.txt"
-    assert terminal.resolve_inside("../escape.txt") is None
+def test_files_can_be_written_only_in_the_readers_own_folders(terminal):
+    assert terminal.resolve_inside("notes/a.txt") == f"{WORK}/notes/a.txt"
+    assert terminal.resolve_inside("../.bashrc") == f"{HOME}/.bashrc"
+    assert terminal.resolve_inside("~/.config/x") == f"{HOME}/.config/x"
+    assert terminal.resolve_inside("../../../etc/passwd") is None
     assert terminal.resolve_inside("/etc/passwd") is None

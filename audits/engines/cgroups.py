@@ -1,0 +1,184 @@
+"""One sandbox's control groups, where the machine lets the worker create them: a pids group (a ceiling on
+processes, and a count of the forks it refused) and a memory group (a ceiling on memory for all of the sandbox's
+processes together). Both cgroup layouts are read: v1 (a hierarchy per controller) and v2 (one hierarchy with
+the controllers delegated). Groups are created under the worker's own group, never above it."""
+
+import os
+import signal
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+FOLDER = "stackbench"
+
+
+def _own_path(controller: str) -> str:
+    """The worker's own group for a controller (v1), or its unified group (v2)."""
+    try:
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            if controller in controllers.split(",") or (controllers == "" and controller == ""):
+                return path.lstrip("/")
+    except (OSError, ValueError):
+        pass
+    return ""
+
+
+def _parent_for(controller: str) -> Path | None:
+    """Where a sandbox's group for this controller can be made, or None when the machine does not let us."""
+    v1 = CGROUP_ROOT / controller
+    if (v1 / "cgroup.procs").exists():
+        parent = v1 / _own_path(controller)
+        return parent if os.access(parent, os.W_OK) else None
+    unified = CGROUP_ROOT / _own_path("")
+    try:
+        delegated = controller in (unified / "cgroup.subtree_control").read_text().split()
+    except OSError:
+        return None
+    return unified if delegated and os.access(unified, os.W_OK) else None
+
+
+def _write(path: Path, value: str) -> bool:
+    try:
+        path.write_text(value)
+        return True
+    except OSError:
+        return False
+
+
+@dataclass
+class Cgroups:
+    pids: Path | None = None
+    memory: Path | None = None
+    max_processes: int = 0
+    groups: list[Path] = field(default_factory=list)
+
+    @classmethod
+    def create(cls, max_processes: int, memory_bytes: int) -> "Cgroups":
+        made = cls(max_processes=max_processes)
+        name = f"{os.getpid()}-{uuid.uuid4().hex[:10]}"
+        for controller, limit_file, limit in (
+            ("pids", "pids.max", str(max_processes)),
+            ("memory", None, str(memory_bytes)),
+        ):
+            parent = _parent_for(controller)
+            if parent is None:
+                continue
+            group = parent / FOLDER / name
+            if group in made.groups:  # v2: one group holds both controllers
+                setattr(made, controller, group)
+                continue
+            try:
+                group.mkdir(parents=True)
+            except OSError:
+                continue
+            if controller == "memory":
+                limit_file = "memory.limit_in_bytes" if (group / "memory.limit_in_bytes").exists() else "memory.max"
+            if not _write(group / limit_file, limit):
+                group.rmdir()
+                continue
+            setattr(made, controller, group)
+            made.groups.append(group)
+        return made
+
+    @property
+    def procs_files(self) -> list[str]:
+        """The cgroup.procs files a new process of the sandbox writes its pid to."""
+        return [str(group / "cgroup.procs") for group in self.groups]
+
+    def describe(self) -> list[str]:
+        return [name for name in ("pids", "memory") if getattr(self, name) is not None]
+
+    def refused_forks(self) -> int:
+        """How many forks the pids group has refused so far (0 without one)."""
+        if self.pids is None:
+            return 0
+        try:
+            for line in (self.pids / "pids.events").read_text().splitlines():
+                key, _, count = line.partition(" ")
+                if key == "max":
+                    return int(count)
+        except (OSError, ValueError):
+            pass
+        return 0
+
+    def processes(self) -> list[int]:
+        pids: set[int] = set()
+        for group in self.groups:
+            try:
+                pids |= {int(line) for line in (group / "cgroup.procs").read_text().split()}
+            except (OSError, ValueError):
+                pass
+        return sorted(pids)
+
+    def kill_all(self, wait: bool = True, timeout: float = 5.0) -> bool:
+        """Kill every process in the groups, with no new forks allowed meanwhile (else a fork bomb refills every
+        slot freed). With wait, also until the killed ones no longer count (the machine's init reaps them, late on
+        some machines). True when they are all gone."""
+        if self.pids is not None:
+            _write(self.pids / "pids.max", "0")
+        try:
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                left = self.processes()
+                if not left and (not wait or self._charged() == 0):
+                    return True
+                for pid in left:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                time.sleep(0.02)
+            return False
+        finally:
+            if self.pids is not None:
+                _write(self.pids / "pids.max", str(self.max_processes))
+
+    def _charged(self) -> int:
+        # Killed orphans stay charged to the group until init reaps them, which some inits do late.
+        if self.pids is None:
+            return 0
+        try:
+            return int((self.pids / "pids.current").read_text())
+        except (OSError, ValueError):
+            return 0
+
+    def remove_when_empty(self, timeout: float = 30.0):
+        """Remove the groups once their last (already killed) processes are reaped, without waiting for it."""
+        groups = list(self.groups)
+        self.groups.clear()
+
+        def remove():
+            deadline = time.monotonic() + timeout
+            for group in groups:
+                while time.monotonic() < deadline:
+                    try:
+                        group.rmdir()
+                        break
+                    except FileNotFoundError:
+                        break
+                    except OSError:
+                        time.sleep(0.1)
+
+        if groups:
+            threading.Thread(target=remove, name="cgroup-removal", daemon=True).start()
+
+
+def sweep_leftovers():
+    """Remove the empty groups of sandboxes whose worker died before closing them."""
+    for controller in ("pids", "memory"):
+        parent = _parent_for(controller)
+        folder = parent / FOLDER if parent else None
+        if folder is None or not folder.is_dir():
+            continue
+        for group in folder.iterdir():
+            owner = group.name.split("-", 1)[0]
+            try:
+                alive = owner.isdigit() and Path(f"/proc/{owner}").exists()
+                if group.is_dir() and not alive and not (group / "cgroup.procs").read_text().split():
+                    group.rmdir()
+            except OSError:
+                pass
