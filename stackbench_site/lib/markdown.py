@@ -9,6 +9,7 @@ Rendering: code highlighted by Pygments; ```mermaid fences left for the browser 
 and unsafe link targets (javascript:, data:) are refused, so text from documents and agents cannot inject
 script."""
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
@@ -43,11 +44,44 @@ _markdown.enable("table")
 
 
 # -- reading --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FenceInfo:
+    """What a fence's info string says: its language, or the MyST directive it is (```{doctest} group,
+    ```{code-block} python) with the directive's argument, and its attributes (title="app.py")."""
+
+    language: str
+    directive: str = ""
+    argument: str = ""
+    attributes: tuple[tuple[str, str], ...] = ()
+
+    def attribute(self, name: str) -> str | None:
+        return dict(self.attributes).get(name)
+
+
+ATTRIBUTE = re.compile(r"""([\w-]+)=("[^"]*"|'[^']*'|\S+)""")
+CODE_DIRECTIVES = ("code-block", "code", "sourcecode", "code-cell")
+
+
+def fence_info(info: str | None) -> FenceInfo:
+    text = (info or "").strip()
+    attributes = tuple((m.group(1), m.group(2).strip("\"'")) for m in ATTRIBUTE.finditer(text))
+    words = ATTRIBUTE.sub("", text).split()
+    if not words:
+        return FenceInfo("", attributes=attributes)
+    first = words[0]
+    if first.startswith("{") and first.endswith("}") and len(first) > 2 and not first.startswith("{."):
+        directive, argument = first[1:-1].lower(), " ".join(words[1:])
+        language = argument.split()[0].lower() if directive in CODE_DIRECTIVES and argument else ""
+        return FenceInfo(language, directive, argument, attributes)
+    return FenceInfo(first.lower().strip("{}.").removeprefix("language-"), attributes=attributes)
+
+
 def info_language(info: str | None) -> str:
     """The language a fence's info string names: its first word, lower-cased, without MyST/Pandoc braces or dots
-    (```{python}, ```{.python}, ```Python title="x.py" all say python)."""
-    words = (info or "").strip().split()
-    return words[0].lower().strip("{}.") if words else ""
+    (```{python}, ```{.python}, ```Python title="x.py" all say python; ```title="x" says none; a MyST
+    directive names itself, ```{code-block} python its argument)."""
+    parsed = fence_info(info)
+    return parsed.language or parsed.directive
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,10 @@
-from stackbench_site.lib.markdown import fenced_blocks, info_language, render_markdown, without_fenced_blocks
+from stackbench_site.lib.markdown import (
+    fence_info,
+    fenced_blocks,
+    info_language,
+    render_markdown,
+    without_fenced_blocks,
+)
 
 PAGE = """# Title
 
@@ -54,6 +60,21 @@ def test_the_language_of_an_info_string():
         "",
         "",
     ]
+
+
+def test_a_fence_with_only_attributes_names_no_language():
+    assert info_language('title="/var/run/secret"') == ""
+    assert fence_info('title="/var/run/secret"').attribute("title") == "/var/run/secret"
+    assert fence_info('bash title=".env"') == fence_info("bash").__class__("bash", attributes=(("title", ".env"),))
+
+
+def test_myst_directives_are_told_apart_from_languages():
+    assert fence_info("{doctest} ctx").directive == "doctest"
+    assert fence_info("{doctest} ctx").argument == "ctx"
+    assert fence_info("{code-block} python").language == "python"
+    assert fence_info("{testsetup} *").argument == "*"
+    assert info_language("{code-block} python") == "python"
+    assert info_language("{doctest}") == "doctest"
 
 
 def test_rendering_escapes_html_and_refuses_script_links():
