@@ -260,6 +260,10 @@ class DocPageQuerySet(models.QuerySet):
         return self.filter(library=library)
 
 
+# The page-level extra fields of an extraction analysis, kept together on the page.
+READER_SETUP_FIELDS = ("setup", "requirements", "environment", "files")
+
+
 class DocPage(models.Model):
     """A documentation page and its code examples, from an extraction analysis file."""
 
@@ -271,6 +275,9 @@ class DocPage(models.Model):
     content_hash = models.CharField(max_length=64, blank=True)
     processed_at = models.DateTimeField(null=True, blank=True)
     warnings = models.JSONField(default=list, blank=True)
+    reader_setup = models.JSONField(
+        default=dict, blank=True, help_text="What a reader sets up: hidden setup, installs, variables, files."
+    )
     docs_commit = models.CharField(max_length=64, blank=True)
     updated_at = models.DateTimeField(default=timezone.now)
 
@@ -296,6 +303,7 @@ class DocPage(models.Model):
             examples=[example.to_format(self.library.package_name) for example in self.examples.all()],
             processed_at=self.processed_at,
             warnings=self.warnings,
+            **(self.reader_setup or {}),
         )
 
     @classmethod
@@ -315,6 +323,7 @@ class DocPage(models.Model):
         page.content_hash = digest
         page.processed_at = analysis.processed_at
         page.warnings = analysis.warnings
+        page.reader_setup = analysis.model_dump(mode="json", include=set(READER_SETUP_FIELDS))
         page.docs_commit = docs_commit or page.docs_commit
         page.updated_at = timezone.now()
         page.save()
@@ -341,6 +350,10 @@ class CodeExample(models.Model):
     markdown_anchor = models.TextField(null=True, blank=True)
     code_block_index = models.PositiveIntegerField(default=0)
     snippet_source = models.TextField(null=True, blank=True)
+    style = models.CharField(max_length=20, null=True, blank=True, help_text="script, doctest, output, shell, ...")
+    skip_reason = models.TextField(null=True, blank=True)
+    expected_output = models.TextField(null=True, blank=True)
+    expected_output_line = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["doc_page", "index"]

@@ -129,6 +129,10 @@ def session_path_for(walkthrough_path: Path | str, output_dir: Path | str | None
 
 Language = Annotated[str, Field(max_length=50)]
 ExecutionContext = Literal["sync", "async", "not_executable"]
+# How a block is read: a program (tagged Python, or an untagged fence that is one), a doctest session (>>>
+# prompts), the output another block shows, shell commands, a file the reader writes, or anything else.
+ExampleStyle = Literal["script", "untagged", "doctest", "output", "shell", "file", "other"]
+RUNNABLE_STYLES = ("script", "untagged", "doctest")
 
 
 class CodeExample(_Lenient):
@@ -146,6 +150,11 @@ class CodeExample(_Lenient):
     markdown_anchor: str | None = None
     code_block_index: int = Field(default=0, ge=0)
     snippet_source: str | None = None
+    # Extra fields (files of the existing tools have none; read as "decide from the code"):
+    style: ExampleStyle | None = None
+    skip_reason: str | None = None  # why a not-executable example is not run, in words a reader understands
+    expected_output: str | None = None  # what the page says the example prints
+    expected_output_line: int | None = None  # where the page shows it (the output block), if not in the code
 
     @model_validator(mode="before")
     @classmethod
@@ -154,6 +163,38 @@ class CodeExample(_Lenient):
         if isinstance(data, dict) and "execution_context" not in data and data.get("is_executable") is False:
             return {**data, "execution_context": "not_executable"}
         return data
+
+
+class SetupCode(_Lenient):
+    """Code the docs run, unseen, before their doctest sessions (sphinx.ext.doctest's testsetup blocks, from
+    their place on the page on; doctest_global_setup, from the start)."""
+
+    code: str
+    line: int = Field(default=0, ge=0)
+    source: str = ""
+
+
+class PageRequirement(_Lenient):
+    """A package the page tells its reader to install (`pip install "lib[extra]"`)."""
+
+    requirement: str = Field(min_length=1, max_length=300)
+    line: int = Field(default=0, ge=0)
+
+
+class PageVariable(_Lenient):
+    """An environment variable the page tells its reader to set (`export NAME=value`), from its line on."""
+
+    name: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    value: str
+    line: int = Field(default=0, ge=0)
+
+
+class PageFile(_Lenient):
+    """A file the page shows its reader to create (a fence titled with a file name, such as `.env`)."""
+
+    path: str = Field(min_length=1, max_length=500)
+    content: str
+    line: int = Field(default=0, ge=0)
 
 
 class ExtractionAnalysis(_Lenient):
@@ -166,6 +207,11 @@ class ExtractionAnalysis(_Lenient):
     processed_at: Timestamp | None = None
     warnings: list[str] = Field(default_factory=list)
     processing_time_ms: float | None = None
+    # Extra fields: what a reader of the page sets up besides running its examples.
+    setup: list[SetupCode] = Field(default_factory=list)
+    requirements: list[PageRequirement] = Field(default_factory=list)
+    environment: list[PageVariable] = Field(default_factory=list)
+    files: list[PageFile] = Field(default_factory=list)
 
     @computed_field
     def total_signatures(self) -> int:

@@ -1,14 +1,40 @@
-"""What a code example needs and how it must run, read from its syntax tree: the names it uses but does not
-define, the earlier examples that define them, whether it awaits at top level, and the program that runs it
-(merged with its dependencies, wrapped in asyncio.run when async), with a map back to the doc's lines."""
+"""What a Python example is, read from its text and syntax tree: a script or a doctest session, a program or an
+excerpt, what it leaves the reader to fill in, what it says it prints, the names it uses and defines, and which
+earlier examples it builds on."""
 
 import ast
 import builtins
-from dataclasses import dataclass, field
+import doctest
+import re
+from dataclasses import dataclass
 
 BUILTIN_NAMES = set(dir(builtins)) | {"__name__", "__file__", "__doc__", "__builtins__", "__spec__", "__loader__"}
 PARSE_FLAGS = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+PROMPT = re.compile(r"^\s*>>>( |$)", re.MULTILINE)
+# Values a reader must put in themselves: <your-key>, <API_KEY>, "YOUR_API_KEY", "your-api-token", REPLACE_ME.
+FILL_IN = re.compile(
+    r"<\s*(?:your|my)[\w .-]*>|<[A-Z][A-Z0-9_]{2,}>|\bYOUR_[A-Z0-9_]+\b|\byour[-_](?:own[-_])?(?:api[-_])?"
+    r"(?:key|token|secret|password|id|username|user|email|host|url|project|bucket|account)\b|\bREPLACE_ME\b|\bCHANGEME\b"
+)
+# Calls where `...` is a real value, not a gap: pydantic's and FastAPI's "required" marker.
+ELLIPSIS_AS_VALUE = {
+    "Field",
+    "Body",
+    "Query",
+    "Path",
+    "Header",
+    "Cookie",
+    "Form",
+    "File",
+    "Depends",
+    "Security",
+    "PrivateAttr",
+    "Parameter",
+    "Argument",
+    "Option",
+}
+OUTPUT_COMMENT = re.compile(r"^\s*#>\s?(.*)$")
 
 
 def parse(code: str) -> ast.Module | None:
@@ -16,6 +42,244 @@ def parse(code: str) -> ast.Module | None:
         return compile(code, "<example>", "exec", flags=PARSE_FLAGS)
     except (SyntaxError, ValueError):
         return None
+
+
+COLUMN_PROMPT = re.compile(r"^>>>( |$)")
+
+
+def session_parts(text: str) -> tuple[str, str] | None:
+    """(code before the prompts, the session) of a doctest session: a block whose first line of code is a `>>>`
+    prompt, or that starts with a definition the reader types as is and goes on at prompts (both appear in
+    real docs). None for anything else: a program whose docstrings hold doctests is a program."""
+    lines = text.split("\n")
+    first = next((n for n, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")), None)
+    if first is None:
+        return None
+    if PROMPT.match(lines[first]):
+        return "", text
+    prompt = next((n for n, line in enumerate(lines) if COLUMN_PROMPT.match(line)), None)
+    if prompt is None:
+        return None
+    prefix = "\n".join(lines[:prompt])
+    return (prefix, "\n".join(lines[prompt:])) if parse(prefix) is not None else None
+
+
+def is_session(text: str) -> bool:
+    """A doctest session: the reader types at `>>>` prompts and sees the output below them."""
+    return session_parts(text) is not None
+
+
+def session_source(text: str) -> str:
+    """The code a session runs: what comes before its prompts, then what is typed at them."""
+    prefix, session = session_parts(text) or ("", text)
+    try:
+        examples = doctest.DocTestParser().get_examples(session)
+    except ValueError:
+        return prefix
+    return prefix.rstrip("\n") + ("\n" if prefix.strip() else "") + "".join(example.source for example in examples)
+
+
+def session_statements(text: str) -> int:
+    prefix, session = session_parts(text) or ("", text)
+    try:
+        return len(doctest.DocTestParser().get_examples(session))
+    except ValueError:
+        return 0
+
+
+# Syntax of Pythons newer than the reader's may be: PEP 695's type aliases and generic classes and functions.
+NEWER_SYNTAX = [
+    (re.compile(r"^\s*type\s+[A-Za-z_]\w*\s*(\[[^\]]*\])?\s*=", re.MULTILINE), "3.12", "a `type` alias (PEP 695)"),
+    (re.compile(r"^\s*(?:async\s+)?(?:class|def)\s+[A-Za-z_]\w*\[", re.MULTILINE), "3.12", "type parameters (PEP 695)"),
+]
+
+
+def newer_syntax(code: str) -> tuple[str, str] | None:
+    """(Python version, what) when the code uses syntax that only newer Pythons have."""
+    for pattern, version, what in NEWER_SYNTAX:
+        if pattern.search(code):
+            return version, what
+    return None
+
+
+def fragment(code: str) -> str | None:
+    """Why code that does not parse is a fragment shown for its shape, not a broken program: decorators shown
+    without the function they go on, or a `def`/`class` line shown without its body (a signature)."""
+    if parse(code) is not None or not code.strip():
+        return None
+    if parse(code.rstrip() + "\ndef _decorated(): pass\n") is not None:
+        return "decorators shown without the function they decorate"
+    last = code.rstrip().split("\n")[-1]
+    indent = last[: len(last) - len(last.lstrip())]
+    if parse(code.rstrip() + "\n" + indent + "    pass\n") is not None:
+        return "a `def` or `class` line shown without its body"
+    return None
+
+
+def looks_like_program(tree: ast.Module) -> bool:
+    """Code a reader would run, not a displayed value: it imports, defines, assigns, calls or controls flow."""
+    runnable = (
+        ast.Import,
+        ast.ImportFrom,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+        ast.Assign,
+        ast.AugAssign,
+        ast.AnnAssign,
+        ast.With,
+        ast.AsyncWith,
+        ast.For,
+        ast.AsyncFor,
+        ast.While,
+        ast.If,
+        ast.Try,
+        ast.Raise,
+        ast.Assert,
+        ast.Delete,
+    )
+    for node in tree.body:
+        if isinstance(node, runnable):
+            return True
+        if isinstance(node, ast.Expr) and isinstance(node.value, (ast.Call, ast.Await)):
+            return True
+    return False
+
+
+def fill_in(code: str) -> str | None:
+    """A placeholder the reader replaces with their own value (an API key, a host), if the code has one."""
+    match = FILL_IN.search(code)
+    return match.group(0) if match else None
+
+
+def ellipsis_gap(tree: ast.Module) -> int | None:
+    """The line of a `...` standing for code or a value the reader supplies (`client = Client(...)`, `x = ...`,
+    `columns = [...]`), if any. Type hints (`tuple[int, ...]`), slices, stub bodies (`def f(): ...`) and
+    `Field(...)` are not gaps."""
+    in_subscripts = {id(n) for node in ast.walk(tree) if isinstance(node, ast.Subscript) for n in ast.walk(node.slice)}
+    for node in ast.walk(tree):
+        assigned = isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and _is_ellipsis(node.value)
+        if assigned and not (isinstance(node, ast.AnnAssign) and _in_class_body(tree, node)):
+            return node.lineno
+        if (
+            isinstance(node, ast.Call)
+            and _callee(node) not in ELLIPSIS_AS_VALUE
+            and (any(_is_ellipsis(arg) for arg in node.args) or any(_is_ellipsis(k.value) for k in node.keywords))
+        ):
+            return node.lineno
+        if isinstance(node, (ast.List, ast.Set)) and any(_is_ellipsis(e) for e in node.elts):
+            return node.lineno
+        if isinstance(node, ast.Tuple) and id(node) not in in_subscripts and any(_is_ellipsis(e) for e in node.elts):
+            return node.lineno
+        if isinstance(node, ast.Dict) and any(_is_ellipsis(v) for v in node.values):
+            return node.lineno
+        if isinstance(node, (ast.With, ast.AsyncWith)) and any(_is_ellipsis(i.context_expr) for i in node.items):
+            return node.lineno
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.If, ast.While)) and _is_ellipsis(
+            getattr(node, "iter", None) or getattr(node, "test", None)
+        ):
+            return node.lineno
+    return None
+
+
+def _is_ellipsis(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value is Ellipsis
+
+
+def _callee(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _in_class_body(tree: ast.Module, target: ast.AST) -> bool:
+    return any(isinstance(node, ast.ClassDef) and target in node.body for node in ast.walk(tree))
+
+
+@dataclass(frozen=True)
+class DocumentedPrint:
+    """A print statement and the output the example writes right under it (`#>` comment lines, or a string
+    that follows it: the style of pydantic's docs and pytest-examples)."""
+
+    first_line: int
+    last_line: int
+    text: str
+
+
+def documented_prints(code: str, tree: ast.Module | None) -> list[DocumentedPrint]:
+    if tree is None:
+        return []
+    lines = code.split("\n")
+    found = []
+    for body in _bodies(tree):
+        for position, statement in enumerate(body):
+            if not _is_print(statement):
+                continue
+            end = statement.end_lineno or statement.lineno
+            marked = []
+            for line in lines[end:]:
+                match = OUTPUT_COMMENT.match(line)
+                if not match:
+                    break
+                marked.append(match.group(1))
+            if marked:
+                found.append(DocumentedPrint(statement.lineno, end, "\n".join(marked)))
+                continue
+            following = body[position + 1] if position + 1 < len(body) else None
+            if (
+                isinstance(following, ast.Expr)
+                and isinstance(following.value, ast.Constant)
+                and isinstance(following.value.value, str)
+            ):
+                found.append(DocumentedPrint(statement.lineno, end, _dedent_docstring(following.value.value)))
+    return sorted(found, key=lambda shown: shown.first_line)
+
+
+def documented_output(code: str, tree: ast.Module | None) -> str | None:
+    """What the example says it prints, written in the code itself, in page order."""
+    shown = documented_prints(code, tree)
+    return "\n".join(item.text for item in shown) if shown else None
+
+
+def without_documented_output(code: str, tree: ast.Module | None) -> str:
+    """The code a reader types: comments and the documented-output strings left out (a placeholder there is
+    part of an output, not a value to fill in)."""
+    lines = code.split("\n")
+    if tree is not None:
+        for body in _bodies(tree):
+            for before, after in zip(body, body[1:], strict=False):
+                if (
+                    _is_print(before)
+                    and isinstance(after, ast.Expr)
+                    and isinstance(after.value, ast.Constant)
+                    and isinstance(after.value.value, str)
+                ):
+                    for number in range(after.lineno - 1, after.end_lineno or after.lineno):
+                        lines[number] = ""
+    return "\n".join(re.sub(r"(^|\s)#.*$", "", line) for line in lines)
+
+
+def _bodies(tree: ast.AST):
+    """Every list of statements in the tree (module, function and class bodies, branches, handlers)."""
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            body = getattr(node, name, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                yield body
+
+
+def _is_print(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Call)
+        and isinstance(statement.value.func, ast.Name)
+        and statement.value.func.id == "print"
+    )
+
+
+def _dedent_docstring(text: str) -> str:
+    lines = text.lstrip("\n").rstrip().split("\n")
+    margin = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
+    return "\n".join(line[margin:] for line in lines)
 
 
 def _top_level_nodes(tree: ast.AST):
@@ -42,8 +306,6 @@ def defined_names(tree: ast.Module) -> set[str]:
                     names.add(alias.asname or alias.name.split(".")[0])
         elif isinstance(node, ast.ExceptHandler) and node.name:
             names.add(node.name)
-        elif isinstance(node, (ast.comprehension,)):
-            continue
     return names
 
 
@@ -66,17 +328,42 @@ def _locally_bound(tree: ast.Module) -> set[str]:
 
 
 def undefined_names(tree: ast.Module) -> set[str]:
+    """Names the example uses without defining them (nor being builtins)."""
     used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
     return used - _locally_bound(tree) - BUILTIN_NAMES
+
+
+def imported_modules(tree: ast.Module | None) -> list[str]:
+    """Modules the example imports (absolute imports), in order."""
+    if tree is None:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append(node.module)
+    return list(dict.fromkeys(found))
 
 
 def awaits_at_top_level(tree: ast.Module) -> bool:
     return any(isinstance(node, (ast.Await, ast.AsyncFor, ast.AsyncWith)) for node in _top_level_nodes(tree))
 
 
+def definitions_only(tree: ast.Module) -> str:
+    """The statements of an example that define names for later ones (imports, functions, classes), without
+    the ones that act (calls, prints): what a later example may build on."""
+    kept = [
+        node
+        for node in tree.body
+        if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    ]
+    return "\n".join(ast.unparse(node) for node in kept)
+
+
 def dependencies(index: int, trees: list[ast.Module | None]) -> list[int]:
-    """Earlier examples this one needs, transitively, in order. A name defined by several earlier examples
-    comes from the last one before the example that uses it."""
+    """Earlier examples this one builds on: for each name it uses without defining, the last earlier example
+    that defines it (transitively), in order."""
     needed: set[int] = set()
     pending = [index]
     while pending:
@@ -92,43 +379,3 @@ def dependencies(index: int, trees: list[ast.Module | None]) -> list[int]:
                         pending.append(earlier)
                     break
     return sorted(needed)
-
-
-@dataclass
-class Program:
-    """The code actually executed, and for each of its lines the example and doc line it came from."""
-
-    code: str
-    line_map: list[tuple[int, int] | None] = field(default_factory=list)  # per program line: (example, doc line)
-
-    def doc_line(self, program_line: int) -> tuple[int, int] | None:
-        if 1 <= program_line <= len(self.line_map):
-            return self.line_map[program_line - 1]
-        return None
-
-
-def build_program(parts: list[tuple[int, str, int]], wrap_async: bool) -> Program:
-    """Join (example index, code, doc line) parts in order. Async programs run the code inside
-    `async def main()` driven by asyncio.run, as the spec shows."""
-    lines: list[str] = []
-    line_map: list[tuple[int, int] | None] = []
-
-    def add(text: str, origin: tuple[int, int] | None, indent: str = ""):
-        for offset, line in enumerate(text.splitlines() or [""]):
-            lines.append(indent + line if line.strip() else line)
-            line_map.append((origin[0], origin[1] + offset) if origin else None)
-
-    if wrap_async:
-        add("import asyncio", None)
-        add("", None)
-        add("async def main():", None)
-        for index, code, doc_line in parts:
-            add(code.rstrip("\n"), (index, doc_line), indent="    ")
-        add("", None)
-        add("asyncio.run(main())", None)
-    else:
-        for position, (index, code, doc_line) in enumerate(parts):
-            if position:
-                add("", None)
-            add(code.rstrip("\n"), (index, doc_line))
-    return Program("\n".join(lines) + "\n", line_map)

@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from walkthroughs.engines.extractor import extract_docs, module_names_of, slugify
+from walkthroughs.engines.distributions import module_names_of
+from walkthroughs.engines.extractor import extract_docs, slugify
 
 GUIDE = """---
 title: Guide
@@ -133,18 +134,20 @@ def test_every_code_block_is_found_with_its_exact_line_and_sections(docs):
 
 def test_how_each_example_runs(docs):
     intro = pages(extract_docs(docs, "toolz", "0.12.1"))["guide/intro.md"].examples
-    contexts = [(e.language, e.execution_context) for e in intro]
+    contexts = [(e.language, e.style, e.execution_context) for e in intro]
     assert contexts == [
-        ("bash", "not_executable"),
-        ("python", "sync"),
-        ("python", "async"),
-        ("python", "not_executable"),
-        ("python", "not_executable"),
-        ("python", "not_executable"),
-        ("python", "sync"),
-        ("python", "sync"),
+        ("bash", "shell", "not_executable"),
+        ("python", "script", "sync"),
+        ("python", "script", "async"),
+        ("python", "script", "not_executable"),
+        ("python", "script", "not_executable"),
+        ("python", "doctest", "sync"),
+        ("python", "script", "sync"),
+        ("python", "script", "sync"),
     ]
     assert [e.is_executable for e in intro][:3] == [False, True, True]
+    assert "placeholder `<your-key>`" in intro[3].skip_reason
+    assert "`...` where the reader fills in" in intro[4].skip_reason
 
 
 def test_imports_and_third_party_dependencies(docs):
@@ -210,9 +213,216 @@ def test_the_cli_writes_one_analysis_per_page_in_the_exact_format(docs, tmp_path
         "markdown_anchor",
         "code_block_index",
         "snippet_source",
+        # extra fields; files of the existing tools have none of them and still load
+        "style",
+        "skip_reason",
+        "expected_output",
+        "expected_output_line",
     }
+    assert {"setup", "requirements", "environment", "files"} <= set(data)
     assert "binary.md" in done.stderr
 
 
 def test_slugs_follow_github():
     assert slugify("Getting `started`: the *basics*!") == "getting-started-the-basics"
+
+
+# -- pages written the way real docs are -------------------------------------------------------------------------
+SPHINX_PAGE = """# Shapes
+
+```{testsetup}
+import math
+```
+
+```{doctest}
+>>> round(math.pi, 2)
+3.14
+```
+
+```{testcleanup}
+del math
+```
+
+```{doctest}
+:options: +SKIP
+
+>>> slow_network_call()
+```
+
+```pycon
+# a comment first
+>>> 2 ** 3
+8
+```
+"""
+CONF_PY = 'extensions = ["sphinx.ext.doctest"]\ndoctest_global_setup = """\nimport shapes\n"""\n'
+
+OUTPUTS_PAGE = """# Output
+
+```python
+print("hello")
+```
+
+```
+hello
+```
+
+Running it prints:
+
+```text
+hello again
+```
+
+## Another section
+
+```text
+a tree of folders
+```
+
+```
+import os
+value = os.sep
+```
+
+Compare it with a value shown on its own:
+
+```
+Point(x=1, y=2)
+```
+"""
+
+SETUP_PAGE = """# Setup
+
+```console
+$ python -m pip install "shapes[fast]" requests
+```
+
+```bash
+# your environment
+export SHAPES_HOME=/tmp/shapes
+export GREETING='hello world'
+```
+
+```toml title="settings.toml"
+size = 3
+```
+
+```toml
+# defaults.toml
+size = 1
+```
+
+```{code-block} python
+:caption: app.py
+
+VALUE = 42
+```
+
+```python
+from app import VALUE
+```
+
+```python
+@shapes.register
+```
+
+1. A step in a list:
+
+    ```python
+    import shapes
+    shapes.draw()
+    ```
+"""
+
+NESTED_PAGE = """# Nested
+
+!!! note
+    Inside a MkDocs admonition:
+
+    ```python
+    inside_admonition = True
+    ```
+
+````{note}
+Inside a MyST directive:
+
+```python
+inside_directive = True
+```
+````
+
+```{include} ../README.md
+:start-after: <!-- start -->
+```
+"""
+
+README = "# Readme\n\nIntro that is not included.\n<!-- start -->\n\n```python\nfrom_readme = True\n```\n"
+
+
+@pytest.fixture
+def real_docs(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "sphinx.md").write_text(SPHINX_PAGE)
+    (docs / "conf.py").write_text(CONF_PY)
+    (docs / "outputs.md").write_text(OUTPUTS_PAGE)
+    (docs / "setup.md").write_text(SETUP_PAGE)
+    (docs / "nested.md").write_text(NESTED_PAGE)
+    (tmp_path / "README.md").write_text(README)
+    return pages(extract_docs(docs, "shapes", "1.0"))
+
+
+def test_doctest_sessions_of_every_fence_style_are_run_with_the_docs_hidden_setup(real_docs):
+    page = real_docs["sphinx.md"]
+    assert [(e.style, e.line, e.execution_context) for e in page.examples] == [
+        ("doctest", 8, "sync"),
+        ("doctest", 19, "not_executable"),
+        ("doctest", 23, "sync"),
+    ]
+    assert "+SKIP" in page.examples[1].skip_reason
+    assert page.examples[1].code.startswith(">>> slow_network_call()"), "directive options are not code"
+    assert [(s.source, s.line, s.code.strip()) for s in page.setup] == [
+        ("conf.py", 0, "import shapes"),
+        ("sphinx.md", 4, "import math"),
+    ]
+
+
+def test_a_block_showing_what_a_script_prints_becomes_its_expected_output(real_docs):
+    examples = real_docs["outputs.md"].examples
+    styles = [(e.line, e.style) for e in examples]
+    assert styles == [(4, "script"), (8, "output"), (14, "other"), (20, "other"), (24, "untagged"), (31, "other")]
+    assert examples[0].expected_output == "hello\n" and examples[0].expected_output_line == 8
+    assert examples[1].skip_reason == "output: what example 0 (line 4) prints"
+    assert examples[2].skip_reason == "text, not a program", "a script has one output block"
+    assert examples[3].skip_reason == "text, not a program", "a heading ends what the script shows"
+    assert examples[5].skip_reason == "text, not a program", "a displayed value is no program"
+
+
+def test_what_the_reader_sets_up_is_read_from_shell_blocks_and_file_blocks(real_docs):
+    page = real_docs["setup.md"]
+    assert [r.requirement for r in page.requirements] == ["shapes[fast]", "requests"]
+    assert [(v.name, v.value) for v in page.environment] == [
+        ("SHAPES_HOME", "/tmp/shapes"),
+        ("GREETING", "hello world"),
+    ]
+    assert [(f.path, f.content) for f in page.files] == [
+        ("settings.toml", "size = 3\n"),
+        ("defaults.toml", "# defaults.toml\nsize = 1\n"),
+        ("app.py", "VALUE = 42\n"),
+    ]
+    by_line = {e.line: e for e in page.examples}
+    assert by_line[25].style == "script", "a saved module still runs"
+    assert by_line[29].execution_context == "sync"
+    assert by_line[33].skip_reason == "A fragment: decorators shown without the function they decorate."
+    listed = by_line[39]
+    assert listed.code == "import shapes\nshapes.draw()\n", "the list's indentation is layout"
+    assert listed.execution_context == "sync"
+
+
+def test_fences_inside_admonitions_directives_and_includes_are_found(real_docs):
+    examples = real_docs["nested.md"].examples
+    assert [(e.code.strip(), e.line, e.snippet_source) for e in examples] == [
+        ("inside_admonition = True", 7, None),
+        ("inside_directive = True", 14, None),
+        ("from_readme = True", 7, "../README.md"),
+    ]

@@ -1,0 +1,104 @@
+"""Which distribution on PyPI provides an importable module: the well-known cases where the two names differ, kept
+here once for the extractor (an example's `dependencies`) and the validator (what to install for it)."""
+
+import re
+import sys
+
+# Import name (or dotted prefix) -> distribution, where they differ. Dotted prefixes cover namespace packages,
+# whose top-level name (azure, google) is no distribution at all.
+DISTRIBUTION_OF_MODULE = {
+    "yaml": "PyYAML",
+    "PIL": "Pillow",
+    "sklearn": "scikit-learn",
+    "cv2": "opencv-python",
+    "bs4": "beautifulsoup4",
+    "dateutil": "python-dateutil",
+    "dotenv": "python-dotenv",
+    "jwt": "PyJWT",
+    "attr": "attrs",
+    "git": "GitPython",
+    "magic": "python-magic",
+    "docx": "python-docx",
+    "serial": "pyserial",
+    "Crypto": "pycryptodome",
+    "skimage": "scikit-image",
+    "zmq": "pyzmq",
+    "pythonjsonlogger": "python-json-logger",
+    "opentelemetry": "opentelemetry-api",
+    "opentelemetry.sdk": "opentelemetry-sdk",
+    "google.protobuf": "protobuf",
+    "google.cloud.secretmanager": "google-cloud-secret-manager",
+    "google.cloud.storage": "google-cloud-storage",
+    "google.auth": "google-auth",
+    "azure.identity": "azure-identity",
+    "azure.keyvault.secrets": "azure-keyvault-secrets",
+    "azure.storage.blob": "azure-storage-blob",
+    "azure.core": "azure-core",
+    "boto3": "boto3",
+    "botocore": "botocore",
+    "mypy_boto3_secretsmanager": "mypy-boto3-secretsmanager",
+    "tomli_w": "tomli-w",
+    "multipart": "python-multipart",
+    "socks": "PySocks",
+    "OpenSSL": "pyOpenSSL",
+    "nacl": "PyNaCl",
+    "usb": "pyusb",
+    "win32api": "pywin32",
+    "MySQLdb": "mysqlclient",
+    "psycopg2": "psycopg2-binary",
+    "fitz": "PyMuPDF",
+    "Levenshtein": "python-Levenshtein",
+    "slugify": "python-slugify",
+    "jose": "python-jose",
+    "ldap": "python-ldap",
+    "lxml": "lxml",
+    "markdown": "Markdown",
+    "mdit_py_plugins": "mdit-py-plugins",
+    "markdown_it": "markdown-it-py",
+    "pkg_resources": "setuptools",
+    "typing_extensions": "typing-extensions",
+}
+# Top-level names that are namespaces shared by many distributions: never a distribution by themselves.
+NAMESPACES = {"azure", "google", "opentelemetry.instrumentation", "zope", "jaraco", "sphinxcontrib"}
+# Names docs give the reader's own code (mylib, your_app, settings, models): never looked up on an index, where a
+# squatter may well have taken them.
+READERS_OWN = re.compile(
+    r"^(?:(?:my|your|some|example|sample|demo)_?(?:app|application|lib|library|module|mod|package|pkg|project|code|"
+    r"service|settings|config|models?|utils?|stuff|things?|api|plugin|program|script|tasks?)?\d*|foo|bar|baz|qux|"
+    r"app|application|project|package|module|lib|library|utils?|helpers?|models?|views?|schemas?|settings|config|"
+    r"conf|main|tasks?|services?|api|core|common|server|client|db|database|routes|handlers?)$",
+    re.IGNORECASE,
+)
+
+
+def distribution_for(module: str) -> str | None:
+    """The distribution that provides module (dotted), by the table above or by the usual convention (its
+    top-level name); None for the standard library, relative or private names and bare namespaces."""
+    top = module.split(".")[0]
+    if not module or top in sys.stdlib_module_names or top == "__future__" or top.startswith("_"):
+        return None
+    parts = module.split(".")
+    for length in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:length])
+        if prefix in DISTRIBUTION_OF_MODULE:
+            return DISTRIBUTION_OF_MODULE[prefix]
+    if top in NAMESPACES or READERS_OWN.match(top):
+        return None
+    return top.replace("_", "-")
+
+
+def normalized(name: str) -> str:
+    """PEP 503's normal form of a distribution name."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def module_names_of(library: str) -> set[str]:
+    """Import names a distribution is likely to be imported under (python-dateutil -> dateutil, PyYAML -> yaml)."""
+    base = library.lower().replace("-", "_").replace(".", "_")
+    names = {base, base.removeprefix("python_"), base.removesuffix("_python"), base.removeprefix("py")}
+    names |= {
+        module.split(".")[0].lower()
+        for module, package in DISTRIBUTION_OF_MODULE.items()
+        if normalized(package) == normalized(library)
+    }
+    return {n for n in names if n}
