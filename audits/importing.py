@@ -423,9 +423,9 @@ class _Importer:
                 library_name=document.library,
                 version=document.version,
                 language=document.language,
-                validation_timestamp=document.validation_timestamp,
                 finished=True,
                 import_key=_key(*_document_key_parts(document)),
+                **ValidationDocument.outcome_fields(document),
             )
             ExampleResult.objects.bulk_create(
                 ExampleResult(document=stored, example_index=r.example_index, **ExampleResult.fields_for(stored, r))

@@ -379,7 +379,9 @@ class ValidationDocument(models.Model):
     version = models.CharField(max_length=100, blank=True)
     language = models.CharField(max_length=50, default="python")
     validation_timestamp = models.DateTimeField(null=True, blank=True)
-    install_error = models.TextField(blank=True)
+    install_error = models.TextField(blank=True, help_text="Why the page could not be (fully) set up or validated.")
+    setup_problems = models.JSONField(default=list, blank=True, help_text="What could not be set up, with logs.")
+    environment = models.JSONField(default=dict, blank=True, help_text="The Python and distributions it ran on.")
     started_at = models.DateTimeField(null=True, blank=True)
     worker = models.CharField(max_length=200, blank=True, help_text="The worker that validated it.")
     finished = models.BooleanField(default=False)
@@ -407,7 +409,23 @@ class ValidationDocument(models.Model):
             language=self.language,
             validation_timestamp=self.validation_timestamp or timezone.now(),
             results=[result.to_format() for result in self.results.all()],
+            environment=self.environment or None,
+            setup_problems=self.setup_problems,
         )
+
+    @staticmethod
+    def outcome_fields(result: ValidationResultFormat) -> dict:
+        """What a finished validation of the page stores besides its example results."""
+        return {
+            "validation_timestamp": result.validation_timestamp,
+            "environment": result.environment.model_dump() if result.environment else {},
+            "setup_problems": [problem.model_dump() for problem in result.setup_problems],
+            "install_error": "; ".join(problem.message for problem in result.setup_problems),
+        }
+
+    @property
+    def distributions(self) -> list[tuple[str, str]]:
+        return sorted((self.environment or {}).get("distributions", {}).items(), key=lambda item: item[0].lower())
 
     def store_results(self, results) -> None:
         """Store example results once each; rerunning after a crash finds them already stored."""
@@ -453,6 +471,9 @@ class ExampleResult(models.Model):
     depends_on_previous = models.BooleanField(default=False)
     depends_on_example_indices = models.JSONField(default=list, blank=True)
     actual_code_executed = models.TextField(blank=True)
+    expected_output = models.TextField(null=True, blank=True, help_text="What the page shows, where it differs.")
+    statements = models.PositiveIntegerField(null=True, blank=True, help_text="A doctest session's statements.")
+    statements_run = models.PositiveIntegerField(null=True, blank=True)
     code_hash = models.CharField(max_length=16, blank=True, db_index=True)
     fingerprint = models.CharField(max_length=32, blank=True, db_index=True, help_text="Set on failures.")
     problem = models.ForeignKey(

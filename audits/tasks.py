@@ -167,17 +167,9 @@ def validate_document_task(self, run_id: int, document_id: int):
             **overrides,
         )
         result = validate_document(analysis, options_for_run, DocumentObserver(run, document, attempt))
-        install_error = next(
-            (
-                r.error_message
-                for r in result.results
-                if r.severity == "warning" and (r.error_message or "").startswith("Installing ")
-            ),
-            "",
-        )
         write_model(run.ensure_output_dir() / validation_file_name(document.page), result)
         ValidationDocument.objects.filter(pk=document.pk).update(
-            finished=True, validation_timestamp=result.validation_timestamp, install_error=install_error
+            finished=True, **ValidationDocument.outcome_fields(result)
         )
     except (LookupError, ValidationError) as exc:
         ValidationDocument.objects.filter(pk=document.pk).update(

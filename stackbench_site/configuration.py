@@ -51,10 +51,15 @@ def sandbox_settings(python: str = "", network: str = "", **limit_overrides) -> 
 
 
 def validation_options(python: str = "", network: str = "", **overrides) -> ValidationOptions:
+    """Validation in the sandbox of sandbox_settings; the library is tried on the worker's other Pythons matching
+    `python`, newest first, when it cannot be installed on the first."""
+    sandbox = sandbox_settings(python, network)
+    others = machine.profiles_for(python, sandbox.profile.network, settings.STACKBENCH_PYTHONS or None)[1:]
     values = dict(
         find_links=[Path(folder) for folder in settings.STACKBENCH_FIND_LINKS],
         offline=settings.STACKBENCH_NO_INDEX,
-        sandbox=sandbox_settings(python, network),
+        sandbox=sandbox,
+        other_profiles=others,
     )
     values.update(overrides)
     return ValidationOptions(**values)

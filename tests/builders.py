@@ -179,15 +179,28 @@ def _check(value):
 def old_greet(name):
     warnings.warn("old_greet is deprecated; use greet", DeprecationWarning, stacklevel=2)
     return greet(name)
+
+
+def fancy_greet(name):
+    import sbfancy  # an optional dependency: the "fancy" extra
+
+    return sbfancy.decorate(greet(name))
 '''
 
 
-def build_wheel(folder, name, version, module_source):
-    """A real wheel, built by hand (a wheel is a zip with its metadata), so tests install offline."""
+def build_wheel(folder, name, version, module_source, requires=(), python_requires=""):
+    """A real wheel, built by hand (a wheel is a zip with its metadata), so tests install offline. requires are
+    Requires-Dist lines (`other; extra == "fancy"`)."""
     dist = f"{name}-{version}.dist-info"
+    requirements = "".join(f"Requires-Dist: {line}\n" for line in requires)
+    extras = "".join(
+        f"Provides-Extra: {extra}\n"
+        for extra in sorted({line.split("extra ==")[1].strip(" '\"") for line in requires if "extra ==" in line})
+    )
     files = {
         f"{name}/__init__.py": module_source,
-        f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+        f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{extras}{requirements}"
+        + (f"Requires-Python: {python_requires}\n" if python_requires else ""),
         f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: stackbench-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }
     records = []

@@ -138,7 +138,9 @@ def pids_cgroup():
 @pytest.fixture(scope="session")
 def wheelhouse(tmp_path_factory):
     folder = tmp_path_factory.mktemp("wheelhouse")
-    build_wheel(folder, "sbdemo", "1.0.0", DEMO_PACKAGE)
+    build_wheel(folder, "sbdemo", "1.0.0", DEMO_PACKAGE, requires=['sbfancy; extra == "fancy"'])
+    build_wheel(folder, "sbfancy", "1.0.0", "def decorate(text):\n    return f'*{text}*'\n")
+    build_wheel(folder, "sbdemo", "3.0.0", DEMO_PACKAGE, python_requires=">=3.99")
     build_wheel(folder, "sbdemo", "2.0.0", DEMO_PACKAGE + "\n\ndef shout(name):\n    return greet(name).upper()\n")
     return folder
 

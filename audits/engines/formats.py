@@ -109,6 +109,27 @@ class ExampleResult(_Lenient):
     depends_on_previous: bool = False
     depends_on_example_indices: list[int] = Field(default_factory=list)
     actual_code_executed: str = ""
+    # Extra fields: what the page shows the example printing, where it differs; a doctest session's statements
+    # and how many of them ran.
+    expected_output: str | None = None
+    statements: int | None = Field(default=None, ge=0)
+    statements_run: int | None = Field(default=None, ge=0)
+
+
+class SetupProblem(_Lenient):
+    """Something the page needs that could not be set up: a package that would not install, a file that could
+    not be written. Reported once for the page; only the examples that need it fail for it."""
+
+    requirement: str = ""
+    message: str
+    log: str = ""
+
+
+class ValidationEnvironment(_Lenient):
+    """The reader's machine the examples ran on."""
+
+    python: str = ""
+    distributions: dict[str, str] = Field(default_factory=dict)
 
 
 class ValidationResult(_Lenient):
@@ -118,6 +139,9 @@ class ValidationResult(_Lenient):
     language: Language = "python"
     validation_timestamp: Timestamp
     results: list[ExampleResult] = Field(default_factory=list)
+    # Extra fields: the environment the examples ran in, and what could not be set up.
+    environment: ValidationEnvironment | None = None
+    setup_problems: list[SetupProblem] = Field(default_factory=list)
 
     @computed_field
     def total_examples(self) -> int:

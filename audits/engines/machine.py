@@ -49,6 +49,12 @@ def node() -> tuple[str | None, str]:
 def profile_for(wanted_python: str, network: str, candidates: list[str] | None = None) -> Profile:
     """The profile a run gets: the newest Python matching wanted_python ("3.11", "3.11.2"; empty: the newest
     there is), the machine's Node, and the network."""
+    return profiles_for(wanted_python, network, candidates)[0]
+
+
+def profiles_for(wanted_python: str, network: str, candidates: list[str] | None = None) -> list[Profile]:
+    """Every profile matching wanted_python, newest Python first: a library that cannot be installed on one
+    (its Requires-Python) is tried on the next."""
     available = pythons(candidates)
     if not available:
         raise LookupError(
@@ -58,8 +64,14 @@ def profile_for(wanted_python: str, network: str, candidates: list[str] | None =
     matching = [v for v in available if not wanted_python or v == wanted_python or v.startswith(wanted_python + ".")]
     if not matching:
         raise LookupError(f"Python {wanted_python} is not on this worker; it has {', '.join(available)}")
-    version = matching[-1]
     node_path, node_version = node()
-    return Profile(
-        python=available[version], python_version=version, node=node_path, node_version=node_version, network=network
-    )
+    return [
+        Profile(
+            python=available[version],
+            python_version=version,
+            node=node_path,
+            node_version=node_version,
+            network=network,
+        )
+        for version in reversed(matching)
+    ]

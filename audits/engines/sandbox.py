@@ -24,6 +24,7 @@ are refused with a message naming the fix, unless `unconfined` is set explicitly
 allowlisted environment, rlimits, cgroups and their own folders (and the run says so).
 """
 
+import contextlib
 import fcntl
 import functools
 import hashlib
@@ -39,7 +40,7 @@ import stat
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,6 +72,7 @@ SLIRP_GATEWAY, SLIRP_DNS = "10.0.2.2", "10.0.2.3"
 NS_GET_USERNS = 0xB701
 START_TIMEOUT = 10.0
 DISK_CHECK_SECONDS = 2.0
+STRAY_ROUNDS = 20  # kill-and-look rounds before a flood of strays ends the whole sandbox
 NAMESPACE_FDS = ("pid", "owner", "user", "net")
 ATTACH_TO_CGROUPS = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
 
@@ -368,14 +370,26 @@ class Sandbox:
             if fd is not None:
                 os.close(fd)
 
-    def kill_strays(self):
-        """End whatever a finished command left running behind it. Leftovers (a daemon, a detached fork bomb) take
-        the whole process tree with them: the sandbox's processes start afresh, its files stay."""
+    def kill_strays(self, keep: Iterable[int] = ()):
+        """End whatever a finished command left running behind it. Without keep, leftovers (a daemon, a detached
+        fork bomb) take the whole process tree with them: the sandbox's processes start afresh, its files stay.
+        With keep (host pids of processes that must live on, such as a page runner), the others are killed one by
+        one; if they outrun that, everything goes."""
         if self._init is None or "pid" not in self._fds:
             return
-        keep = {self._init.pid, *self._init_pids}
-        if any(pid not in keep for pid in _processes_in(os.fstat(self._fds["pid"]).st_ino)):
-            self.kill_processes()
+        kept = {self._init.pid, *self._init_pids, *keep}
+        namespace = os.fstat(self._fds["pid"]).st_ino
+        for _ in range(STRAY_ROUNDS if keep else 1):
+            strays = [pid for pid in _processes_in(namespace) if pid not in kept]
+            if not strays:
+                return
+            if not keep:
+                break
+            for pid in strays:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.01)
+        self.kill_processes()
 
     def refused_forks(self) -> int:
         return self.cgroups.refused_forks()
@@ -806,8 +820,13 @@ class UnconfinedSandbox(Sandbox):
         self._groups.clear()
         self.cgroups.kill_all(wait=wait)
 
-    def kill_strays(self):
-        self.kill_processes(wait=False)
+    def kill_strays(self, keep: Iterable[int] = ()):
+        kept = set(keep)
+        for group in [g for g in self._groups if g not in kept]:
+            kill_group(group)
+            self._groups.discard(group)
+        if not kept:
+            self.cgroups.kill_all(wait=False)
 
     def host_path(self, inside: str) -> Path | None:
         path = Path(os.path.normpath(inside))
@@ -831,6 +850,11 @@ def reader_environment(settings: SandboxSettings, home: str, tmp: str) -> dict[s
         PIP_DISABLE_PIP_VERSION_CHECK="1",
         NO_COLOR="1",
         CI="1",
+        # No one at the keyboard: a pager shows everything, an editor closes at once without changes.
+        PAGER="cat",
+        GIT_PAGER="cat",
+        EDITOR="true",
+        VISUAL="true",
         DEBIAN_FRONTEND="noninteractive",
         NPM_CONFIG_PREFIX=f"{home}/.npm-global",
         NPM_CONFIG_UPDATE_NOTIFIER="false",

@@ -207,6 +207,18 @@ def test_a_daemon_does_not_outlive_its_run(make_sandbox, root_worker):
     assert time.monotonic() - started < 2
 
 
+def test_strays_are_killed_around_a_process_that_must_live_on(make_sandbox):
+    sandbox = make_sandbox()
+    kept = sandbox.spawn(["sleep", "600"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    stray = sandbox.run(["bash", "-c", "setsid sleep 600 >/dev/null 2>&1 & echo $!"], timeout=10)
+    assert stray.returncode == 0
+    sandbox.kill_strays(keep={kept.pid})
+    left = sandbox.run(["bash", "-c", "ps -eo args= | grep -c '^sleep 600'"], timeout=10).stdout.strip()
+    assert left == "1", "only the kept sleep is left"
+    assert kept.popen.poll() is None
+    kept.kill()
+
+
 def test_a_fork_bomb_is_contained_and_the_next_command_runs_in_the_same_place(terminal, pids_cgroup):
     term = terminal(max_processes=64, timeout=60)
     term.run("mkdir kept && cd kept && export KEPT=yes")

@@ -11,7 +11,7 @@ from walkthroughs.engines.formats import CodeExample, ExtractionAnalysis
 pytestmark = pytest.mark.slow
 
 
-def analysis(*codes, version="1.0.0", contexts=None, dependencies=()):
+def analysis(*codes, version="1.0.0", contexts=None, dependencies=(), **page):
     examples = []
     for index, code in enumerate(codes):
         context = (contexts or {}).get(index, "sync")
@@ -25,7 +25,7 @@ def analysis(*codes, version="1.0.0", contexts=None, dependencies=()):
                 dependencies=list(dependencies),
             )
         )
-    return ExtractionAnalysis(page="demo.md", library="sbdemo", version=version, examples=examples)
+    return ExtractionAnalysis(page="demo.md", library="sbdemo", version=version, examples=examples, **page)
 
 
 @pytest.fixture
@@ -69,8 +69,7 @@ def test_an_offline_run_against_a_local_wheel_passes(offline):
     [
         ("print('unclosed'", "SyntaxError"),
         ("if True:\nprint(1)", "IndentationError"),
-        ("print(undefined_thing)", "NameError"),
-        ("import sbdemo_missing", "ModuleNotFoundError"),
+        ("import sbdemo.missing", "ModuleNotFoundError"),
         ("from sbdemo import shout", "ImportError"),
         ("import sbdemo\nsbdemo.gret('x')", "AttributeError"),
     ],
@@ -81,11 +80,35 @@ def test_mistakes_in_the_example_itself_are_errors(offline, code, error):
     assert result.error_message.startswith(error)
 
 
+def test_a_name_nothing_defines_makes_an_example_illustrative_not_an_error(offline):
+    result = validate_document(analysis("import sbdemo\nprint(sbdemo.greet(row.name))"), offline).results[0]
+    assert (result.status, result.severity) == ("skipped", None)
+    assert result.error_message.startswith("Illustrative: uses `row`")
+
+
+def test_a_missing_import_of_a_module_that_exists_is_a_warning_naming_the_import(offline):
+    stdlib, own = validate_document(analysis("print(json.dumps([1]))", "print(greet('x'))"), offline).results
+    assert (stdlib.status, stdlib.severity) == ("failure", "warning")
+    assert stdlib.suggestions.startswith("Add `import json`")
+    assert (own.status, own.severity) == ("failure", "warning")
+    assert own.suggestions.startswith("Add `from sbdemo import greet`")
+
+
+def test_an_illustrative_name_wins_over_a_missing_import_in_the_same_example(offline):
+    result = validate_document(analysis("print(json.dumps(payload_of_the_reader))"), offline).results[0]
+    assert result.status == "skipped" and "`payload_of_the_reader`" in result.error_message
+
+
+def test_the_readers_own_modules_are_never_looked_up_on_an_index(offline):
+    result = validate_document(analysis("from myapp.models import User"), offline).results[0]
+    assert result.status == "skipped" and "`myapp`" in result.error_message
+
+
 def test_an_exception_raised_inside_the_installed_package_is_a_warning(offline):
     result = validate_document(analysis("import sbdemo\nsbdemo.explode(3)"), offline).results[0]
     assert (result.status, result.severity) == ("failure", "warning")
-    assert result.error_message == "ValueError: bad value: 3"
-    assert "inside the installed package (sbdemo/__init__.py, line 14, in _check)" in result.suggestions
+    assert result.error_message == "ValueError: bad value: 3 (line 11 of the page)"
+    assert "inside an installed package (sbdemo/__init__.py, line 14, in _check)" in result.suggestions
 
 
 def test_a_deprecation_warning_is_info_and_the_example_still_succeeds(offline):
@@ -100,7 +123,8 @@ def test_suggestions_name_the_close_match_and_the_version(offline):
     imported = validate_document(analysis("from sbdemo import greeet"), offline).results[0]
     assert "did you mean `greet`?" in imported.suggestions
     later = validate_document(analysis("print(answer)", "answer = 42"), offline).results[0]
-    assert "only defined later, in example 1 at line 20" in later.suggestions
+    assert (later.status, later.severity) == ("failure", "warning")
+    assert "only defined later, in example 1 (line 20)" in later.suggestions
     assert "line 10 of the page" in later.error_message
 
 
@@ -120,7 +144,7 @@ def test_dependencies_are_merged_and_recorded_exactly_as_run(offline):
     assert last.actual_code_executed == "from sbdemo import greet\n\nname = 'second'\n\nprint(greet(name))\n"
 
 
-def test_async_examples_and_top_level_await_in_sync_ones_are_wrapped(offline):
+def test_examples_that_await_at_top_level_run_in_an_event_loop(offline):
     result = validate_document(
         analysis(
             "from sbdemo import greet",
@@ -131,8 +155,7 @@ def test_async_examples_and_top_level_await_in_sync_ones_are_wrapped(offline):
         offline,
     )
     assert outcome(result) == [("success", None)] * 3
-    assert result.results[1].actual_code_executed.startswith("import asyncio\n\nasync def main():\n")
-    assert result.results[1].actual_code_executed.endswith("asyncio.run(main())\n")
+    assert result.results[1].execution_output == "hello async\n"
     assert result.results[2].execution_output == "labelled sync\n"
 
 
@@ -142,21 +165,35 @@ def test_not_executable_examples_are_skipped_with_the_reason(offline):
     assert result.results[0].error_message == "Example marked as not executable"
 
 
-def test_an_example_that_hangs_times_out(offline):
+def test_an_example_that_keeps_running_is_stopped_and_the_next_one_still_runs(offline):
     offline.timeout = 1
-    result = validate_document(analysis("import time\ntime.sleep(30)"), offline).results[0]
-    assert (result.status, result.severity) == ("failure", "error")
-    assert "timed out after 1 s" in result.error_message
+    hanging, after = validate_document(analysis("import time\ntime.sleep(30)", "print('after')"), offline).results
+    assert hanging.status == "skipped" and "did not finish within 1 s" in hanging.error_message
+    assert after.status == "success" and after.execution_output == "after\n"
 
 
-def test_a_failed_install_is_one_clear_reason_on_every_example(offline):
+def test_a_library_that_will_not_install_is_one_setup_problem_and_fails_every_runnable_example(offline):
     result = validate_document(
         analysis("import sbdemo", "print(1)", "x", version="9.9.9", contexts={2: "not_executable"}), offline
     )
     assert outcome(result) == [("failure", "warning"), ("failure", "warning"), ("skipped", None)]
-    message = result.results[0].error_message
-    assert message.startswith("Installing sbdemo==9.9.9 failed:") and "9.9.9" in message
-    assert result.results[1].error_message == message
+    assert [p.requirement for p in result.setup_problems] == ["sbdemo==9.9.9"]
+    assert "9.9.9" in result.setup_problems[0].log
+    assert result.results[0].error_message.startswith("Installing sbdemo==9.9.9 failed")
+
+
+def test_a_page_package_that_will_not_install_fails_only_the_examples_that_need_it(offline):
+    page = analysis(
+        "import sbdemo\nprint(sbdemo.greet('a'))",
+        "import sbmissing\nprint(1)",
+        requirements=[{"requirement": "sbmissing==1.0", "line": 3}],
+    )
+    first, second = validate_document(page, offline).results
+    assert first.status == "success"
+    assert (second.status, second.severity) == ("failure", "warning")
+    assert "could not be installed" in second.suggestions
+    problems = validate_document(page, offline).setup_problems
+    assert [p.requirement for p in problems] == ["sbmissing==1.0"] and "sbmissing" in problems[0].log
 
 
 def test_output_is_capped(offline):
@@ -206,3 +243,140 @@ def test_processes_an_example_leaves_behind_are_killed_before_the_next_one(offli
     ).results
     assert first.status == "success"
     assert second.status == "success", second.error_message
+
+
+# -- pages read the way their readers follow them -------------------------------------------------------------------
+def session(code, line):
+    return CodeExample(library="sbdemo", code=code, line=line, style="doctest")
+
+
+def script(code, line, **fields):
+    return CodeExample(library="sbdemo", code=code, line=line, style="script", **fields)
+
+
+def page(*examples, **fields):
+    return ExtractionAnalysis(page="guide.md", library="sbdemo", version="1.0.0", examples=list(examples), **fields)
+
+
+def test_doctest_sessions_run_statement_by_statement_and_share_the_pages_names(offline):
+    result = validate_document(
+        page(
+            session(">>> from sbdemo import greet\n>>> who = 'docs'\n>>> greet(who)\n'hello docs'\n", 10),
+            session(">>> greet(who).upper()\n'HELLO DOCS'\n>>> 1/0  # doctest: +SKIP\n", 20),
+        ),
+        offline,
+    )
+    assert outcome(result) == [("success", None), ("success", None)]
+    assert [(r.statements, r.statements_run) for r in result.results] == [(3, 3), (2, 1)]
+
+
+def test_a_session_whose_output_differs_shows_the_expected_and_the_actual_at_the_pages_line(offline):
+    result = validate_document(
+        page(session(">>> from sbdemo import greet\n>>> greet('x')\n'hi x'\n>>> 2 + 2\n5\n", 30)), offline
+    ).results[0]
+    assert (result.status, result.severity) == ("failure", "error")
+    assert "(line 31)" in result.error_message and "1 later statement(s)" in result.error_message
+    assert result.expected_output == "'hi x'\n" and "'hello x'" in result.execution_output
+
+
+def test_output_that_differs_only_in_run_to_run_values_is_info(offline):
+    result = validate_document(
+        page(
+            session(">>> import datetime\n>>> print(datetime.datetime(2024, 5, 6, 7, 8, 9))\n2020-01-02 03:04:05\n", 40)
+        ),
+        offline,
+    ).results[0]
+    assert (result.status, result.severity) == ("success", "info")
+
+
+def test_a_traceback_the_page_shows_is_the_expected_outcome(offline):
+    result = validate_document(
+        page(
+            session(
+                ">>> import sbdemo\n>>> sbdemo.explode(1)\nTraceback (most recent call last):\n...\n"
+                "ValueError: bad value: 1\n",
+                50,
+            )
+        ),
+        offline,
+    ).results[0]
+    assert result.status == "success" and result.severity is None
+
+
+def test_what_a_script_prints_is_compared_with_the_output_under_each_print(offline):
+    good, wrong = validate_document(
+        page(
+            script("from sbdemo import greet\nprint(greet('a'))\n#> hello a\n", 10),
+            script("from sbdemo import greet\nprint(greet('b'))\n'''\nhello c\n'''\n", 20),
+        ),
+        offline,
+    ).results
+    assert good.status == "success"
+    assert (wrong.status, wrong.severity) == ("failure", "error")
+    assert "the print at line 21" in wrong.error_message and wrong.expected_output == "hello c"
+
+
+def test_an_output_block_after_a_script_is_compared_with_everything_it_prints(offline):
+    result = validate_document(
+        page(script("print('one')\nprint('two')\n", 10, expected_output="one\nthree\n", expected_output_line=14)),
+        offline,
+    ).results[0]
+    assert (result.status, result.severity) == ("failure", "error")
+    assert "the output at line 14" in result.error_message
+
+
+def test_the_pages_exports_files_and_hidden_setup_are_in_place_when_the_reader_gets_there(offline):
+    result = validate_document(
+        page(
+            script("import os\nprint(os.environ.get('SB_MODE'))\n#> None\n", 5),
+            script(
+                "import os\nprint(os.environ['SB_MODE'], open('settings.toml').read().strip())\n#> fast size = 3\n", 20
+            ),
+            session(">>> secret\n42\n", 30),
+            environment=[{"name": "SB_MODE", "value": "fast", "line": 10}],
+            files=[{"path": "settings.toml", "content": "size = 3\n", "line": 12}],
+            setup=[{"code": "secret = 42\n", "line": 25, "source": "guide.md"}],
+        ),
+        offline,
+    )
+    assert outcome(result) == [("success", None)] * 3
+
+
+def test_one_scripts_changes_to_the_process_do_not_leak_into_the_next(offline):
+    result = validate_document(
+        page(
+            script("import os, sys\nos.environ['LEAK'] = '1'\nsys.modules['json'] = None\n", 5),
+            script("import os, json\nprint(os.environ.get('LEAK'))\n#> None\n", 10),
+        ),
+        offline,
+    )
+    assert outcome(result) == [("success", None), ("success", None)]
+
+
+def test_an_example_that_builds_on_a_failed_one_is_not_counted_again(offline):
+    result = validate_document(
+        page(script("from sbdemo import greet\nvalue = greet(1, 2)\n", 5), script("print(value)\n", 10)), offline
+    )
+    assert outcome(result) == [("failure", "error"), ("skipped", None)]
+    assert result.results[1].error_message == "Builds on example 0 (line 5), which failed; counted there."
+
+
+def test_an_optional_dependency_the_library_asks_for_is_installed_and_noted(offline):
+    result = validate_document(
+        page(script("import sbdemo\nprint(sbdemo.fancy_greet('x'))\n#> *hello x*\n", 5)), offline
+    ).results[0]
+    assert (result.status, result.severity) == ("success", "info")
+    assert "`sbdemo[fancy]==1.0.0`" in result.error_message
+
+
+def test_each_result_file_records_the_python_and_the_installed_distributions(offline):
+    result = validate_document(page(script("import sbdemo\n", 5)), offline)
+    assert result.environment.python.startswith("3.")
+    assert result.environment.distributions["sbdemo"] == "1.0.0"
+    assert json.loads(result.model_dump_json())["environment"]["distributions"]["sbdemo"] == "1.0.0"
+
+
+def test_a_library_that_needs_a_python_the_worker_lacks_says_so(offline):
+    result = validate_document(analysis("import sbdemo", version="3.0.0"), offline)
+    assert result.results[0].status == "failure"
+    assert "it does not support Python 3." in result.setup_problems[0].message

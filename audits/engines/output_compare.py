@@ -1,0 +1,94 @@
+"""Does what an example printed match what its page shows? Three answers: the same (as doctest would accept it,
+or laid out differently: docs pretty-print long values), different only in format (timestamps, memory
+addresses, ids, the version in a URL: things no two runs share), or different."""
+
+import doctest
+import re
+from typing import Literal
+
+Match = Literal["same", "format", "different"]
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+_checker = doctest.OutputChecker()
+
+# Values that change from run to run, and how they are shown masked.
+MASKS = [
+    (re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"), "<time>"),
+    (re.compile(r"\b\d{4}-\d{2}-\d{2}\b"), "<date>"),
+    (re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"), "<time>"),
+    (re.compile(r"\b1\d{9}(?:\.\d+)?\b"), "<epoch>"),
+    (re.compile(r"\b0x[0-9a-fA-F]{4,}\b"), "<address>"),
+    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"), "<uuid>"),
+    (re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|seconds)\b"), "<duration>"),
+    (re.compile(r"\b(?:pid|process|thread|thread_id|process_id)[=:]\s*\d+"), "<id>"),
+    (re.compile(r"\b\d+\.\d{4,}\b"), "<number>"),
+    (re.compile(r"(?<=[=:] )['\"]?/(?:[\w.-]+/)+[\w.-]+['\"]?"), "<path>"),
+    # Sphinx's doctest runs without a module name, so the reprs it shows lack the reader's `__main__.`.
+    (re.compile(r"\b__main__\."), ""),
+]
+URL_VERSION = re.compile(r"(https?://[^\s/]+(?:/[^\s/]+)*?/)v?\d+(?:\.\d+)*(?=/)")
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def compare(expected: str, actual: str) -> Match:
+    # Terminal colours are invisible to the reader: what they see is the text.
+    expected, actual = ANSI.sub("", expected), ANSI.sub("", actual)
+    if not actual.strip() and all(line.lstrip().startswith("#") for line in expected.splitlines() if line.strip()):
+        return "same"  # `# no output` under a statement is a note to the reader, not output
+    if _same(expected, actual):
+        return "same"
+    if _same(_masked(expected), _masked(actual)):
+        return "format"
+    return "different"
+
+
+def _same(expected: str, actual: str) -> bool:
+    want, got = _lines(expected), _lines(actual)
+    if _checker.check_output(want, got, FLAGS):
+        return True
+    return _pattern(_compact(want)).fullmatch(_compact(got)) is not None
+
+
+def _lines(text: str) -> str:
+    """Trailing spaces and blank lines at either end mean nothing to a reader."""
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def _compact(text: str) -> str:
+    """Layout removed: no whitespace, no trailing comma before a closing bracket (a pretty-printer's)."""
+    text = re.sub(r"\s+", "", text)
+    text = re.sub(r",(?=[)\]}])", "", text)
+    return URL_VERSION.sub(lambda m: m.group(1) + "<v>", text)
+
+
+def _pattern(compact_want: str) -> re.Pattern:
+    """The expected text with `...` matching anything, as doctest's ELLIPSIS does."""
+    parts = [re.escape(part) for part in compact_want.split("...")]
+    return re.compile(".*?".join(parts), re.DOTALL)
+
+
+def _masked(text: str) -> str:
+    for pattern, mask in MASKS:
+        text = pattern.sub(mask, text)
+    text = URL_VERSION.sub(lambda m: m.group(1) + "<v>", text)
+    return text.replace("'", "").replace('"', "")  # how a value is quoted is presentation
+
+
+def differing_line(expected: str, actual: str) -> tuple[str, str] | None:
+    """The first line where the two differ (after layout), to show a reader where to look."""
+    want = [line.strip() for line in _lines(expected).split("\n") if line.strip()]
+    got = [line.strip() for line in _lines(actual).split("\n") if line.strip()]
+    for index in range(max(len(want), len(got))):
+        shown = want[index] if index < len(want) else "(nothing)"
+        printed = got[index] if index < len(got) else "(nothing)"
+        if shown == "...":
+            return None
+        if not _same(shown, printed) and not _same(_masked(shown), _masked(printed)):
+            return shown, printed
+    return None

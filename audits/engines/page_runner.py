@@ -1,0 +1,680 @@
+"""The reader's interpreter for one doc page, run inside the sandbox by the validator (standard library only: it
+runs on the reader's Python, whatever its version).
+
+It keeps the page's names the way a reader following the page keeps them in one Python session: doctest
+sessions run in it one after another (by the standard doctest runner), and a script's definitions join it when
+a later session needs them. Scripts run in a fork of it, so what one script does to the process (exits,
+environment variables, global configuration) never leaks into the next, while the names the page defined
+before are there.
+
+Protocol: one JSON request per line on stdin, one JSON answer per line on the descriptor that was stdout at
+start. File descriptors 1 and 2 go to a capture file while a request runs, so what an example prints (Python,
+C code or subprocesses alike) never mixes with the protocol."""
+
+from __future__ import annotations
+
+import difflib
+import doctest
+import importlib
+import importlib.util
+import io
+import json
+import linecache
+import os
+import platform
+import re
+import signal
+import sys
+import tempfile
+import time
+import traceback
+import types
+import warnings
+
+OUTPUT_CAP = 60_000
+DOCTEST_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+class Interrupted(KeyboardInterrupt):
+    """Time is up: a KeyboardInterrupt, so doctest and most code let it through."""
+
+
+class Forwarder(io.TextIOBase):
+    """sys.stdout and sys.stderr for the whole run. Code keeps references to them (a logging handler made in
+    one example, a logger factory), so they stay the same objects and send what they get where it belongs
+    now: the capture file, or the doctest runner's output while a session runs."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.target = None
+
+    def write(self, text):
+        target = self.target if self.target is not None else self._stream()
+        written = target.write(text)
+        if target is not self.target:
+            target.flush()
+        return written
+
+    def _stream(self):
+        return _FD_STREAMS[self.fd]
+
+    # While a session runs, doctest reads and clears what it printed through these (it takes this object as its
+    # output, so a handler made in an earlier example still writes where the reader would see it).
+    def getvalue(self):
+        return self.target.getvalue()
+
+    def truncate(self, size=None):
+        return self.target.truncate(size)
+
+    def flush(self):
+        (self.target or self._stream()).flush()
+
+    def fileno(self):
+        return self.fd
+
+    @property
+    def buffer(self):
+        """Bytes written to standard output (click.echo writes there) reach the same place as text."""
+        return _BinaryForwarder(self)
+
+    def isatty(self):
+        return False
+
+    def writable(self):
+        return True
+
+    @property
+    def encoding(self):
+        return "utf-8"
+
+    @property
+    def errors(self):
+        return "backslashreplace"
+
+
+class _BinaryForwarder(io.RawIOBase):
+    def __init__(self, text: Forwarder):
+        self.text = text
+
+    def write(self, data):
+        self.text.write(bytes(data).decode("utf-8", "replace"))
+        return len(data)
+
+    def writable(self):
+        return True
+
+    def flush(self):
+        self.text.flush()
+
+
+_FD_STREAMS = {}
+
+
+class Page:
+    def __init__(self, start: dict):
+        self.library_modules = start.get("library_modules", [])
+        self.module = types.ModuleType("__main__")
+        self.module.__dict__["__builtins__"] = __builtins__
+        sys.modules["__main__"] = self.module
+        self.names: dict[str, str] = {}  # pseudo file name -> what it is (for tracebacks)
+        self.warnings: list[dict] = []
+        self.protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
+        _FD_STREAMS[1] = open(1, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1)
+        _FD_STREAMS[2] = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1)
+        self.stdout, self.stderr = Forwarder(1), Forwarder(2)
+        sys.stdout, sys.stderr = self.stdout, self.stderr
+        sys.stdin = open(os.devnull)
+        original = warnings.showwarning
+
+        def record(message, category, filename, lineno, file=None, line=None):
+            self.warnings.append(
+                {"category": category.__name__, "message": str(message), "filename": filename, "lineno": lineno}
+            )
+
+        self.original_showwarning = original
+        warnings.showwarning = record
+        for category in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
+            warnings.simplefilter("default", category)
+        signal.signal(signal.SIGALRM, self._alarm)
+
+    # -- the page's names ------------------------------------------------------------------------------------
+    @property
+    def namespace(self) -> dict:
+        """The page's names, as the module __main__ (so classes defined in it pickle and repr as a reader's do)."""
+        return self.module.__dict__
+
+    def _quietly(self, code: str, name: str, namespace: dict):
+        self._remember(name, code)
+        exec(compile(code, name, "exec", dont_inherit=True), namespace)
+
+    def _remember(self, name: str, code: str):
+        linecache.cache[name] = (len(code), None, code.splitlines(True), name)
+        self.names[name] = name
+
+    # -- requests --------------------------------------------------------------------------------------------
+    def handle(self, request: dict) -> dict:
+        op = request["op"]
+        self.warnings = []
+        with Capture() as capture:
+            try:
+                answer = getattr(self, "op_" + op)(request)
+            except Interrupted:
+                answer = {"status": "timeout"}
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        answer.setdefault("output", capture.text())
+        answer.setdefault("warnings", self.warnings[:20])
+        return answer
+
+    def _alarm(self, signum, frame):
+        raise Interrupted()
+
+    def op_setup(self, request):
+        """Hidden setup the docs' own doctest run uses (sphinx.ext.doctest's testsetup, doctest_global_setup)."""
+        try:
+            self._quietly(request["code"], request["name"], self.namespace)
+        except BaseException as exc:
+            return {"status": "exception", "exception": self.describe(exc, request["name"])}
+        return {"status": "ok"}
+
+    def op_environ(self, request):
+        os.environ.update(request["variables"])
+        return {"status": "ok"}
+
+    def op_materialize(self, request):
+        """Run a script that passed in its fork again here, so the sessions after it see what it defined."""
+        namespace = self.namespace
+        signal.setitimer(signal.ITIMER_REAL, request.get("timeout", 30))
+        try:
+            self._run_code(request["code"], request["name"], namespace)
+        except Interrupted:
+            raise
+        except BaseException as exc:
+            return {"status": "exception", "exception": self.describe(exc, request["name"])}
+        return {"status": "ok"}
+
+    def op_session(self, request):
+        namespace = self.namespace
+        name = request["name"]
+        text = request["text"]
+        if request.get("prefix", "").strip():
+            # A definition typed as is before the prompts: it runs first, like the reader's first paste.
+            signal.setitimer(signal.ITIMER_REAL, request.get("timeout", 30))
+            try:
+                self._run_code(request["prefix"], name + ":prefix", namespace)
+            except Interrupted:
+                raise
+            except BaseException as exc:
+                return {
+                    "status": "ok",
+                    "statements": 0,
+                    "ran": 0,
+                    "skipped": 0,
+                    "failures": [
+                        {
+                            "line": request.get("line", 0),
+                            "source": request["prefix"],
+                            "want": "",
+                            "got": "",
+                            "expects_exception": False,
+                            "exception": self.describe(exc, name + ":prefix"),
+                        }
+                    ],
+                }
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        parser = doctest.DocTestParser()
+        try:
+            test = parser.get_doctest(text, namespace, name, name, request.get("line", 0))
+        except ValueError as exc:
+            return {"status": "unparsable", "message": str(exc)}
+        test.globs = namespace  # the page's names, not a copy: what a session defines, the next one sees
+        runner = SessionRunner(self, name, optionflags=DOCTEST_FLAGS)
+        self.stdout.target = self.stderr.target = runner.spoof
+        signal.setitimer(signal.ITIMER_REAL, request.get("timeout", 30))
+        try:
+            runner.run(test, out=lambda text: None, clear_globs=False)
+        except Interrupted:
+            return {
+                "status": "timeout",
+                "statements": len(test.examples),
+                "ran": runner.tries_so_far,
+                "failures": runner.failures_seen,
+            }
+        finally:
+            self.stdout.target = self.stderr.target = None
+        return {
+            "status": "ok",
+            "statements": len(test.examples),
+            "ran": runner.tries_so_far,
+            "skipped": runner.skips,
+            "failures": runner.failures_seen,
+        }
+
+    def op_script(self, request):
+        """Run a script in a fork of the page: its preludes (the earlier scripts it builds on) quietly, then it,
+        with the page's variables set."""
+        namespace = self.namespace
+        result_fd, result_path = tempfile.mkstemp(prefix="result-", dir=request["state"])
+        os.close(result_fd)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            os.setpgid(0, 0)
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            self._child(request, namespace, result_path)
+        deadline = time.monotonic() + request.get("timeout", 30)
+        status = None
+        while time.monotonic() < deadline:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            time.sleep(0.01)
+        else:
+            _kill_group(pid)
+            os.waitpid(pid, 0)
+            _kill_group(pid)
+            return {"status": "timeout"}
+        _kill_group(pid)  # what the script started in the background goes with it
+        try:
+            with open(result_path) as handle:
+                result = json.load(handle)
+        except (OSError, ValueError):
+            code = os.waitstatus_to_exitcode(status) if hasattr(os, "waitstatus_to_exitcode") else status
+            result = {"status": "crashed", "exit": code}
+        finally:
+            os.unlink(result_path)
+        return result
+
+    def _child(self, request, namespace, result_path):
+        result = {"status": "ok"}
+        prints = []
+        if request.get("record_prints"):
+            self._record_prints(request["name"], prints)
+        try:
+            os.environ.update(request.get("environment", {}))
+            for prelude in request.get("preludes", []):
+                self._run_code(prelude["code"], prelude["name"], namespace, quiet=True)
+            sys.argv = [request["name"]]
+            self._run_code(request["code"], request["name"], namespace, run_async=request.get("async", False))
+        except SystemExit as exc:
+            if exc.code not in (None, 0):
+                frames = self.describe(exc, request["name"])["frames"]
+                result = {
+                    "status": "exit",
+                    "exit": exc.code if isinstance(exc.code, int) else 1,
+                    "message": "" if isinstance(exc.code, int) else str(exc.code),
+                    "raised_in": frames[-1]["where"] if frames else "example",
+                }
+        except BaseException as exc:
+            result = {"status": "exception", "exception": self.describe(exc, request["name"])}
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            result["warnings"] = self.warnings[:20]
+            result["prints"] = prints[:1000]
+            with open(result_path, "w") as out:
+                json.dump(result, out, default=repr)
+        finally:
+            os._exit(0)
+
+    @staticmethod
+    def _record_prints(name, prints):
+        """What each print() of the example itself wrote to standard output, by line: docs that write the output
+        under each print document exactly that."""
+        import builtins
+
+        original = builtins.print
+
+        def recording_print(*args, sep=" ", end="\n", file=None, flush=False):
+            if file is None or file is sys.stdout:
+                frame = sys._getframe(1)
+                if frame.f_code.co_filename == name:
+                    text = (" " if sep is None else sep).join(str(a) for a in args) + ("\n" if end is None else end)
+                    prints.append([frame.f_lineno, text[:OUTPUT_CAP]])
+            original(*args, sep=sep, end=end, file=file, flush=flush)
+
+        builtins.print = recording_print
+
+    def _run_code(self, code, name, namespace, quiet=False, run_async=False):
+        self._remember(name, code)
+        flags = 0x2000 if run_async else 0  # ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+        compiled = compile(code, name, "exec", flags=flags, dont_inherit=True)
+        namespace["__name__"] = "__main__"
+        namespace["__file__"] = name
+        if quiet:
+            saved = self.stdout.target, self.stderr.target
+            sink = io.StringIO()
+            self.stdout.target = self.stderr.target = sink
+            try:
+                self._exec(compiled, namespace)
+            finally:
+                self.stdout.target, self.stderr.target = saved
+        else:
+            self._exec(compiled, namespace)
+
+    @staticmethod
+    def _exec(compiled, namespace):
+        result = eval(compiled, namespace)
+        if isinstance(result, types.CoroutineType):
+            import asyncio
+
+            asyncio.run(result)
+
+    def op_resolve(self, request):
+        """Where names could come from: the page's names so far, a module of that name, the library."""
+        namespace = self.namespace
+        return {
+            "status": "ok",
+            "names": {
+                name: {
+                    "defined": name in namespace,
+                    "importable": _importable(name),
+                    "provided_by": self.providers(name),
+                }
+                for name in request["names"]
+            },
+        }
+
+    def op_probe(self, request):
+        """Which modules import (found without importing them)."""
+        found = {}
+        for module in request["modules"]:
+            try:
+                found[module] = importlib.util.find_spec(module) is not None
+            except (ImportError, ValueError, AttributeError):
+                found[module] = False
+        return {"status": "ok", "found": found}
+
+    def op_environment(self, request):
+        from importlib import metadata
+
+        distributions = {}
+        for dist in metadata.distributions():
+            name = dist.metadata["Name"]
+            if name:
+                distributions[name] = dist.version
+        return {
+            "status": "ok",
+            "python": platform.python_version(),
+            "distributions": dict(sorted(distributions.items(), key=lambda item: item[0].lower())),
+        }
+
+    # -- what went wrong -------------------------------------------------------------------------------------
+    def describe(self, exc: BaseException, current: str, tb=None) -> dict:
+        tb = tb if tb is not None else exc.__traceback__
+        frames = []
+        for frame in traceback.extract_tb(tb):
+            if frame.filename == __file__ or frame.filename.endswith("page_runner.py"):
+                continue
+            if frame.filename.endswith(os.sep + "doctest.py"):
+                continue
+            frames.append(
+                {
+                    "filename": frame.filename,
+                    "lineno": frame.lineno or 0,
+                    "name": frame.name,
+                    "where": self.where(frame.filename, current),
+                }
+            )
+        if isinstance(exc, SyntaxError) and exc.filename:
+            frames.append(
+                {
+                    "filename": exc.filename,
+                    "lineno": exc.lineno or 0,
+                    "name": "<module>",
+                    "where": self.where(exc.filename, current),
+                }
+            )
+        info = {
+            "type": type(exc).__name__,
+            "module": type(exc).__module__,
+            "mro": [f"{c.__module__}.{c.__qualname__}" for c in type(exc).__mro__],
+            "message": _safe_str(exc),
+            "frames": frames,
+            "traceback": _format(exc, tb),
+        }
+        if isinstance(exc, NameError):
+            name = getattr(exc, "name", None) or _quoted(info["message"])
+            info["name"] = name
+            info["importable"] = _importable(name)
+            info["provided_by"] = self.providers(name)
+        elif isinstance(exc, ImportError):
+            info["name"] = exc.name
+            missing = _quoted(info["message"]) if "cannot import name" in info["message"] else None
+            info["missing"] = missing
+            if missing and exc.name:
+                module = sys.modules.get(exc.name)
+                if module is not None:
+                    info["suggestions"] = _close(missing, dir(module))
+        elif isinstance(exc, AttributeError):
+            obj = getattr(exc, "obj", None)
+            name = getattr(exc, "name", None)
+            info["name"] = name
+            if obj is not None:
+                kind = type(obj)
+                info["owner"] = (
+                    obj.__name__ if isinstance(obj, types.ModuleType) else f"{kind.__module__}.{kind.__qualname__}"
+                )
+                if name:
+                    info["suggestions"] = _close(name, dir(obj))
+            elif name and tb is not None:
+                info["none_module"] = self._none_module(tb, name)
+        if isinstance(exc, OSError):
+            info["errno"] = exc.errno
+            info["filename"] = str(exc.filename) if exc.filename is not None else None
+        return info
+
+    def _none_module(self, tb, name):
+        """`lib.integration.name` failing because the library set lib.integration to None (its optional
+        dependency is missing): "lib.integration"."""
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        line = linecache.getline(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+        for module in self.library_modules:
+            for found in re.finditer(r"\b(" + re.escape(module) + r")\.(\w+)\." + re.escape(name) + r"\b", line):
+                owner = tb.tb_frame.f_globals.get(found.group(1))
+                if isinstance(owner, types.ModuleType) and getattr(owner, found.group(2), 0) is None:
+                    return f"{found.group(1)}.{found.group(2)}"
+        return None
+
+    def providers(self, name) -> list:
+        """The library's modules that offer a name: its top-level modules first, then the submodules loaded so
+        far (a name such as CompletionItem lives deeper)."""
+        if not name:
+            return []
+        found = [m for m in self.library_modules if _has(m, name)]
+        if found:
+            return found
+        import pkgutil
+
+        for top in self.library_modules:
+            package = sys.modules.get(top)
+            for info in pkgutil.iter_modules(getattr(package, "__path__", None) or []):
+                if not info.name.startswith("_") and _has(f"{top}.{info.name}", name):
+                    return [f"{top}.{info.name}"]
+        return []
+
+    def where(self, filename: str, current: str) -> str:
+        if filename in (current, current + ":prefix") or filename.startswith("<doctest "):
+            return "example"
+        if filename in self.names:
+            return "page"
+        path = os.path.realpath(filename)
+        if "site-packages" in path or "dist-packages" in path:
+            return "package"
+        if path.startswith(os.path.realpath(sys.base_prefix)):
+            return "stdlib"
+        return "other"
+
+
+class SessionRunner(doctest.DocTestRunner):
+    """The standard runner, collecting what failed instead of printing it."""
+
+    def __init__(self, page: Page, name: str, optionflags: int):
+        super().__init__(verbose=False, optionflags=optionflags)
+        self.page, self.name = page, name
+        self.spoof, self._fakeout = self._fakeout, page.stdout
+        self.failures_seen: list[dict] = []
+        self.tries_so_far = 0
+        self.skips = 0
+
+    def report_start(self, out, test, example):
+        self.tries_so_far += 1
+
+    def report_failure(self, out, test, example, got):
+        self.failures_seen.append(self._failure(test, example, got=got))
+
+    def report_unexpected_exception(self, out, test, example, exc_info):
+        if isinstance(exc_info[1], Interrupted):
+            raise exc_info[1]
+        failure = self._failure(test, example, got=self.spoof.getvalue())
+        failure["exception"] = self.page.describe(exc_info[1], self.name, exc_info[2])
+        self.failures_seen.append(failure)
+
+    def run(self, test, compileflags=None, out=None, clear_globs=True):
+        self.skips = sum(1 for example in test.examples if example.options.get(doctest.SKIP))
+        return super().run(test, compileflags, out, clear_globs)
+
+    @staticmethod
+    def _failure(test, example, got):
+        return {
+            "line": (test.lineno or 0) + example.lineno,
+            "source": example.source,
+            "want": example.want,
+            "got": _without_runner_frames(got)[-OUTPUT_CAP:],
+            "expects_exception": example.exc_msg is not None,
+        }
+
+
+class Capture:
+    """Descriptors 1 and 2 into a temporary file while a request runs (what it prints, whoever prints it)."""
+
+    def __enter__(self):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.file = tempfile.TemporaryFile()
+        self.saved = os.dup(1), os.dup(2)
+        os.dup2(self.file.fileno(), 1)
+        os.dup2(self.file.fileno(), 2)
+        return self
+
+    def __exit__(self, *exc):
+        for stream in _FD_STREAMS.values():
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os.dup2(self.saved[0], 1)
+        os.dup2(self.saved[1], 2)
+        for fd in self.saved:
+            os.close(fd)
+        self.file.seek(0)
+        data = self.file.read()
+        self.file.close()
+        if len(data) > OUTPUT_CAP:
+            head, tail = data[: OUTPUT_CAP // 4], data[-(OUTPUT_CAP - OUTPUT_CAP // 4) :]
+            cut = len(data) - len(head) - len(tail)
+            data = head + f"\n[... {cut} bytes cut ...]\n".encode() + tail
+        self.data = data.decode("utf-8", "replace")
+        return False
+
+    def text(self) -> str:
+        return getattr(self, "data", "")
+
+
+def _kill_group(pid: int):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _safe_str(exc) -> str:
+    try:
+        return str(exc)
+    except BaseException:
+        return f"<{type(exc).__name__} that cannot be shown>"
+
+
+def _format(exc, tb) -> str:
+    try:
+        lines = traceback.format_exception(type(exc), exc, tb)
+    except BaseException:
+        return _safe_str(exc)
+    kept = [line for line in lines if "page_runner.py" not in line and "/doctest.py" not in line]
+    return "".join(kept)[-OUTPUT_CAP:]
+
+
+def _without_runner_frames(text: str) -> str:
+    """A traceback as the reader's own session shows it: without doctest's frames."""
+    kept, skipping = [], False
+    for line in text.split("\n"):
+        if line.startswith("  File "):
+            skipping = "doctest.py" in line or "page_runner.py" in line
+        elif not line.startswith("    "):
+            skipping = False
+        if not skipping:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def _quoted(message: str):
+    parts = message.split("'")
+    return parts[1] if len(parts) >= 3 else None
+
+
+def _importable(name) -> bool:
+    if not name:
+        return False
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError, AttributeError):
+        return False
+
+
+def _has(module_name: str, name) -> bool:
+    if not name:
+        return False
+    try:
+        module = importlib.import_module(module_name)
+    except BaseException:
+        return False
+    return hasattr(module, name)
+
+
+def _close(name: str, candidates) -> list:
+    public = [c for c in candidates if isinstance(c, str) and not c.startswith("_")]
+    return difflib.get_close_matches(name, public, n=1, cutoff=0.8)
+
+
+def main():
+    global OUTPUT_CAP
+    start = json.loads(sys.stdin.readline())
+    OUTPUT_CAP = int(start.get("output_cap", OUTPUT_CAP))
+    os.chdir(start.get("cwd") or os.getcwd())
+    sys.path.insert(0, os.getcwd())
+    for module in start.get("preload", []):
+        try:
+            importlib.import_module(module)
+        except BaseException:
+            pass
+    page = Page(start)
+    lines = sys.__stdin__
+    page.protocol.write(json.dumps({"status": "ready"}) + "\n")
+    page.protocol.flush()
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+            answer = page.handle(request)
+        except BaseException as exc:
+            answer = {"status": "internal", "message": f"{type(exc).__name__}: {_safe_str(exc)}"}
+        page.protocol.write(json.dumps(answer, default=repr) + "\n")
+        page.protocol.flush()
+
+
+if __name__ == "__main__":
+    main()
