@@ -146,14 +146,14 @@ def command_validate(args):
 
     class PrintProgress(ValidationObserver):
         def document_finished(self, page, result):
-            failures = ", ".join(
-                f"#{r.example_index} {r.severity}: {r.error_message}" for r in result.results if r.status == "failure"
-            )
-            print(
-                f"{page}: {result.successful} passed, {result.failed} failed, {result.skipped} skipped"
-                + (f"\n    {failures}" if failures else ""),
-                flush=True,
-            )
+            lines = [f"{page}: {result.successful} passed, {result.failed} failed, {result.skipped} skipped"]
+            lines += [f"    could not set up: {p.message}" for p in result.setup_problems]
+            lines += [
+                f"    line {r.line} {r.severity}: {(r.error_message or '').splitlines()[0][:200]}"
+                for r in result.results
+                if r.status == "failure"
+            ]
+            print("\n".join(lines), flush=True)
 
     folder = Path(args.extraction)
     if not folder.is_dir():
@@ -178,6 +178,10 @@ def command_validate(args):
     except OSError as exc:
         raise CommandError(f"cannot write the results to {args.output}: {exc.strerror or exc}") from None
     _print_validation_summary(summary, Path(args.output))
+    not_set_up = [d.page for d in summary.documents if d.setup_problems]
+    if not_set_up:
+        print(f"\n{len(not_set_up)} page(s) could not be fully set up: {', '.join(not_set_up)}", file=sys.stderr)
+        return 3
     return 2 if problems else 0
 
 

@@ -75,7 +75,7 @@ def test_validate_prints_each_document_and_a_summary(sample_dir, tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "toolz_intro.md: 3 passed, 1 failed, 0 skipped" in done.stdout
-    assert "#3 error: ImportError: cannot import name 'pipee'" in done.stdout
+    assert "error: ImportError: cannot import name 'pipee'" in done.stdout
     assert "2 failed (1 error, 1 warning, 0 info)" in done.stdout
     assert (tmp_path / "out" / "validation_summary.json").exists()
 
@@ -117,6 +117,31 @@ def test_validate_offline_from_a_wheelhouse(tmp_path, wheelhouse):
     )
     assert done.returncode == 0, done.stderr
     assert "demo.md: 1 passed, 0 failed, 0 skipped" in done.stdout
+
+
+def test_validate_exits_non_zero_naming_the_page_that_could_not_be_set_up(tmp_path, wheelhouse):
+    (tmp_path / "in").mkdir()
+    analysis = {
+        "page": "needs.md",
+        "library": "sbdemo",
+        "version": "1.0.0",
+        "examples": [{"code": "import sbnowhere\nprint(1)", "line": 3}],
+        "requirements": [{"requirement": "sbnowhere", "line": 1}],
+    }
+    (tmp_path / "in" / "needs_analysis.json").write_text(json.dumps(analysis))
+    done = stackbench(
+        "validate",
+        "--extraction",
+        str(tmp_path / "in"),
+        "--output",
+        str(tmp_path / "out"),
+        "--find-links",
+        str(wheelhouse),
+        "--no-index",
+    )
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert done.stdout.count("could not set up: Installing sbnowhere failed") == 1
+    assert "could not be fully set up: needs.md" in done.stderr
 
 
 def test_validate_refuses_a_missing_folder(tmp_path):
