@@ -327,7 +327,8 @@ def command_generate(args):
                 doc, args.library, configuration.claude_settings(), args.version or ""
             )
         else:
-            walkthrough_id, export = generate_walkthrough(doc, args.library, args.version or "")
+            docs_root = Path(args.docs_root) if args.docs_root else None
+            walkthrough_id, export = generate_walkthrough(doc, args.library, args.version or "", docs_root=docs_root)
     except (GenerationError, UnicodeDecodeError, ValueError) as exc:
         raise CommandError(f"could not generate a walkthrough from {doc}: {exc}") from None
     output = Path(args.output)
@@ -385,6 +386,7 @@ def build_parser():
     p.add_argument("-l", "--library", required=True)
     p.add_argument("-v", "--version", default="")
     p.add_argument("-o", "--output", default=".", help="folder for wt_<hash>.json (default: here)")
+    p.add_argument("--docs-root", help="the docs folder included files are looked up from (default: the page's folder)")
     p.add_argument("--backend", choices=["rules", "claude"], default="rules")
     p.set_defaults(handler=command_generate)
 

@@ -41,7 +41,7 @@ def sync_docs(library: Library) -> dict:
             continue
         try:
             generated_id, export = generate_walkthrough(
-                path, library.package_name, library.default_version, original_path=relative
+                path, library.package_name, library.default_version, original_path=relative, docs_root=docs
             )
         except (UnicodeDecodeError, ValueError) as exc:
             extraction.warnings.append(f"{relative}: no walkthrough ({exc})")

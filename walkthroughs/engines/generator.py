@@ -9,12 +9,13 @@ from pathlib import Path
 
 from stackbench_site.lib.markdown import info_language, tokens, without_fenced_blocks
 from walkthroughs.engines.formats import WalkthroughExport
+from walkthroughs.engines.includes import expand
 from walkthroughs.engines.tutorial_text import (
     FILE_INTRO,
     OUTPUT_LANGUAGES,
-    PATH_LIKE,
     PYTHON_LANGUAGES,
     SHELL_LANGUAGES,
+    is_file_path,
     split_shell_lines,
 )
 
@@ -82,7 +83,7 @@ def operations_for(markdown: str) -> str:
             continue
         language = info_language(token.info)
         intro = FILE_INTRO.search(paragraph.strip().split(". ")[-1]) if paragraph else None
-        if intro and PATH_LIKE.match(intro.group(2)):
+        if intro and is_file_path(intro.group(2)) and not re.match(r"^\s*(?:\$|%|>>>)\s", token.content):
             items.append(f"Create {intro.group(2)} with the code shown")
         elif language in SHELL_LANGUAGES or (not language and token.content.lstrip().startswith("$ ")):
             commands, _ = split_shell_lines(token.content, console=language == "console")
@@ -98,11 +99,71 @@ def operations_for(markdown: str) -> str:
     return "\n".join(f"{number}. {item}" for number, item in enumerate(items, start=1)) or "1. Read the explanation"
 
 
+MYST_TARGET = re.compile(r"^\([\w.:-]+\)=[ \t]*\n", re.MULTILINE)  # `(install)=`: an anchor, not text
+FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
+REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[([^\]]+)\]:\s*<?(\S+?)>?(?:\s+[\"'(].*[\"')])?\s*$", re.MULTILINE)
+REFERENCE_USE = re.compile(r"(!?)\[([^\]]+)\](?:\[([^\]]*)\])?(?!\(|:)")
+MYST_ADMONITION = re.compile(
+    r"^(?P<fence>:{3,}|`{3,})\{(?P<kind>note|tip|hint|important|warning|caution|attention|danger|error|seealso|"
+    r"admonition)\}[^\n]*\n(?P<body>.*?)^(?P=fence)\s*$",
+    re.MULTILINE | re.DOTALL,
+)
+MKDOCS_ADMONITION = re.compile(r"^(?:!!!|\?\?\?\+?)\s+(\w+)(?:\s+\"([^\"]*)\")?\s*\n((?:(?: {4}.*)?\n)*)", re.MULTILINE)
+
+
+def reader_text(doc_path: Path, docs_root: Path | None = None) -> str:
+    """The page as its reader sees it: includes resolved from the docs folder, front matter dropped,
+    reference-style links written out where they are used (a step carries its own links), admonitions
+    as quoted notes (text to read, never code to run)."""
+    text = expand(doc_path, docs_root or doc_path.parent).text
+    text = FRONT_MATTER.sub("", text, count=1)
+    text = MYST_TARGET.sub("", text)
+    text = _admonitions_as_notes(text)
+    return _inline_references(text)
+
+
+def _admonitions_as_notes(text: str) -> str:
+    def quoted(kind: str, title: str, body: str) -> str:
+        label = (title or kind).strip().capitalize()
+        lines = [f"> **{label}:**"] + [f"> {line}".rstrip() for line in body.strip("\n").split("\n")]
+        return "\n".join(lines) + "\n"
+
+    text = MYST_ADMONITION.sub(lambda m: quoted(m.group("kind"), "", m.group("body")), text)
+    return MKDOCS_ADMONITION.sub(
+        lambda m: quoted(m.group(1), m.group(2) or "", re.sub(r"^ {4}", "", m.group(3), flags=re.MULTILINE)), text
+    )
+
+
+def _inline_references(text: str) -> str:
+    definitions = {label.lower(): url for label, url in REFERENCE_DEFINITION.findall(text)}
+    if not definitions:
+        return text
+    text = REFERENCE_DEFINITION.sub("", text)
+    outside_code = re.split(r"(^(?:`{3,}|~{3,}).*?^(?:`{3,}|~{3,})\s*$)", text, flags=re.MULTILINE | re.DOTALL)
+
+    def link(match: re.Match) -> str:
+        bang, label, reference = match.groups()
+        url = definitions.get((reference or label).lower())
+        return f"{bang}[{label}]({url})" if url else match.group(0)
+
+    return (
+        "".join(
+            part if index % 2 else REFERENCE_USE.sub(link, part) for index, part in enumerate(outside_code)
+        ).rstrip()
+        + "\n"
+    )
+
+
 def generate_walkthrough(
-    doc_path: Path, library: str, version: str = "", original_path: str | None = None
+    doc_path: Path,
+    library: str,
+    version: str = "",
+    original_path: str | None = None,
+    docs_root: Path | None = None,
 ) -> tuple[str, dict]:
-    """(walkthrough id, export) for a tutorial page; the export validates against WalkthroughExport."""
-    text = Path(doc_path).read_text(encoding="utf-8")
+    """(walkthrough id, export) for a tutorial page; the export validates against WalkthroughExport. Included
+    files are looked up beside the page and from docs_root (default: the page's folder)."""
+    text = reader_text(Path(doc_path), docs_root)
     title, introduction, sections = _sections(text)
     context = f"{library} {version}".strip()
     prerequisites = " ".join(

@@ -86,3 +86,25 @@ def test_the_claude_generator_writes_a_validated_export_through_the_fake_cli(kv_
     assert len(export["steps"]) == 5 and export["metadata"]["generatedBy"] == "stackbench-claude"
     with pytest.raises(GenerationError, match="Claude rejected the credential"):
         generate_with_claude(kv_page, "sqlite3", settings("not_logged_in"))
+
+
+def test_a_page_is_read_as_its_reader_sees_it(tmp_path):
+    docs = tmp_path / "docs"
+    (docs / "snippets").mkdir(parents=True)
+    (docs / "snippets" / "install.md").write_text("```bash\npip install demo\n```\n")
+    page = docs / "tutorial.md"
+    page.write_text(
+        "---\ntitle: Front matter\n---\n# Demo\n\n(intro)=\n\nRead the [guide][g].\n\n## Install\n\n"
+        '--8<-- "snippets/install.md"\n\n'
+        ":::{note}\nRun `rm -rf /` never.\n:::\n\n"
+        '!!! tip "Good to know"\n    It takes a second.\n\n'
+        "## Use\n\nSee [the API][g] and ![logo][img].\n\n[g]: https://example.org/guide\n[img]: logo.png\n"
+    )
+    _, export = generate_walkthrough(page, "demo", docs_root=docs)
+    install, use = (step["contentFields"]["contentForUser"] for step in export["steps"])
+    assert "```bash\npip install demo\n```" in install
+    assert "> **Note:**\n> Run `rm -rf /` never." in install
+    assert "> **Good to know:**\n> It takes a second." in install
+    assert "[the API](https://example.org/guide)" in use and "![logo](logo.png)" in use
+    assert "[g]:" not in use and "title: Front matter" not in export["walkthrough"]["description"]
+    assert export["walkthrough"]["description"] == "Read the [guide](https://example.org/guide)."
