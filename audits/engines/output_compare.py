@@ -92,3 +92,19 @@ def differing_line(expected: str, actual: str) -> tuple[str, str] | None:
         if not _same(shown, printed) and not _same(_masked(shown), _masked(printed)):
             return shown, printed
     return None
+
+
+def missing_lines(expected: str, actual: str) -> list[str]:
+    """The lines a command's documented output shows that its output lacks. Docs often show only part of a
+    command's output, so each shown line is looked for anywhere; values that change from run to run are masked,
+    version numbers are not (an outdated version is what this is for)."""
+    printed = _masked(re.sub(r"\s+", " ", ANSI.sub("", actual)))
+    missing = []
+    for line in ANSI.sub("", expected).splitlines():
+        shown = re.sub(r"\s+", " ", line.strip())
+        if not shown or shown in ("...", "…"):
+            continue
+        parts = [part.strip() for part in re.split(r"\.\.\.|…", _masked(shown)) if part.strip()]
+        if not all(part in printed for part in parts):
+            missing.append(line.strip())
+    return missing

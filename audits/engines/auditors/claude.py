@@ -36,18 +36,25 @@ Workflow:
 3. Stop when next_step answers status "complete", call mcp__walkthrough__walkthrough_status, then reply
    "All steps completed." You cannot skip ahead: steps only come from next_step.
 
-Gap types (gap_type) and typical severity:
-- execution_error: a command fails or code raises (critical). Put the command and the tail of its output
-  in context.
-- logical_flow: the step uses a file, name or resource no earlier step created (critical), e.g. reads
-  config.yaml that was never written.
-- prerequisite: a tool, package, account or environment variable the tutorial never installs or mentions
-  (critical when it blocks you, warning otherwise), e.g. `npm` used but Node.js never mentioned.
-- clarity: vague or ambiguous instructions, placeholders never explained, operations the reader is never
-  shown (warning), e.g. "configure it in the usual way".
-- completeness: no way for the reader to check the step worked: no expected output or success indicator
-  (info).
+Read each step as a careful newcomer: follow the first of several alternative ways (other package managers,
+"Alternatively", tabs per OS: the one for Linux); never run prose, notes, `$ ` prompts or output lines; a block
+goes in the file the sentence before it or its title names ("update" means edit that file, not replace it,
+unless the block is the whole file); start dev servers in the background and request the URLs the step
+mentions; when a tool is missing and the step offers another way, report it once and take that way.
+
+Evidence first: critical and warning gaps only for what you observed while following the step:
+- execution_error: a command fails or code raises (critical), or the output the step shows differs from what
+  it prints (warning). Put the command and the tail of its output (expected vs actual) in context.
+- logical_flow: the step needs a file, name or URL no earlier step created (critical).
+- prerequisite: a tool, package, account or environment variable the tutorial never installs or mentions, that
+  you found missing (critical when it blocks you, warning when you could go on another way).
+- clarity: a placeholder the reader must fill in that the step never explains (warning); vague wording (info).
+- completeness: no way for the reader to check the step worked (info).
 - cross_reference: another page or concept referred to without a link (info).
+Text alone (wording, missing links) is info, at most one per kind per step; text only in operationsForAgent
+is never a reader's gap. One root cause, one gap: when a later step fails because of an earlier failure, say
+so in an info gap instead of repeating it. Failures of your machine's network (a host that does not resolve)
+are not the docs' fault: mention them in your final reply, never as gaps.
 Severity: critical blocks progress; warning confuses or costs extra work; info is a minor improvement.
 Allowed gap_type values: {", ".join(GAP_TYPES)}. Describe what the reader runs into, suggest a fix, and
 give evidence. Never invent problems you did not observe, and do not fix the tutorial yourself beyond what a

@@ -22,6 +22,7 @@ from audits.engines.auditors.step_reading import (
     is_setup_only,
     shell_definitions,
 )
+from audits.engines.output_compare import compare, missing_lines
 from stackbench_site.lib.markdown import without_fenced_blocks
 from walkthroughs.engines.formats import GAP_SEVERITY
 
@@ -40,6 +41,7 @@ class Finding:
     suggested_fix: str
     context: str
     key: str
+    blocks: bool = False  # the reader cannot go on: later steps may fail because of it
 
     def arguments(self) -> dict:
         return {
@@ -56,6 +58,7 @@ class Outcome:
     action: Action
     result: CommandResult | None = None
     skipped: str = ""
+    replaced_by: str = ""  # the command the reader used instead, when this one's tool was missing
 
     @property
     def failed(self) -> bool:
@@ -67,13 +70,26 @@ class History:
     """What the reader has been shown and has done so far."""
 
     seen_text: str = ""
+    library: str = ""  # the library the walkthrough is about, and its version
+    library_version: str = ""
     exported_env: set[str] = field(default_factory=set)
     installed: set[str] = field(default_factory=set)
     reported_tools: set[str] = field(default_factory=set)
     shell_definitions: set[str] = field(default_factory=set)
+    reported_keys: set[str] = field(default_factory=set)
+    # The first blocking failure: later failures are most likely its consequences, and say so.
+    blocking: tuple[int, str] | None = None
+    environment_notes: dict[int, list[str]] = field(default_factory=dict)
+    current_step: int = 0
 
-    def remember(self, step: dict, plan: StepPlan, outcomes: list[Outcome]):
+    def remember(self, step: dict, plan: StepPlan, outcomes: list[Outcome], findings: list["Finding"] = ()):
         self.seen_text += "\n" + (step.get("title") or "") + "\n" + plan.reader_text
+        self.reported_keys |= {finding.key for finding in findings}
+        if self.blocking is None:
+            for finding in findings:
+                if finding.severity == "critical" and finding.blocks:
+                    self.blocking = (step.get("step_number", 0), finding.description)
+                    break
         for outcome in outcomes:
             text = outcome.action.text
             if outcome.action.kind in ("command", "background"):
@@ -112,12 +128,34 @@ def _find_by_name(root: Path, name: str, limit: int = 20000) -> Path | None:
     return None
 
 
+# A command that waited for a person at the keyboard: a prompt cut off by the closed input.
+INTERACTIVE = re.compile(
+    r"Aborted!\s*$|EOFError: EOF when reading a line|Inappropriate ioctl for device|not a (?:tty|terminal)|"
+    r"requires an interactive|stdin is not a TTY|Cannot prompt|input device is not a TTY",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
 def classify_failure(outcome: Outcome, history: History, work_dir: Path, cwd: Path) -> Finding:
     """Why an action failed, as the reader would experience it."""
     action, result = outcome.action, outcome.result
     output = result.output
     what = "the code" if action.kind == "python" else f"`{_short(action.text)}`"
     evidence = result.evidence()
+    if action.kind == "request":
+        answered = result.exit_code != 7
+        return Finding(
+            "execution_error",
+            "critical",
+            f"{action.text} answers {output.strip().splitlines()[0]}."
+            if answered
+            else f"The server this step starts never answers at {action.text}.",
+            "Fix what the page serves, or the steps before it, so the URL works as the step says."
+            if answered
+            else "Say which address and port the server listens on, and what it needs before it starts.",
+            evidence,
+            f"url:{action.text}",
+        )
     if result.timed_out:
         return Finding(
             "execution_error",
@@ -137,6 +175,15 @@ def classify_failure(outcome: Outcome, history: History, work_dir: Path, cwd: Pa
             "Remove whatever starts processes without end (a fork bomb, a runaway loop of background jobs).",
             evidence,
             f"process_limit:{action.text[:120]}",
+        )
+    if INTERACTIVE.search(output):
+        return Finding(
+            "clarity",
+            "info",
+            f"{what} asks questions the page does not answer; the auditor (no keyboard) could not go on with it.",
+            "Give the answers a newcomer should type, or the flags that make it non-interactive.",
+            evidence,
+            f"interactive:{action.text[:120]}",
         )
     not_found = re.search(r"(?:^|\n)(?:\S+: )*(?:line \d+: )?([\w.+-]+): (?:command )?not found", output)
     if result.exit_code == 127 or not_found:
@@ -244,23 +291,54 @@ def _mentions(text: str, tool: str) -> bool:
     return any(re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text, re.IGNORECASE) for name in names)
 
 
-def _output_matches(expected: str, actual: str) -> bool:
-    mask = re.compile(r"\d+(\.\d+)?|0x[0-9a-f]+|[0-9a-f]{8,}", re.IGNORECASE)
-    wanted = [mask.sub("#", line.strip()) for line in expected.splitlines() if line.strip()]
-    actual_masked = mask.sub("#", actual)
-    if not wanted:
-        return True
-    hits = sum(1 for line in wanted if line in actual_masked)
-    return hits * 2 >= len(wanted)
+# Failures of the auditing machine's network, not of the docs: a host that does not resolve or answer.
+NETWORK_FAILURE = re.compile(
+    r"Could not resolve host|Temporary failure in name resolution|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|"
+    r"Name or service not known|Network is unreachable|No route to host|Failed to establish a new connection|"
+    r"nodename nor servname|ETIMEDOUT|ECONNRESET|EAI_AGAIN|Connection timed out|Could not connect to server|"
+    r"Max retries exceeded with url|network access is not available|ProxyError|SSL: CERTIFICATE_VERIFY_FAILED|"
+    r"unable to get local issuer certificate",
+    re.IGNORECASE,
+)
+LOCAL_HOST = re.compile(r"localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]")
+
+
+def environment_failure(outcome: Outcome) -> str | None:
+    """Why a failure is the auditing machine's (its network), or None when the docs may be to blame."""
+    output = outcome.result.output
+    match = NETWORK_FAILURE.search(output)
+    if match is None or outcome.action.kind == "request" or LOCAL_HOST.search(output[: match.end()][-300:]):
+        return None
+    return f"`{_short(outcome.action.text)}` could not reach the network from the auditing machine ({match.group(0)})"
 
 
 def assess_step(
     step: dict, plan: StepPlan, outcomes: list[Outcome], history: History, work_dir: Path, cwd: Path
 ) -> list[Finding]:
+    """Critical and warning gaps come only from what following the step showed; what the text alone suggests
+    is info, at most one of a kind per step."""
+    number = step.get("step_number", 0)
     findings: list[Finding] = []
     failures = [o for o in outcomes if o.failed]
     for outcome in failures:
-        findings.append(classify_failure(outcome, history, work_dir, cwd))
+        note = environment_failure(outcome)
+        if note:
+            history.environment_notes.setdefault(number, []).append(note)
+            continue
+        finding = classify_failure(outcome, history, work_dir, cwd)
+        finding.blocks = finding.severity == "critical"
+        if outcome.replaced_by:
+            finding.severity, finding.blocks = "warning", False
+            finding.description += (
+                " The auditor installed it (the audited version) and went on."
+                if outcome.replaced_by.startswith("python3 -m pip install")
+                else f" The step's other way (`{_short(outcome.replaced_by)}`) was followed instead."
+            )
+        elif history.blocking is not None and not finding.key.startswith(("tool:", "placeholder:")):
+            earlier, cause = history.blocking
+            finding.severity, finding.blocks = "info", False
+            finding.description = f"Probably a consequence of step {earlier} ({cause}) {finding.description}"
+        findings.append(finding)
     ran = [o for o in outcomes if o.result is not None and o.result.ok]
     seen_now = history.seen_text + "\n" + plan.reader_text
 
@@ -270,7 +348,7 @@ def assess_step(
             o
             for o in ran
             if o.action.kind == "background"
-            or (o.action.kind == "python" and not defines_only(o.action.text))
+            or (o.action.kind == "python" and o.action.mode == "exec" and not defines_only(o.action.text))
             or (o.action.kind == "command" and not is_setup_only(o.action.text))
         ]
         if effective and not plan.has_verification:
@@ -286,7 +364,7 @@ def assess_step(
             )
 
     for outcome in ran:
-        if outcome.action.kind not in ("command", "background"):
+        if outcome.action.kind not in ("command", "background") or outcome.action.source != "content":
             continue
         defined = history.shell_definitions | shell_definitions(outcome.action.text)
         for tool in command_words(outcome.action.text):
@@ -303,8 +381,9 @@ def assess_step(
             findings.append(
                 Finding(
                     "prerequisite",
-                    "warning",
-                    f"The step runs `{tool}`, which the tutorial never mentions installing.",
+                    "info",
+                    f"The step runs `{tool}`, which the tutorial never mentions installing (it was on the "
+                    "auditing machine, so this is a reminder, not a failure).",
                     f"List `{tool}` (and the version needed) in the prerequisites.",
                     outcome.result.evidence(max_lines=5),
                     f"tool:{tool}",
@@ -312,6 +391,8 @@ def assess_step(
             )
 
     for outcome in outcomes:
+        if outcome.action.source != "content":
+            continue
         for name in sorted(env_vars_used(outcome.action)):
             if name in history.exported_env or re.search(
                 r"\b" + re.escape(name) + r"\b", without_fenced_blocks(seen_now)
@@ -320,8 +401,8 @@ def assess_step(
             findings.append(
                 Finding(
                     "prerequisite",
-                    "warning",
-                    f"`{name}` must be set in the environment, but no step says so.",
+                    "info",
+                    f"`{name}` is read from the environment, but no step says to set it.",
                     f"Tell the reader to set `{name}` before this step and where its value comes from.",
                     f"Used in: {_short(outcome.action.text, 200)}",
                     f"env:{name}",
@@ -341,14 +422,14 @@ def assess_step(
             )
         )
     findings += _missing_paths(plan, outcomes, work_dir, cwd)
-    return _deduplicate(findings)
+    return _one_per_cause(findings, history)
 
 
 def _documented_output(plan: StepPlan, ran: list[Outcome]) -> list[Finding]:
     findings = []
     everything = "\n".join(o.result.output for o in ran)
     for expected in plan.expected_outputs:
-        if ran and expected not in everything and not _output_matches(expected, everything):
+        if ran and expected not in everything and missing_lines(expected, everything):
             findings.append(
                 Finding(
                     "execution_error",
@@ -359,41 +440,55 @@ def _documented_output(plan: StepPlan, ran: list[Outcome]) -> list[Finding]:
                     f"output:{expected}",
                 )
             )
-    for outcome in ran:
-        expected = outcome.action.expected_output
-        if expected and not _output_matches(expected, outcome.result.output):
-            findings.append(
-                Finding(
-                    "execution_error",
-                    "warning",
-                    f"The output shown after `{_short(outcome.action.text)}` differs from what it prints.",
-                    "Update the output block to what the command prints now.",
-                    f"Documented:\n{expected[:1500]}\n\nActual:\n{outcome.result.evidence(max_lines=20)}",
-                    f"output:{outcome.action.text[:80]}",
-                )
+    differing = [outcome for outcome in ran if _output_differs(outcome)]
+    if differing:
+        # One gap for the step: its shown outputs usually go wrong together, for one reason.
+        first = differing[0]
+        more = f" (and {len(differing) - 1} more)" if len(differing) > 1 else ""
+        findings.append(
+            Finding(
+                "execution_error",
+                "warning",
+                f"The output the step shows for `{_short(first.action.text)}`{more} differs from what it prints "
+                "when the tutorial is followed in order.",
+                "Update the output shown (or the code before it, if the reader's state is not what the page assumes).",
+                "\n\n".join(
+                    f"Shown:\n{o.action.expected_output.strip()[:1000]}\nPrinted:\n{o.result.evidence(max_lines=15)}"
+                    for o in differing[:3]
+                ),
+                f"output:{first.action.text[:80]}",
             )
+        )
     return findings
 
 
+def raised_as_shown(action: Action, output: str) -> bool:
+    """The statement raised the exception its page shows (compared by type, as a reader would)."""
+    shown = (action.expected_output or "").strip()
+    if action.mode != "single" or not shown.startswith("Traceback (most recent call last)"):
+        return False
+    exception = shown.splitlines()[-1].split(":", 1)[0].strip()
+    return bool(exception) and bool(re.search(rf"(?m)^(?:\w+\.)*{re.escape(exception.split('.')[-1])}\b", output))
+
+
+def _output_differs(outcome: Outcome) -> bool:
+    expected = outcome.action.expected_output
+    if not expected:
+        return False
+    if outcome.action.mode == "single":
+        if raised_as_shown(outcome.action, outcome.result.output):
+            return False
+        return compare(expected, outcome.result.output) == "different"
+    shown = [line for line in expected.splitlines() if line.strip() and line.strip() not in ("...", "…")]
+    return len(missing_lines(expected, outcome.result.output)) * 2 > len(shown)
+
+
 def _clarity(plan: StepPlan, outcomes: list[Outcome]) -> list[Finding]:
+    """What the reader's text alone shows: vague wording, a block with no file, an unexplained placeholder.
+    Work that only the operations mention is done, but it is not the reader's problem."""
     findings = []
     vague = [p for p in plan.vague_phrases if not any(p != other and p in other for other in plan.vague_phrases)]
-    if not plan.has_concrete_work and not plan.unwritable_files and not plan.unplaced_blocks and plan.has_instruction:
-        evidence = (
-            f"Vague wording: {', '.join(repr(p) for p in vague)}" if vague else "No command, code or file in the step."
-        )
-        findings.append(
-            Finding(
-                "clarity",
-                "warning",
-                "The step asks the reader to act but gives no concrete instruction they could follow: "
-                "no command, no code, no file to create.",
-                "Say exactly what to do: the command to run, the code or setting to change and its value.",
-                evidence + f"\n\nStep text:\n{plan.reader_text.strip()[:1000]}",
-                "no-instruction",
-            )
-        )
-    elif vague:
+    if vague and plan.has_instruction:
         findings.append(
             Finding(
                 "clarity",
@@ -404,33 +499,11 @@ def _clarity(plan: StepPlan, outcomes: list[Outcome]) -> list[Finding]:
                 "vague",
             )
         )
-    for command in plan.unshown_operations:
-        findings.append(
-            Finding(
-                "clarity",
-                "warning",
-                f"Following this step needs `{_short(command)}`, which the reader is never shown.",
-                "Show the command in the step's text.",
-                f"Only in the step's operations: {command}",
-                f"unshown:{command}",
-            )
-        )
-    for path in plan.unwritable_files:
-        findings.append(
-            Finding(
-                "clarity",
-                "warning",
-                f"The step says to create `{path}` but never shows what goes in it.",
-                f"Show the full content of `{path}`.",
-                f"Operations mention {path}; no code block is given for it.",
-                f"unshown-file:{path}",
-            )
-        )
     for block in plan.unplaced_blocks:
         findings.append(
             Finding(
                 "clarity",
-                "warning",
+                "info",
                 "A code block is given without saying which file it goes in.",
                 "Name the file (and where in it) the block belongs.",
                 block,
@@ -443,7 +516,7 @@ def _clarity(plan: StepPlan, outcomes: list[Outcome]) -> list[Finding]:
                 Finding(
                     "clarity",
                     "warning",
-                    f"`{placeholder}` is a placeholder the step never explains.",
+                    f"`{placeholder}` is a placeholder the step never explains, so the command cannot be run as shown.",
                     f"Say what to put in place of `{placeholder}` and where to find it.",
                     next((o.action.text for o in outcomes if placeholder in o.action.text), placeholder),
                     f"placeholder:{placeholder}",
@@ -464,8 +537,8 @@ def _missing_paths(plan: StepPlan, outcomes: list[Outcome], work_dir: Path, cwd:
         findings.append(
             Finding(
                 "logical_flow",
-                "warning",
-                f"The step refers to `{path}`, but no step so far created it.",
+                "info",
+                f"The step names `{path}`, but no file of that name exists after following the steps so far.",
                 f"Create `{path}` in an earlier step, or say where the reader gets it.",
                 f"Not found under the working folder after following this step (from `{os.path.relpath(cwd, work_dir)}`).",
                 f"path:{Path(path).name}",
@@ -474,11 +547,21 @@ def _missing_paths(plan: StepPlan, outcomes: list[Outcome], work_dir: Path, cwd:
     return findings
 
 
-def _deduplicate(findings: list[Finding]) -> list[Finding]:
-    """One gap per root cause (the most severe sighting), most severe first."""
+def _one_per_cause(findings: list[Finding], history: History) -> list[Finding]:
+    """One gap per root cause (the most severe sighting), never again on a later step; at most one info gap of
+    each kind per step. Most severe first."""
     best: dict[str, Finding] = {}
     for finding in findings:
+        if finding.key in history.reported_keys:
+            continue
         current = best.get(finding.key)
         if current is None or GAP_SEVERITY.rank(finding.severity) > GAP_SEVERITY.rank(current.severity):
             best[finding.key] = finding
-    return sorted(best.values(), key=lambda f: -GAP_SEVERITY.rank(f.severity))
+    kept, info_kinds = [], set()
+    for finding in sorted(best.values(), key=lambda f: -GAP_SEVERITY.rank(f.severity)):
+        if finding.severity == "info":
+            if finding.gap_type in info_kinds:
+                continue
+            info_kinds.add(finding.gap_type)
+        kept.append(finding)
+    return kept

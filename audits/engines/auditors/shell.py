@@ -6,6 +6,7 @@ paths here are paths inside it."""
 import json
 import os
 import posixpath
+import re
 import selectors
 import shlex
 import subprocess
@@ -233,8 +234,51 @@ class Terminal:
             command, int(code) if code.isdigit() else 1, output, time.monotonic() - started, truncated=truncated
         )
 
+    def stop_servers(self):
+        """What a reader does before starting the next server: Ctrl-C the ones still running (each is its own
+        process group), so a second `npm run dev` finds its port free."""
+        if not self.background:
+            return
+        groups = " ".join(f"-{pid}" for _, pid, _ in self.background)
+        self.run(f"kill -TERM -- {groups} 2>/dev/null; sleep 0.5; kill -KILL -- {groups} 2>/dev/null; true", 10)
+        self.background.clear()
+
+    def server_log(self) -> str:
+        """What the newest background command has printed so far."""
+        if not self.background:
+            return ""
+        output, _ = read_capped(self.sandbox.host_path(self.background[-1][2]), self.limits.output_bytes)
+        return output
+
+    def wait_for_url(self, wait_seconds: float) -> str | None:
+        """The local URL the newest server announces in its log ("Local: http://localhost:5173/"), waiting up to
+        wait_seconds while it starts; None when it announces none or exits."""
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            match = ANNOUNCED_URL.search(self.server_log())
+            if match:
+                return match.group(0).rstrip(".,;)")
+            if time.monotonic() >= deadline or self._newest_server_ended():
+                return None
+            time.sleep(0.2)
+
+    def _newest_server_ended(self) -> bool:
+        if not self.background:
+            return True
+        status = self.background[-1][2].removesuffix(".log") + ".status"
+        return self.sandbox.host_path(status).exists()
+
+    def request(self, url: str, wait_seconds: float = 60.0) -> CommandResult:
+        """GET url from inside the sandbox (where the server listens), waiting up to wait_seconds for the port to
+        open, as a reader reloads the browser until the dev server is up. Exit 0 for a 2xx/3xx answer, 1 for an
+        error status, 7 when nothing ever answered; the output is the status line and the start of the body."""
+        script = REQUEST_SCRIPT.format(url=json.dumps(url), wait=wait_seconds)
+        result = self.run(f"python3 -c {shlex.quote(script)}", timeout=wait_seconds + 30)
+        result.command = f"GET {url}"
+        return result
+
     # -- python ----------------------------------------------------------------------------------------
-    def run_python(self, code: str, name: str, timeout: float | None = None) -> CommandResult:
+    def run_python(self, code: str, name: str, timeout: float | None = None, mode: str = "exec") -> CommandResult:
         """Run a snippet in the walkthrough's one Python process, with the interpreter and environment the
         shell would use now (so an activated virtualenv counts)."""
         interpreter, env = self._python_for_shell()
@@ -247,6 +291,7 @@ class Terminal:
         result = self.python.run(
             code,
             name,
+            mode,
             self.cwd,
             Watch(self.sandbox, timeout or self.limits.timeout, self.should_stop),
             self.limits.output_bytes,
@@ -281,6 +326,29 @@ class Terminal:
             self._kill_shell()
 
 
+ANNOUNCED_URL = re.compile(r"https?://(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1?\])(?::\d+)?/?[^\s\x1b'\"]*")
+REQUEST_SCRIPT = """
+import sys, time, urllib.error, urllib.request
+url, deadline, last = {url}, time.monotonic() + {wait}, None
+url = url.replace("//0.0.0.0", "//127.0.0.1")
+while time.monotonic() < deadline:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers={{"Accept": "text/html,*/*"}}), timeout=20) as r:
+            print("HTTP", r.status)
+            print(r.read(20000).decode("utf-8", "replace"))
+            sys.exit(0)
+    except urllib.error.HTTPError as e:
+        print("HTTP", e.code)
+        print(e.read(20000).decode("utf-8", "replace"))
+        sys.exit(1)
+    except OSError as e:
+        last = e
+        time.sleep(0.5)
+print("no answer from", url, "after {wait:.0f} s:", last)
+sys.exit(7)
+"""
+
+
 PYTHON_DRIVER = r"""
 import ast, asyncio, json, os, sys, traceback
 requests = os.fdopen(int(sys.argv[1]), "r")
@@ -293,7 +361,7 @@ for line in requests:
     error = None
     try:
         os.chdir(message["cwd"])
-        code = compile(message["code"], message["name"], "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        code = compile(message["code"], message["name"], message.get("mode", "exec"), flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
         outcome = eval(code, scope)
         if asyncio.iscoroutine(outcome):
             loop.run_until_complete(outcome)
@@ -334,10 +402,10 @@ class _PythonProcess:
     def matches(self, interpreter: str, env: dict[str, str]) -> bool:
         return self.process.popen.poll() is None and interpreter == self.interpreter and env == self.env
 
-    def run(self, code: str, name: str, cwd: str, watch: Watch, limit: int) -> CommandResult:
+    def run(self, code: str, name: str, mode: str, cwd: str, watch: Watch, limit: int) -> CommandResult:
         offset = self.log.stat().st_size
         try:
-            self.requests.write(json.dumps({"code": code, "name": name, "cwd": cwd}) + "\n")
+            self.requests.write(json.dumps({"code": code, "name": name, "mode": mode, "cwd": cwd}) + "\n")
             self.requests.flush()
         except BrokenPipeError:
             return CommandResult(code, 1, "the Python process ended unexpectedly", 0.0)

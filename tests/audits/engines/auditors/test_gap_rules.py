@@ -73,14 +73,14 @@ def test_a_tool_that_is_not_installed_is_a_critical_prerequisite(audit):
     assert result.gaps[0].description == "`frobnicate` is not installed and no step says to install it."
 
 
-def test_a_tool_never_mentioned_is_a_prerequisite_warning_once(audit):
+def test_a_tool_never_mentioned_that_works_is_a_prerequisite_info_once(audit):
     gaps, _ = audit(
         [
             ("Check", "```bash\ngit --version\n```\n\nIt prints the version.", ""),
             ("Again", "```bash\ngit --version\n```\n\nIt prints the version.", ""),
         ]
     )
-    assert gaps == [(1, "prerequisite", "warning")]
+    assert gaps == [(1, "prerequisite", "info")]
 
 
 def test_a_tool_the_tutorial_mentions_is_fine(audit):
@@ -88,10 +88,10 @@ def test_a_tool_the_tutorial_mentions_is_fine(audit):
     assert gaps == []
 
 
-def test_an_environment_variable_nobody_sets_is_a_prerequisite(audit):
+def test_an_environment_variable_nobody_sets_is_a_prerequisite_info_when_nothing_fails(audit):
     gaps, result = audit([("Token", '```bash\necho "token=$DEMO_API_TOKEN"\n```\n\nIt prints the token.', "")])
-    assert gaps == [(1, "prerequisite", "warning")]
-    assert "`DEMO_API_TOKEN` must be set" in result.gaps[0].description
+    assert gaps == [(1, "prerequisite", "info")]
+    assert "`DEMO_API_TOKEN` is read from the environment" in result.gaps[0].description
 
 
 def test_exported_variables_carry_over_and_count_as_set(audit):
@@ -128,10 +128,15 @@ def test_an_output_block_is_compared_with_what_the_command_prints(audit):
     assert gaps == [(1, "execution_error", "warning")]
 
 
-def test_a_step_with_nothing_concrete_is_a_clarity_warning(audit):
-    gaps, result = audit([("Tune", "Tune the database in the usual way.", "1. Apply the appropriate tuning")])
-    assert gaps == [(1, "clarity", "warning")]
-    assert "'in the usual way'" in result.gaps[0].context
+def test_vague_wording_in_the_readers_text_is_a_clarity_info_and_in_the_operations_nothing(audit):
+    gaps, result = audit(
+        [
+            ("Tune", "Tune the database in the usual way.", "1. Apply the appropriate tuning"),
+            ("Wrap up", "You are done.", "1. Apply the appropriate tuning as needed"),
+        ]
+    )
+    assert gaps == [(1, "clarity", "info")]
+    assert "'in the usual way'" in result.gaps[0].description
 
 
 def test_a_reading_step_is_not_a_gap(audit):
@@ -144,10 +149,9 @@ def test_vague_wording_beside_real_work_is_a_clarity_info(audit):
     assert gaps == [(1, "clarity", "info")]
 
 
-def test_operations_the_reader_is_never_shown_are_a_clarity_warning_and_still_run(audit):
+def test_operations_the_reader_is_never_shown_still_run_and_are_not_a_readers_gap(audit):
     gaps, result = audit([("Hidden", "Set things up.", "1. Run: mkdir hidden-dir")])
-    assert gaps == [(1, "clarity", "warning")]
-    assert "`mkdir hidden-dir`" in result.gaps[0].description
+    assert gaps == []
     actions = json.loads(result.execution_log)[0]["actions"]
     assert actions[0]["command"] == "mkdir hidden-dir" and actions[0]["exit_code"] == 0
 
@@ -228,3 +232,105 @@ def test_shell_functions_and_aliases_the_tutorial_defines_are_not_missing_tools(
         ]
     )
     assert gaps == []
+
+
+def test_a_doctest_session_runs_statement_by_statement_and_a_different_output_is_one_warning(audit):
+    session = "```pycon\n>>> total = 2\n>>> total * 2\n4\n>>> total + 1\n4\n>>> total - 1\n0\n```"
+    gaps, result = audit([("Count", session, "")])
+    assert gaps == [(1, "execution_error", "warning")]
+    assert "`total + 1` (and 1 more) differs" in result.gaps[0].description
+    assert "Shown:\n4\nPrinted:" in result.gaps[0].context and "\n3" in result.gaps[0].context
+
+
+def test_a_session_raising_the_traceback_it_shows_and_skipped_statements_are_fine(audit):
+    session = (
+        "```{doctest}\n>>> int('x')\nTraceback (most recent call last):\n  ...\nValueError: invalid literal\n"
+        ">>> import time; time.sleep(100)  # doctest: +SKIP\n```"
+    )
+    gaps, result = audit([("Errors", session, "")])
+    assert gaps == []
+    actions = json.loads(result.execution_log)[0]["actions"]
+    assert actions[1]["skipped"].startswith("marked `# doctest: +SKIP`")
+
+
+def test_only_the_first_of_several_ways_is_followed(audit):
+    content = (
+        "With npm:\n\n```bash\nmkdir first-way\n```\n\nWith Yarn:\n\n```bash\nyarn create thing\n```\n\n"
+        "Or by hand:\n\n```bash\nfalse\n```\n\nPer tool:\n\n```bash\n# npm\nmkdir second-way\n\n# pnpm\npnpm dlx x\n```"
+    )
+    gaps, result = audit([("Start", content, "1. Run: yarn create thing\n2. Run: pnpm dlx x")])
+    assert gaps == []
+    record = json.loads(result.execution_log)[0]
+    assert [a["command"] for a in record["actions"]] == ["mkdir first-way", "mkdir second-way"]
+    assert record["skipped_alternatives"] == ["yarn create thing", "false", "pnpm dlx x"]
+
+
+def test_a_missing_tool_is_reported_once_and_the_equivalent_is_followed(audit):
+    gaps, result = audit(
+        [
+            ("Run", "```bash\npnpx --version\n```\n\nIt prints a version.", ""),
+            ("Again", "```bash\npnpx --version\n```\n\nIt prints a version.", ""),
+        ]
+    )
+    assert gaps == [(1, "prerequisite", "warning")]
+    assert "(`npx --version`) was followed instead" in result.gaps[0].description
+    second = json.loads(result.execution_log)[1]["actions"]
+    assert [(a["command"], a["exit_code"]) for a in second] == [("pnpx --version", 127), ("npx --version", 0)]
+
+
+def test_a_server_the_step_starts_is_asked_for_the_urls_the_step_mentions(audit):
+    serve = "```bash\nmkdir site && cd site && echo hello > index.html\npython3 -m http.server 8765\n```\n\n"
+    gaps, result = audit(
+        [
+            ("Serve", serve + "Open http://localhost:8765/index.html to see `hello`.", ""),
+            (
+                "Serve again",
+                "```bash\npython3 -m http.server 8765\n```\n\nThen open http://localhost:8765/missing.html.",
+                "",
+            ),
+        ]
+    )
+    assert gaps == [(2, "execution_error", "critical")]
+    assert "http://localhost:8765/missing.html answers HTTP 404" in result.gaps[0].description
+    assert "[server log]" in result.gaps[0].context
+    first = json.loads(result.execution_log)[0]["actions"]
+    assert first[-1]["kind"] == "request" and first[-1]["exit_code"] == 0 and "hello" in first[-1]["output_tail"]
+
+
+def test_a_later_failure_points_to_the_first_blocking_one_instead_of_repeating_it(audit):
+    gaps, result = audit(
+        [
+            ("Read", "```bash\ncat settings.toml\n```\n\nIt prints the settings.", ""),
+            ("Use", "```bash\npython3 -c 'import sys; sys.exit(3)'\n```\n\nIt prints nothing.", ""),
+            ("Read again", "```bash\ncat settings.toml\n```\n\nIt prints the settings.", ""),
+        ]
+    )
+    assert gaps == [(1, "logical_flow", "critical"), (2, "execution_error", "info")]
+    assert result.gaps[1].description.startswith("Probably a consequence of step 1 (`settings.toml` is used here")
+    assert result.completed_steps == 3
+
+
+def test_an_unreachable_host_is_an_environment_note_not_a_gap(audit):
+    fetch = "```bash\npython3 -c \"import urllib.request; urllib.request.urlopen('http://stackbench-no-such-host.invalid/')\"\n```"
+    gaps, result = audit([("Fetch", fetch + "\n\nIt prints nothing.", "")])
+    assert gaps == []
+    notes = json.loads(result.execution_log)[0]["environment_notes"]
+    assert len(notes) == 1 and "could not reach the network from the auditing machine" in notes[0]
+
+
+def test_updating_a_python_file_replaces_the_definition_and_keeps_the_rest(audit):
+    gaps, result = audit(
+        [
+            ("Write", 'Create `app.py`:\n\n```python\ndef greet():\n    return "hi"\n\nprint(greet())\n```', ""),
+            (
+                "Change",
+                'Update `app.py`:\n\n```python\ndef greet():\n    return "hello"\n```\n\n'
+                "```bash\npython3 app.py\n```\n\nIt prints:\n\n```text\nhello\n```",
+                "",
+            ),
+        ]
+    )
+    assert gaps == []
+    actions = json.loads(result.execution_log)[1]["actions"]
+    assert actions[0]["output_tail"].startswith("merged the block into app.py")
+    assert actions[1]["output_tail"].strip() == "hello"
