@@ -83,6 +83,7 @@ def claude_settings(**overrides) -> ClaudeSettings:
         max_turns=settings.STACKBENCH_CLAUDE_MAX_TURNS,
         max_budget_usd=settings.STACKBENCH_CLAUDE_MAX_BUDGET_USD,
         timeout=settings.STACKBENCH_CLAUDE_TIMEOUT,
+        max_retries=settings.STACKBENCH_CLAUDE_MAX_RETRIES,
         cli_path=settings.STACKBENCH_CLAUDE_CLI,
         credentials=settings.STACKBENCH_CLAUDE_CREDENTIALS,
         environment=settings.STACKBENCH_CLAUDE_ENVIRONMENT,

@@ -24,6 +24,7 @@ class ClaudeSettings:
     max_turns: int = 200
     max_budget_usd: float = 5.0
     timeout: float = 1800.0
+    max_retries: int = 4  # the CLI's retries of a failed model request (overloaded, rate limited, 5xx)
     cli_path: str | None = None
     credentials: dict[str, str] = field(default_factory=dict)  # ANTHROPIC_API_KEY or another Claude credential
     environment: dict[str, str] = field(default_factory=dict)  # what else of the worker's environment the CLI sees
@@ -45,7 +46,16 @@ def cli_environment(settings: ClaudeSettings, home: Path) -> dict[str, str]:
     env = dict.fromkeys(os.environ, "")
     env.update(settings.environment)
     env.update(settings.credentials)
-    env.update(HOME=str(home), CLAUDE_CODE_ENTRYPOINT="sdk-py", DISABLE_AUTOUPDATER="1", CI="1")
+    env.update(
+        HOME=str(home),
+        CLAUDE_CODE_ENTRYPOINT="sdk-py",
+        DISABLE_AUTOUPDATER="1",
+        CI="1",
+        # Commands the agent runs get an environment without the credential (the CLI strips it from them).
+        CLAUDE_CODE_SUBPROCESS_ENV_SCRUB="1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        CLAUDE_CODE_MAX_RETRIES=str(settings.max_retries),
+    )
     if os.geteuid() == 0:
         # Claude Code refuses bypassPermissions as root unless it is told it runs in a sandbox.
         env["IS_SANDBOX"] = "1"
@@ -147,18 +157,61 @@ def tool_payload(response: Any) -> Any:
     return response
 
 
+FILE_TOOLS = {"Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "NotebookEdit", "LS"}
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path.expanduser().resolve().is_relative_to(root)
+
+
 class AgentWatch:
     """The hooks: every tool call goes to the two logs, and step-server results go to on_step_server_result
     (live progress), which is told too when the walkthrough is complete."""
 
     def __init__(
-        self, log: AgentLog, observer: AgentObserver, on_step_server_result: Callable[[str, Any], None] | None = None
+        self,
+        log: AgentLog,
+        observer: AgentObserver,
+        on_step_server_result: Callable[[str, Any], None] | None = None,
+        confine_to: list[Path] | None = None,
+        hidden: list[Path] | None = None,
     ):
         self.log, self.observer, self.on_step_server_result = log, observer, on_step_server_result
+        self.confine_to = [path.resolve() for path in confine_to or []]
+        self.hidden = [path.resolve() for path in hidden or []]
         self.started: dict[str, float] = {}
         self.complete_at: float | None = None
 
+    def refusal(self, tool: str, tool_input: dict) -> str | None:
+        """Why a tool call may not run: a file tool reaching outside the agent's folders, or any tool naming a
+        hidden path (the walkthrough file: steps come only from the step server, in order)."""
+        if tool.startswith("mcp__"):
+            return None
+        text = json.dumps(tool_input)
+        for path in self.hidden:
+            if str(path) in text or (path.suffix and path.name in text and tool != "Bash"):
+                return f"{path.name} is not available to the agent: take the steps from next_step, one at a time."
+        if tool in FILE_TOOLS and self.confine_to:
+            for key in ("file_path", "path", "notebook_path"):
+                value = tool_input.get(key)
+                if value and not any(_inside(Path(value), root) for root in self.confine_to):
+                    return (
+                        f"{value} is outside the folders this agent works in ({', '.join(map(str, self.confine_to))})."
+                    )
+        return None
+
     async def before(self, hook_input: dict, tool_use_id: str | None, context) -> dict:
+        tool, tool_input = hook_input.get("tool_name", "?"), hook_input.get("tool_input") or {}
+        refusal = self.refusal(tool, tool_input)
+        if refusal:
+            self.log.tool_call(tool, tool_input, f"refused: {refusal}", 0.0, is_error=True)
+            return {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": refusal,
+                }
+            }
         self.started[tool_use_id or ""] = time.monotonic()
         if hook_input.get("tool_name") == "Bash":
             command = str((hook_input.get("tool_input") or {}).get("command", ""))
@@ -169,10 +222,14 @@ class AgentWatch:
         tool = hook_input.get("tool_name", "?")
         started = self.started.pop(tool_use_id or "", None)
         duration = (hook_input.get("duration_ms") or 0) / 1000 if started is None else time.monotonic() - started
-        payload = tool_payload(hook_input.get("tool_response"))
-        is_error = isinstance(hook_input.get("tool_response"), dict) and bool(
-            hook_input["tool_response"].get("isError")
-        )
+        if hook_input.get("hook_event_name") == "PostToolUseFailure":
+            # A failed call (a command's non-zero exit, a refused input) comes with its error, not a response.
+            payload, is_error = summarize(str(hook_input.get("error", ""))), True
+        else:
+            payload = tool_payload(hook_input.get("tool_response"))
+            is_error = isinstance(hook_input.get("tool_response"), dict) and bool(
+                hook_input["tool_response"].get("isError")
+            )
         self.log.tool_call(tool, hook_input.get("tool_input"), payload, duration, is_error)
         if self.on_step_server_result is not None and tool.startswith("mcp__walkthrough__"):
             await asyncio.to_thread(self.on_step_server_result, tool, payload)
@@ -183,7 +240,11 @@ class AgentWatch:
     def hooks(self) -> dict:
         from claude_agent_sdk import HookMatcher
 
-        return {"PreToolUse": [HookMatcher(hooks=[self.before])], "PostToolUse": [HookMatcher(hooks=[self.after])]}
+        return {
+            "PreToolUse": [HookMatcher(hooks=[self.before])],
+            "PostToolUse": [HookMatcher(hooks=[self.after])],
+            "PostToolUseFailure": [HookMatcher(hooks=[self.after])],
+        }
 
 
 async def converse(
@@ -200,11 +261,13 @@ async def converse(
         CLINotFoundError,
         ProcessError,
         ResultMessage,
+        SystemMessage,
         TextBlock,
         ToolUseBlock,
     )
 
     deadline = time.monotonic() + settings.timeout
+    api_error = None
     timed_out = f"the Claude agent did not finish within {settings.timeout:.0f} s"
     try:
         # The deadline is enforced by this loop, not by cancelling the client: the SDK's close() must run to
@@ -237,10 +300,16 @@ async def converse(
                         return "the agent stopped before the walkthrough was complete"
                     if isinstance(message, BaseException):
                         raise message
+                    if isinstance(message, SystemMessage) and message.subtype == "api_retry":
+                        problem = _retry_problem(message.data, log)
+                        if problem:
+                            return problem
                     if isinstance(message, AssistantMessage):
+                        text = " ".join(b.text for b in message.content if isinstance(b, TextBlock)).strip()
                         if getattr(message, "error", None) == "authentication_failed":
-                            text = " ".join(b.text for b in message.content if isinstance(b, TextBlock))
-                            return f"Claude rejected the credential ({text.strip() or 'authentication failed'})"
+                            return f"Claude rejected the credential ({text or 'authentication failed'})"
+                        if getattr(message, "error", None):
+                            api_error = f"the model's API kept failing after {settings.max_retries} retries: {text}"
                         for block in message.content:
                             if isinstance(block, TextBlock) and block.text.strip():
                                 log.line(f"agent: {summarize(block.text.strip(), 400)}")
@@ -248,7 +317,8 @@ async def converse(
                                 log.line(f"agent calls {block.name}")
                     elif isinstance(message, ResultMessage):
                         await asyncio.to_thread(observer.agent_finished, message.usage, message.total_cost_usd)
-                        return _result_problem(message)
+                        problem = _result_problem(message)
+                        return (api_error or problem) if problem else None
             finally:
                 pump.cancel()
                 await asyncio.gather(pump, return_exceptions=True)
@@ -281,6 +351,22 @@ async def _pump(client, inbox: asyncio.Queue):
         raise
     except BaseException as exc:
         await inbox.put(exc)
+
+
+def _retry_problem(data: dict, log: AgentLog) -> str | None:
+    """The CLI retries a failed model request and says so. A rejected credential never gets better: stop at once;
+    anything else (overloaded, rate limited, a server error) is logged while the CLI retries."""
+    status, error = data.get("error_status"), data.get("error") or "error"
+    if status in (401, 403) or error == "authentication_failed":
+        return (
+            f"Claude rejected the credential (HTTP {status}, {error}): check ANTHROPIC_API_KEY, or the key of the "
+            "gateway ANTHROPIC_BASE_URL points at"
+        )
+    log.line(
+        f"the model's API answered HTTP {status} ({error}); the CLI retries (attempt {data.get('attempt')} of "
+        f"{data.get('max_retries')})"
+    )
+    return None
 
 
 def _result_problem(message) -> str | None:

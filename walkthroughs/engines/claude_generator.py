@@ -42,7 +42,7 @@ async def _generate(
         work.mkdir()
         shutil.copy(doc_path, work / doc_path.name)
         (root / "home").mkdir()
-        watch = AgentWatch(log, AgentObserver())
+        watch = AgentWatch(log, AgentObserver(), confine_to=[work])
         options = agent_options(
             settings, root / "home", watch, system_prompt=SYSTEM_PROMPT, allowed_tools=["Read", "Write"], cwd=str(work)
         )

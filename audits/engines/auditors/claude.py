@@ -80,7 +80,15 @@ async def audit_with_claude(request: AuditRequest, observer: AuditObserver, sett
     work_dir = Path(request.working_dir).resolve() if request.working_dir else root / "work"
     work_dir.mkdir(parents=True, exist_ok=True)
     (root / "home").mkdir(exist_ok=True)
-    watch = AgentWatch(log, observer, on_step_server_result=follower.saw_tool_result)
+    # The agent works in its throwaway folders only; the walkthrough file and the run's outputs are the step
+    # server's: the agent gets steps from next_step, in order, and cannot read ahead.
+    watch = AgentWatch(
+        log,
+        observer,
+        on_step_server_result=follower.saw_tool_result,
+        confine_to=[root, work_dir],
+        hidden=[request.walkthrough_path, request.output_dir],
+    )
     command, args, server_env = step_server_command(request)
     stderr_log = open(request.logs_dir / "claude_cli.stderr", "a", encoding="utf-8")
     options = agent_options(
