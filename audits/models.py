@@ -217,8 +217,11 @@ class Run(models.Model):
         """The run's folder for its files. The random suffix keeps a rolled-back run's leftovers from ever
         being mistaken for a later run's files."""
         if not self.output_dir:
-            self.output_dir = str(settings.RUNS_DIR / f"{self.pk}-{secrets.token_hex(4)}")
-            Run.objects.filter(pk=self.pk).update(output_dir=self.output_dir)
+            # Page tasks of one validation run start at once: the first to set the folder wins (a guarded
+            # update), and every task then uses the folder stored, never one of its own.
+            candidate = str(settings.RUNS_DIR / f"{self.pk}-{secrets.token_hex(4)}")
+            Run.objects.filter(pk=self.pk, output_dir="").update(output_dir=candidate)
+            self.output_dir = Run.objects.values_list("output_dir", flat=True).get(pk=self.pk)
         path = self.output_path()
         path.mkdir(parents=True, exist_ok=True)
         return path
@@ -298,9 +301,14 @@ class Run(models.Model):
         self.refresh_from_db()
         return updated == 1
 
-    def gaps_by_step(self):
+    def gaps_by_step(self, hide_quiet: bool = False):
+        """Gaps grouped by step, each with its problem (for its triage state); without the quieted ones (false
+        positive, won't fix) when hide_quiet."""
+        gaps = self.gaps.select_related("problem")
+        if hide_quiet:
+            gaps = gaps.exclude(problem__triage_state__in=QUIET_STATES)
         grouped = {}
-        for gap in self.gaps.all():
+        for gap in gaps:
             grouped.setdefault((gap.step_number, gap.step_title), []).append(gap)
         return sorted(grouped.items())
 
@@ -522,6 +530,8 @@ class TriageState(models.TextChoices):
 
 
 QUIET_STATES = (TriageState.FALSE_POSITIVE, TriageState.WONT_FIX)
+# What people may choose; fixed is set by the system when a later complete run no longer sees the problem.
+HAND_TRIAGE_STATES = [(value, label) for value, label in TriageState.choices if value != TriageState.FIXED]
 ACTIVE_LIFECYCLES = (Lifecycle.NEW, Lifecycle.ONGOING, Lifecycle.REGRESSED)
 
 
@@ -630,6 +640,8 @@ class Problem(models.Model):
         its severity rises above what it was when it was quieted."""
         if state not in TriageState.values:
             raise ValueError(f"unknown state {state!r}; use one of: {', '.join(TriageState.values)}")
+        if state == TriageState.FIXED and self.triage_state != TriageState.FIXED:
+            raise ValueError("fixed is set by the system, when a later complete run no longer sees the problem")
         reason = reason.strip()
         if state in QUIET_STATES and not reason:
             raise ValueError(f"say why it is {TriageState(state).label.lower()}")
@@ -795,8 +807,8 @@ def _recount_sightings(kind, problems):
 
 
 def gate_problems(run: Run, fail_on: str) -> list[Problem]:
-    """Problems this run saw for the first time, or saw come back, at or above a severity; triaged-away
-    (false positive, won't fix) ones do not count. A CI gate fails on these and nothing older."""
+    """Problems this run saw at or above a severity that are not triaged away (false positive, won't fix): all
+    of them for an "open-…" level, only those it saw first or saw come back for a "new-…" one."""
     if fail_on not in GATE_LEVELS:
         raise ValueError(f"unknown threshold {fail_on!r}; use one of: {', '.join(GATE_LEVELS)}")
     threshold = GATE_LEVELS[fail_on]
@@ -810,12 +822,10 @@ def gate_problems(run: Run, fail_on: str) -> list[Problem]:
             .filter(Q(severity__in=severities) | Q(severity__isnull=True))
             .values("problem")
         )
-    return list(
-        Problem.objects.filter(pk__in=seen)
-        .exclude(triage_state__in=QUIET_STATES)
-        .filter(Q(first_run=run) | Q(lifecycle=Lifecycle.REGRESSED, lifecycle_run=run))
-        .order_by("-rank", "pk")
-    )
+    problems = Problem.objects.filter(pk__in=seen).exclude(triage_state__in=QUIET_STATES)
+    if fail_on.startswith("new-"):
+        problems = problems.filter(Q(first_run=run) | Q(lifecycle=Lifecycle.REGRESSED, lifecycle_run=run))
+    return list(problems.order_by("-rank", "pk"))
 
 
 def run_is_complete(run: Run) -> bool:

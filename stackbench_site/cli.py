@@ -14,7 +14,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stackbench_site.settings")
 from django.conf import settings
 
 from audits.engines.auditors.common import AuditError, AuditObserver, AuditRequest
-from audits.engines.formats import GATE_LEVELS
+from audits.engines.formats import DEFAULT_GATE_LEVEL, GATE_LEVELS
 from stackbench_site import configuration
 from stackbench_site.lib.jsonfiles import FormatError, load_json_file, write_model, write_text_atomically
 from walkthroughs.engines.formats import GAP_SEVERITY, GAP_TYPES, doc_name
@@ -198,7 +198,7 @@ def _print_validation_summary(summary, output):
 
 
 def command_gate(args):
-    """Exit 1 when the run has new or regressed problems at or above the severity; 0 otherwise."""
+    """Exit 1 when the run has open (or, with new-LEVEL, new or regressed) problems at or above the level."""
     url = args.url or settings.STACKBENCH_URL
     if url:
         report = _remote_gate(url, args.token or settings.STACKBENCH_TOKEN, args.run, args.fail_on)
@@ -224,12 +224,12 @@ def command_gate(args):
         return 1
     for problem in report["problems"]:
         print(f"{problem['severity'].upper():<8} {problem['lifecycle']:<9} {problem['title'][:120]}  {problem['url']}")
+    which, level = args.fail_on.split("-", 1)
+    kind = "open" if which == "open" else "new or regressed"
     if report["problems"]:
-        print(
-            f"\nGate failed: {len(report['problems'])} new or regressed problem(s) at {args.fail_on.split('-', 1)[1]} or above."
-        )
+        print(f"\nGate failed: {len(report['problems'])} {kind} problem(s) at {level} or above.")
         return 1
-    print(f"Gate passed: no new or regressed problems at {args.fail_on.split('-', 1)[1]} or above in run {args.run}.")
+    print(f"Gate passed: no {kind} problems at {level} or above in run {args.run}.")
     return 0
 
 
@@ -409,7 +409,13 @@ def build_parser():
 
     p = commands.add_parser("gate", help="fail a CI job on new or regressed problems of a run")
     p.add_argument("--run", type=int, required=True, help="run id")
-    p.add_argument("--fail-on", default="new-critical", choices=list(GATE_LEVELS))
+    p.add_argument(
+        "--fail-on",
+        default=DEFAULT_GATE_LEVEL,
+        choices=list(GATE_LEVELS),
+        help="open-LEVEL: any problem of the run at or above LEVEL that is not triaged away (default "
+        f"{DEFAULT_GATE_LEVEL}); new-LEVEL: only problems new or regressed in this run",
+    )
     p.add_argument("--url", help="the dashboard's URL (default: this machine's database; env STACKBENCH_URL)")
     p.add_argument("--token", help="an API token (env STACKBENCH_TOKEN)")
     p.set_defaults(handler=command_gate)

@@ -24,9 +24,16 @@ ExampleStatus = Literal["success", "failure", "skipped"]
 # or an output that differs only in format.
 EXAMPLE_SEVERITY = SeverityScale(("error", "warning", "info"))
 ExampleSeverity = Literal[EXAMPLE_SEVERITY.names]
-# What a CI gate fails on: problems new or regressed in a run at or above a severity of either scale, as a rank
-# (new-critical and new-error are the same level).
-GATE_LEVELS = {f"new-{name}": scale.rank(name) for scale in (GAP_SEVERITY, EXAMPLE_SEVERITY) for name in scale}
+# What a CI gate fails on, as a rank of either scale (critical and error are the same level): "open-…" every
+# problem the run saw that is not triaged away (the default: a rerun cannot turn a red job green), "new-…"
+# only problems the run saw first or saw come back.
+GATE_LEVELS = {
+    f"{which}-{name}": scale.rank(name)
+    for which in ("open", "new")
+    for scale in (GAP_SEVERITY, EXAMPLE_SEVERITY)
+    for name in scale
+}
+DEFAULT_GATE_LEVEL = "open-critical"
 
 
 class _Lenient(BaseModel):

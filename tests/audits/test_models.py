@@ -115,6 +115,16 @@ def test_assignment_and_comments_are_in_the_history(import_audit, maintainer, vi
     assert problem.comments.get().text == "Looking at it **now**."
 
 
+def test_a_rerun_cannot_turn_the_default_gate_green_while_problems_stay_open(import_audit, maintainer):
+    import_audit(gaps=[SEED, TUNE], started="2026-11-01T10:00:00Z")
+    rerun = import_audit(gaps=[SEED, TUNE], started="2026-11-02T10:00:00Z")
+    assert gate_problems(rerun, "new-critical") == []
+    assert [p.severity for p in gate_problems(rerun, "open-critical")] == ["critical"]
+    assert len(gate_problems(rerun, "open-warning")) == 2
+    Problem.objects.get(severity="critical").set_state(maintainer, TriageState.WONT_FIX, "known, tracked elsewhere")
+    assert gate_problems(rerun, "open-critical") == []
+
+
 def test_the_gate_counts_only_new_or_regressed_problems_at_or_above_the_severity(import_audit, maintainer):
     first = import_audit(gaps=[SEED, TUNE], started="2026-11-01T10:00:00Z")
     assert {p.severity for p in gate_problems(first, "new-critical")} == {"critical"}
@@ -131,3 +141,13 @@ def test_the_gate_counts_only_new_or_regressed_problems_at_or_above_the_severity
     assert gate_problems(third, "new-info") == []
     with pytest.raises(ValueError, match="unknown threshold"):
         gate_problems(third, "everything")
+
+
+def test_page_tasks_of_one_run_holding_stale_copies_share_its_one_folder(settings, tmp_path):
+    from walkthroughs.models import Library
+
+    settings.RUNS_DIR = tmp_path / "runs"
+    stored = Run.objects.create(kind="validation", library=Library.objects.get(), status="running")
+    first, second = Run.objects.get(pk=stored.pk), Run.objects.get(pk=stored.pk)  # each task loaded the run
+    assert first.ensure_output_dir() == second.ensure_output_dir()
+    assert [path.name for path in (tmp_path / "runs").iterdir()] == [first.output_path().name]

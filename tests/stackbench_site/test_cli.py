@@ -164,7 +164,9 @@ def test_gate_fails_on_new_critical_problems_and_passes_when_nothing_is_new(
         failing.returncode == 1 and "CRITICAL" in failing.stdout and "Gate failed: 1 new or regressed" in failing.stdout
     )
     passing = stackbench("gate", "--run", str(second.pk), "--fail-on", "new-info", env=child_env)
-    assert passing.returncode == 0 and "Gate passed" in passing.stdout
+    assert passing.returncode == 0 and "Gate passed: no new or regressed problems" in passing.stdout
+    still_open = stackbench("gate", "--run", str(second.pk), env=child_env)
+    assert still_open.returncode == 1 and "Gate failed: 1 open problem(s) at critical or above." in still_open.stdout
     missing = stackbench("gate", "--run", "999999", env=child_env)
     assert missing.returncode == 2 and "there is no run 999999" in missing.stderr
 
