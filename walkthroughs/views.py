@@ -7,7 +7,7 @@ from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from audits.models import ExampleResult, Run
+from audits.models import HAND_TRIAGE_STATES, ExampleResult, Run
 from audits.reports import (
     gap_counts_by_run,
     latest_documents,
@@ -134,8 +134,21 @@ def library_sync(request, library_id):
     except QueueUnreachable as exc:
         messages.error(request, str(exc))
     else:
+        library.request_sync()
         messages.success(request, "Syncing the docs: pages and walkthroughs update in a moment.")
     return redirect(library)
+
+
+@login_required
+@require_GET
+def library_sync_status(request, library_id):
+    """The sync line alone, polled by the library page while a sync runs; when it is done, the page reloads
+    so its pages and walkthroughs are the synced ones."""
+    library = _get_library(library_id)
+    response = render(request, "walkthroughs/_sync_status.html", {"library": library})
+    if request.headers.get("HX-Request") and request.GET.get("was") == "pending" and not library.sync_pending:
+        response["HX-Refresh"] = "true"
+    return response
 
 
 @login_required
@@ -146,7 +159,7 @@ def walkthrough(request, walkthrough_id):
     latest = walkthrough.runs.audits().finished().newest_first().first()
     gaps_by_step = {}
     if latest:
-        for gap in latest.gaps.all():
+        for gap in latest.gaps.select_related("problem"):
             gaps_by_step.setdefault(gap.step_number, []).append(gap)
     histories = step_histories(walkthrough)
     for step in steps:
@@ -162,6 +175,7 @@ def walkthrough(request, walkthrough_id):
         "run_count": walkthrough.runs.audits().count(),
         "active_run": walkthrough.runs.active().first(),
         "claude_unavailable": claude_unavailable_reason(),
+        "triage_states": HAND_TRIAGE_STATES,
     }
     return render(request, "walkthroughs/walkthrough.html", context)
 

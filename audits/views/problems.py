@@ -6,9 +6,10 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from audits.models import ExampleResult, Gap, Lifecycle, Problem, RunKind, RunStatus, TriageState
+from audits.models import HAND_TRIAGE_STATES, ExampleResult, Gap, Lifecycle, Problem, RunKind, RunStatus, TriageState
 from stackbench_site.htmx import render_page_or_partial
 from walkthroughs.models import Library, Snippet
 
@@ -188,7 +189,7 @@ def problem(request, problem_id):
             "related": _same_snippet(problem),
             "history": history,
             "people": _people(),
-            "states": TriageState.choices,
+            "states": HAND_TRIAGE_STATES,
         },
     )
 
@@ -204,13 +205,25 @@ def problem_triage(request, problem_id):
         )
     except ValueError as exc:
         messages.error(request, str(exc).capitalize() + ".")
-        return redirect(problem)
-    assignee = request.POST.get("assignee", "")
+        return redirect(_back_to(request, problem))
+    assignee = request.POST.get("assignee", "keep")
     if assignee != "keep":
         person = _people().filter(pk=int(assignee)).first() if assignee.isdigit() else None
         changed = problem.assign(request.user, person) or changed
     messages.success(request, "Saved." if changed else "Nothing changed.")
-    return redirect(problem)
+    return redirect(_back_to(request, problem))
+
+
+def _back_to(request, problem):
+    """Where the triage form was: the run page it sits on (a local URL only), else the problem's page."""
+    target = request.POST.get("next", "")
+    if (
+        target
+        and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()})
+        and target.startswith("/")
+    ):
+        return target
+    return problem.get_absolute_url()
 
 
 @login_required

@@ -13,9 +13,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from audits.actions import RunNotStarted, do_run_everything, do_start_audit, do_start_validation
+from audits.engines.formats import EXAMPLE_SEVERITY
 from audits.forms import AuditRunForm, UploadForm, ValidationRunForm
 from audits.importing import FileSet, import_fileset
-from audits.models import Batch, Run, RunKind, RunStatus
+from audits.models import HAND_TRIAGE_STATES, QUIET_STATES, Batch, Run, RunKind, RunStatus
 from audits.reports import compare_runs
 from stackbench_site.configuration import claude_unavailable_reason
 from stackbench_site.htmx import render_page_or_partial
@@ -48,12 +49,29 @@ def page_of(request, queryset, count=None):
     return paginator.get_page(request.GET.get("page"))
 
 
-def run_findings(run: Run) -> dict:
-    """What a run found so far: gaps by step for audits, documents and their examples for validations."""
+def run_findings(run: Run, hide_quiet: bool = False) -> dict:
+    """What a run found so far: gaps by step for audits, documents and their examples for validations. Gaps
+    triaged as false positive or won't fix are left out when hide_quiet (and counted)."""
     if run.kind == RunKind.AUDIT:
-        return {"gaps_by_step": run.gaps_by_step()}
+        quiet = run.gaps.filter(problem__triage_state__in=QUIET_STATES).count()
+        return {"gaps_by_step": run.gaps_by_step(hide_quiet), "quiet_count": quiet, "hide_quiet": hide_quiet}
     documents = list(run.documents.select_related("doc_page").prefetch_related("results"))
-    return {"documents": documents}
+    summary = {"success": 0, "failure": 0, "skipped": 0, "error": 0, "warning": 0, "info": 0}
+    for document in documents:
+        results = list(document.results.all())
+        document.failures = sorted(
+            (r for r in results if r.status == "failure"),
+            key=lambda r: (-EXAMPLE_SEVERITY.rank(r.severity or "error"), r.line),
+        )
+        document.passes = [r for r in results if r.status == "success"]
+        document.skips = [r for r in results if r.status == "skipped"]
+        for result in results:
+            summary[result.status] = summary.get(result.status, 0) + 1
+            if result.status == "failure":
+                summary[result.severity or "error"] = summary.get(result.severity or "error", 0) + 1
+    # What needs reading comes first: pages that failed or could not be set up, most failures first.
+    documents.sort(key=lambda d: (not (d.failures or d.setup_problems or d.install_error), -len(d.failures), d.page))
+    return {"documents": documents, "summary": summary}
 
 
 def _read_logs(run: Run) -> dict:
@@ -96,10 +114,16 @@ def runs(request):
     )
 
 
-def _run_page_context(run: Run) -> dict:
+def hides_quiet(request, default: bool) -> bool:
+    """?quiet=hide or ?quiet=show, else the page's default."""
+    return {"hide": True, "show": False}.get(request.GET.get("quiet", ""), default)
+
+
+def _run_page_context(run: Run, hide_quiet: bool = False) -> dict:
     return {
         "run": run,
-        **run_findings(run),
+        **run_findings(run, hide_quiet),
+        "triage_states": HAND_TRIAGE_STATES,
         **_read_logs(run),
         "comparison": None if run.is_active else compare_runs(run, run.previous_run),
         "docs_diff": None if run.is_active else docs_diff(run),
@@ -139,7 +163,8 @@ def docs_diff(run: Run) -> GitDiffView | None:
 def run(request, run_id):
     run = get_run(run_id)
     shares = run.share_links.select_related("created_by") if request.user.has_perm("audits.share_run") else []
-    return render(request, "audits/run.html", {**_run_page_context(run), "shares": shares})
+    context = _run_page_context(run, hides_quiet(request, default=False))
+    return render(request, "audits/run.html", {**context, "shares": shares})
 
 
 @login_required

@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from audits.models import ShareLink
-from audits.views.runs import file_response, get_run, run_findings
+from audits.views.runs import file_response, get_run, hides_quiet, run_findings
 
 
 def _get_share(token) -> ShareLink:
@@ -57,7 +57,10 @@ def shared_run(request, token):
     if gone:
         return gone
     run = get_run(share.run_id)
-    return render(request, "audits/shared_run.html", {"run": run, "share": share, "token": token, **run_findings(run)})
+    # Outsiders see what the team stands behind: gaps triaged as false positive or won't fix are hidden unless
+    # asked for, and marked as such when shown.
+    findings = run_findings(run, hides_quiet(request, default=True))
+    return render(request, "audits/shared_run.html", {"run": run, "share": share, "token": token, **findings})
 
 
 @require_GET

@@ -38,6 +38,10 @@ def test_triage_needs_permission_and_a_reason_to_quiet(triager_client, viewer_cl
     assert viewer_client.post(url, {"state": "confirmed"}).status_code == 403
     refused = triager_client.post(url, {"state": "false_positive", "reason": "", "assignee": "keep"}, follow=True)
     assert "Say why it is false positive." in refused.content.decode()
+    by_hand = triager_client.post(
+        url, {"state": "fixed", "reason": "", "assignee": "keep"}, follow=True
+    ).content.decode()
+    assert "Fixed is set by the system" in by_hand and '<option value="fixed"' not in by_hand
     triager_client.post(
         url, {"state": "false_positive", "reason": "the file ships with the package", "assignee": str(viewer.pk)}
     )
@@ -116,3 +120,28 @@ def test_audit_gaps_and_example_failures_on_the_same_snippet_are_linked(viewer_c
     assert "The same code elsewhere" in gap_page and example_problem.get_absolute_url() in gap_page
     example_page = viewer_client.get(example_problem.get_absolute_url()).content.decode()
     assert gap_problem.get_absolute_url() in example_page
+
+
+def test_gaps_are_triaged_on_the_run_page_where_people_read_them(triager_client, viewer_client, kv, import_audit):
+    run = import_audit(gaps=KV_GAPS)
+    page = triager_client.get(run.get_absolute_url()).content.decode()
+    assert page.count('class="inline-triage small"') == 2 and '<option value="fixed"' not in page
+    assert 'class="inline-triage' not in viewer_client.get(run.get_absolute_url()).content.decode()
+    beside_steps = triager_client.get(kv.get_absolute_url()).content.decode()
+    assert beside_steps.count('class="inline-triage small"') == 2
+    problem = Problem.objects.get(severity="critical")
+    back = f"{run.get_absolute_url()}#gap-{run.gaps.get(problem=problem).pk}"
+    refused = triager_client.post(reverse("problem_triage", args=[problem.pk]), {"state": "wont_fix", "next": back})
+    assert refused["Location"] == back
+    saved = triager_client.post(
+        reverse("problem_triage", args=[problem.pk]),
+        {"state": "wont_fix", "reason": "tracked upstream", "next": back},
+        follow=True,
+    ).content.decode()
+    assert "Won&#x27;t fix</span>" in saved and "Triaged: tracked upstream" in saved
+    hidden = triager_client.get(run.get_absolute_url(), {"quiet": "hide"}).content.decode()
+    assert "seed.csv" not in hidden.split('id="findings"')[1].split("</section>")[0] and "Show it" in hidden
+    evil = triager_client.post(
+        reverse("problem_triage", args=[problem.pk]), {"state": "open", "next": "//evil.example/"}
+    )
+    assert evil["Location"] == problem.get_absolute_url()

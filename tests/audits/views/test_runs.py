@@ -189,3 +189,27 @@ def test_the_run_page_shows_the_readers_machine_and_warns_when_the_sandbox_was_w
     Run.objects.filter(pk=run.pk).update(environment={**machine, "confinement": "unconfined"})
     page = viewer_client.get(reverse("run", args=[run.pk])).content.decode()
     assert "Weaker sandbox" in page and "STACKBENCH_UNCONFINED=1" in page
+
+
+def test_a_validation_run_page_leads_with_its_summary_and_failures_and_folds_the_rest(viewer_client, tmp_path):
+    from audits.engines.formats import ValidationSummary
+    from stackbench_site.lib.jsonfiles import write_model
+    from tests.builders import validation_doc
+
+    clean = validation_doc("a-clean.md", ["success", "skipped"])
+    clean.results[1].error_message = "Illustrative: `row` is never defined on the page"
+    broken = validation_doc("b-broken.md", ["success", "failure", "failure"])
+    write_model(
+        tmp_path / "validation_summary.json",
+        ValidationSummary(timestamp="2026-11-01T10:01:00Z", documents=[clean, broken]),
+    )
+    import_paths([tmp_path / "validation_summary.json"], library_name="toolz")
+    page = viewer_client.get(Run.objects.get().get_absolute_url()).content.decode()
+    summary = page[page.index('id="validation-summary"') :]
+    assert summary.startswith(
+        'id="validation-summary"><b>2</b> failed (2 errors, 0 warnings, 0 info) · <b>2</b> passed'
+    )
+    assert "<b>1</b> skipped" in summary
+    assert summary.index("b-broken.md") < summary.index("a-clean.md"), "the page with failures comes first"
+    assert "1 example passed</summary>" in page and "1 skipped, each with its reason</summary>" in page
+    assert "Illustrative: `row` is never defined on the page" in page

@@ -33,3 +33,17 @@ def test_an_expired_share_link_is_gone(client, kv, import_audit):
     share = ShareLink.objects.create(run=run, expires_at=timezone.now() - timedelta(minutes=1))
     response = client.get(share.get_absolute_url())
     assert response.status_code == 410 and "has expired" in response.content.decode()
+
+
+def test_outsiders_do_not_see_gaps_the_team_quieted_unless_they_ask(maintainer_client, client, kv, import_audit):
+    from audits.models import Problem
+
+    run = import_audit(gaps=KV_GAPS)
+    Problem.objects.get(severity="critical").set_state(None, "false_positive", "seed.csv ships with the package")
+    maintainer_client.post(reverse("run_share", args=[run.pk]), {"days": "7"})
+    url = ShareLink.objects.get().get_absolute_url()
+    hidden = client.get(url).content.decode().split('id="findings"')[1].split("</section>")[0]
+    assert "seed.csv" not in hidden and "1 gap triaged as false positive or won't fix is hidden" in hidden
+    shown = client.get(url, {"quiet": "show"}).content.decode()
+    assert "seed.csv" in shown and "False positive</span>" in shown and "ships with the package" in shown
+    assert 'name="state"' not in shown, "no triage for outsiders"
