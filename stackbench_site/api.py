@@ -14,7 +14,7 @@ from ninja.security import HttpBearer
 from pydantic import Field, StringConstraints
 
 from audits.actions import RunNotStarted, do_start_audit, do_start_validation
-from audits.engines.formats import GATE_LEVELS, ExampleSeverity
+from audits.engines.formats import DEFAULT_GATE_LEVEL, GATE_LEVELS, ExampleSeverity
 from audits.engines.formats import ExampleResult as ExampleResultFormat
 from audits.models import ApiToken, ExampleResult, Gap, Problem, Run, RunKind, RunStatus, gate_problems
 from stackbench_site.configuration import claude_unavailable_reason
@@ -238,7 +238,8 @@ class QuietingPatch(Schema):
 
 
 class StatePatch(Schema):
-    triage_state: Literal["open", "confirmed", "fixed"] | None = None
+    # "fixed" is set by the system when a later complete run no longer sees the problem, never by hand.
+    triage_state: Literal["open", "confirmed"] | None = None
     reason: Text = Field("", max_length=2000)
     assignee: Text | None = Field(None, description="A username; an empty string unassigns")
 
@@ -272,7 +273,7 @@ runs = Router(tags=["runs"])
 findings = Router(tags=["gaps and problems"])
 
 
-@libraries.get("/", response=list[LibraryOut])
+@libraries.get("", response=list[LibraryOut])
 def list_libraries(request, page: Query[Page]):
     return list(Library.objects.all()[page.offset : page.offset + page.limit])
 
@@ -288,7 +289,7 @@ class RunFilter(Schema):
     status: Literal["queued", "running", "succeeded", "failed", "cancelled"] | None = None
 
 
-@runs.get("/", response=list[RunOut])
+@runs.get("", response=list[RunOut])
 def list_runs(request, filters: Query[RunFilter], page: Query[Page]):
     found = _runs().newest_first()
     if filters.library:
@@ -300,7 +301,7 @@ def list_runs(request, filters: Query[RunFilter], page: Query[Page]):
     return [RunOut.of(run) for run in found[page.offset : page.offset + page.limit]]
 
 
-@runs.post("/", response={201: RunOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 503: ErrorOut})
+@runs.post("", response={201: RunOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 503: ErrorOut})
 def start_run(request, payload: StartRunIn):
     """Start an audit (walkthrough_id) or a validation (library, optionally some pages)."""
     _require(request, "audits.start_run")
@@ -360,9 +361,9 @@ def get_run_file(request, run_id: Id, name: str):
 
 
 @runs.get("/{run_id}/gate", response={200: GateOut, 400: ErrorOut, 404: ErrorOut})
-def gate(request, run_id: Id, fail_on: GateLevel = "new-critical"):
-    """Passed unless the run has new or regressed problems at or above the severity (a run still going, or one
-    that failed, does not pass)."""
+def gate(request, run_id: Id, fail_on: GateLevel = DEFAULT_GATE_LEVEL):
+    """Passed unless the run has open problems at or above the level (open-…, the default) or new or regressed
+    ones (new-…); a run still going, or one that failed, does not pass."""
     run = get_object_or_404(Run.objects.select_related("library"), pk=run_id)
     offending = gate_problems(run, fail_on)
     problems = [ProblemOut.of(p) for p in _problems().filter(pk__in=[p.pk for p in offending]).order_by("-rank", "pk")]

@@ -1,4 +1,5 @@
-"""Response headers every page carries, and a clean answer when the database is down."""
+"""Response headers every page carries, a clean answer when the database is down, and API paths that work with
+or without a trailing slash."""
 
 import logging
 
@@ -14,6 +15,23 @@ CONTENT_SECURITY_POLICY = (
     "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
     "frame-ancestors 'none'"
 )
+
+
+API_PREFIX = "/api/v1/"
+
+
+class ApiTrailingSlashMiddleware:
+    """API paths are written without a trailing slash (`/api/v1/runs`); with one they mean the same, answered in
+    place: a redirect would turn a client's POST into a GET."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        path = request.path_info
+        if path.startswith(API_PREFIX) and path.endswith("/") and len(path) > len(API_PREFIX):
+            request.path_info = path.rstrip("/")
+        return self.get_response(request)
 
 
 class SecurityHeadersMiddleware:

@@ -53,6 +53,7 @@ class LibraryForm(forms.ModelForm):
             "docs_folder",
             "walkthrough_pattern",
         ]
+        labels = {"pypi_name": "PyPI name"}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

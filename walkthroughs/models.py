@@ -67,6 +67,7 @@ class Library(models.Model):
     docs_commit = models.CharField(max_length=64, blank=True, help_text="The docs commit of the last sync.")
     synced_at = models.DateTimeField(null=True, blank=True)
     sync_report = models.JSONField(default=dict, blank=True)
+    sync_requested_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = LibraryQuerySet.as_manager()
@@ -78,6 +79,19 @@ class Library(models.Model):
 
     def __str__(self):
         return self.name
+
+    @property
+    def sync_pending(self) -> bool:
+        """A sync was asked for and has not finished (nor failed) since."""
+        if self.sync_requested_at is None:
+            return False
+        finished = self.synced_at is not None and self.synced_at >= self.sync_requested_at
+        failed = self.sync_report.get("error_at", "") >= self.sync_requested_at.isoformat()
+        return not (finished or failed)
+
+    def request_sync(self):
+        self.sync_requested_at = timezone.now()
+        Library.objects.filter(pk=self.pk).update(sync_requested_at=self.sync_requested_at)
 
     def get_absolute_url(self):
         return reverse("library", args=[self.pk])

@@ -1,5 +1,7 @@
 import logging
 
+from django.utils import timezone
+
 from stackbench_site.celery import app
 from walkthroughs.models import Library
 from walkthroughs.sync import SyncError, sync_docs
@@ -16,4 +18,6 @@ def sync_docs_task(library_id: int):
     try:
         sync_docs(library)
     except SyncError as exc:
-        Library.objects.filter(pk=library_id).update(sync_report={"error": str(exc)})
+        Library.objects.filter(pk=library_id).update(
+            sync_report={"error": str(exc), "error_at": timezone.now().isoformat()}
+        )

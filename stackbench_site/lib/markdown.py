@@ -127,10 +127,20 @@ def render_markdown(text: str) -> str:
     return _markdown.render(text or "")
 
 
+CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+
+
 @lru_cache(maxsize=8192)
 def render_inline(text: str) -> str:
-    """One line of markdown (code spans, emphasis, links) without a paragraph around it."""
-    return _markdown.renderInline(text or "")
+    """One line of a finding (code spans and links) without a paragraph around it. Its text comes from tools,
+    where `_` and `*` are names (`__init__.py`, `*.txt`), never emphasis: they are shown as typed."""
+    parts = CODE_SPAN.split(text or "")
+    kept = []
+    for index in range(0, len(parts), 3):
+        kept.append(re.sub(r"([_*~])", r"\\\1", parts[index]))
+        if index + 2 < len(parts):
+            kept.append(parts[index + 1] + parts[index + 2] + parts[index + 1])
+    return _markdown.renderInline("".join(kept))
 
 
 def highlight_code(code: str, language: str = "python") -> str:

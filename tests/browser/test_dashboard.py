@@ -65,6 +65,8 @@ def test_a_walkthrough_page_draws_its_mermaid_diagram_and_timeline(page, make_wa
     page.goto(f"/walkthroughs/{kv.pk}/")
     expect(page.locator("table.timeline td.cell-critical")).to_have_count(1)
     expect(page.locator("table.timeline td.cell-passed")).to_have_count(4)
+    string = page.locator("pre.highlight .hl-s2, pre.highlight .hl-s1").first
+    expect(string).to_have_css("color", "rgb(186, 33, 33)")  # the code is coloured: the Pygments sheet is linked
     screenshot(page, "walkthrough-timeline")
     assert not page.console_errors
 

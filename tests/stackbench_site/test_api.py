@@ -34,20 +34,20 @@ def viewer_api(db):
 
 
 def test_the_api_needs_a_valid_token(client, kv):
-    assert client.get("/api/v1/runs/").status_code == 401
-    assert client.get("/api/v1/runs/", HTTP_AUTHORIZATION="Bearer sb_wrong").status_code == 401
+    assert client.get("/api/v1/runs").status_code == 401
+    assert client.get("/api/v1/runs", HTTP_AUTHORIZATION="Bearer sb_wrong").status_code == 401
     user = make_user("someone")
     token, key = ApiToken.issue(user, "x")
-    assert client.get("/api/v1/runs/", HTTP_AUTHORIZATION=f"Bearer {key}").status_code == 200
+    assert client.get("/api/v1/runs", HTTP_AUTHORIZATION=f"Bearer {key}").status_code == 200
     token.revoked_at = token.created_at
     token.save()
-    assert client.get("/api/v1/runs/", HTTP_AUTHORIZATION=f"Bearer {key}").status_code == 401
+    assert client.get("/api/v1/runs", HTTP_AUTHORIZATION=f"Bearer {key}").status_code == 401
     assert ApiToken.objects.get().digest != key, "only a digest of the key is stored"
 
 
 def test_runs_gaps_and_problems_can_be_listed_and_read(client, viewer_api, kv, import_audit):
     run = import_audit(gaps=KV_GAPS)
-    runs = client.get("/api/v1/runs/", {"library": "sqlite3", "kind": "audit"}, **viewer_api).json()
+    runs = client.get("/api/v1/runs", {"library": "sqlite3", "kind": "audit"}, **viewer_api).json()
     assert [r["id"] for r in runs] == [run.pk] and runs[0]["walkthrough_id"] == "wt_kv_quickstart"
     one = client.get(f"/api/v1/runs/{run.pk}", **viewer_api).json()
     assert one["status"] == "succeeded" and "wt_kv_quickstart_audit.json" in one["files"]
@@ -62,19 +62,19 @@ def test_runs_gaps_and_problems_can_be_listed_and_read(client, viewer_api, kv, i
 
 def test_starting_a_run_needs_permission_and_queues_it(client, viewer_api, maintainer_api, kv):
     payload = json.dumps({"kind": "audit", "walkthrough_id": "wt_kv_quickstart", "version": "3.45"})
-    refused = client.post("/api/v1/runs/", payload, content_type="application/json", **viewer_api)
+    refused = client.post("/api/v1/runs", payload, content_type="application/json", **viewer_api)
     assert refused.status_code == 403 and "audits.start_run" in refused.json()["detail"]
-    started = client.post("/api/v1/runs/", payload, content_type="application/json", **maintainer_api)
+    started = client.post("/api/v1/runs", payload, content_type="application/json", **maintainer_api)
     assert started.status_code == 201
     run = Run.objects.get()
     assert (started.json()["id"], run.status, run.library_version, run.origin) == (run.pk, "queued", "3.45", "api")
     cancelled = client.post(f"/api/v1/runs/{run.pk}/cancel", **maintainer_api)
     assert cancelled.json()["status"] == "cancelled"
     assert client.post(f"/api/v1/runs/{run.pk}/cancel", **maintainer_api).status_code == 409
-    bad = client.post("/api/v1/runs/", json.dumps({"kind": "audit"}), content_type="application/json", **maintainer_api)
+    bad = client.post("/api/v1/runs", json.dumps({"kind": "audit"}), content_type="application/json", **maintainer_api)
     assert bad.status_code == 422 and "walkthrough_id" in json.dumps(bad.json()["detail"])
     unknown = client.post(
-        "/api/v1/runs/",
+        "/api/v1/runs",
         json.dumps({"kind": "audit", "walkthrough_id": "wt_nope"}),
         content_type="application/json",
         **maintainer_api,
@@ -113,7 +113,7 @@ def test_the_gate_fails_only_on_new_or_regressed_problems(client, viewer_api, kv
 
 def test_a_nul_character_in_a_name_is_malformed_input_not_a_server_error(client, maintainer_api, viewer_api, kv):
     started = client.post(
-        "/api/v1/runs/",
+        "/api/v1/runs",
         data=json.dumps({"kind": "validation", "library": "sq\x00lite"}),
         content_type="application/json",
         **maintainer_api,
@@ -126,7 +126,7 @@ def test_a_nul_character_in_a_name_is_malformed_input_not_a_server_error(client,
 def test_the_openapi_document_is_served_without_a_token(client):
     document = client.get("/api/v1/openapi.json").json()
     assert document["info"]["title"] == "Stackbench API"
-    assert {"/api/v1/runs/", "/api/v1/runs/{run_id}/gate", "/api/v1/problems/{problem_id}"} <= set(document["paths"])
+    assert {"/api/v1/runs", "/api/v1/runs/{run_id}/gate", "/api/v1/problems/{problem_id}"} <= set(document["paths"])
 
 
 def test_a_url_no_api_route_matches_is_a_json_404(client, viewer_api):
@@ -168,3 +168,13 @@ def api_headers(kv, import_audit, keep_the_test_connection):
 def test_every_endpoint_keeps_to_its_schema_and_never_errors(case, api_headers):
     # Unknown query parameters are ignored, as REST APIs usually do; every other check applies.
     case.call_and_validate(headers=api_headers, excluded_checks=[negative_data_rejection])
+
+
+def test_every_api_path_answers_the_same_with_or_without_a_trailing_slash(client, viewer_api, maintainer_api):
+    for path in ("/api/v1/runs", "/api/v1/libraries", "/api/v1/gaps", "/api/v1/problems"):
+        plain, slashed = client.get(path, **viewer_api), client.get(path + "/", **viewer_api)
+        assert (plain.status_code, slashed.status_code) == (200, 200), path
+        assert plain.json() == slashed.json()
+    payload = json.dumps({"kind": "audit"})
+    posted = client.post("/api/v1/runs/", payload, content_type="application/json", **maintainer_api)
+    assert posted.status_code == 422, "a POST with a slash is answered in place (here: refused input), never redirected"

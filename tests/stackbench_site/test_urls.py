@@ -100,8 +100,8 @@ def test_share_links_and_the_login_page_need_no_account(client, everything):
 
 
 def test_the_api_answers_401_without_a_token(client):
-    assert client.get("/api/v1/runs/").status_code == 401
-    assert client.post("/api/v1/runs/", "{}", content_type="application/json").status_code == 401
+    assert client.get("/api/v1/runs").status_code == 401
+    assert client.post("/api/v1/runs", "{}", content_type="application/json").status_code == 401
 
 
 def test_viewers_get_403_from_every_endpoint_that_changes_something(viewer_client, everything):

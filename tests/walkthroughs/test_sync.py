@@ -133,3 +133,21 @@ def test_sync_without_a_repository_says_what_to_do(eager):
     library = Library.objects.create(name="nodocs")
     followed = team.post(reverse("library_sync", args=[library.pk]), follow=True).content.decode()
     assert "Set the library&#x27;s docs repository first." in followed
+
+
+def test_the_library_page_follows_a_running_sync_and_reloads_when_it_is_done(db, tmp_path):
+    from django.utils import timezone
+
+    viewer = logged_in(make_user("reader"))
+    library = Library.objects.create(name="live", docs_repo=str(tmp_path))
+    library.request_sync()
+    page = viewer.get(library.get_absolute_url()).content.decode()
+    assert "syncing…" in page and "not synced yet" not in page and 'hx-trigger="every 2s"' in page
+    status = reverse("library_sync_status", args=[library.pk])
+    still = viewer.get(status, {"was": "pending"}, HTTP_HX_REQUEST="true")
+    assert "syncing…" in still.content.decode() and "HX-Refresh" not in still
+
+    Library.objects.filter(pk=library.pk).update(synced_at=timezone.now(), sync_report={"pages": {"created": 3}})
+    done = viewer.get(status, {"was": "pending"}, HTTP_HX_REQUEST="true")
+    assert done["HX-Refresh"] == "true" and "3 pages new" in done.content.decode()
+    assert 'hx-trigger="every 2s"' not in done.content.decode()

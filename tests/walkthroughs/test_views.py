@@ -128,3 +128,10 @@ def test_a_library_says_which_python_and_network_its_readers_have(kv):
     maintainer_client.post(url, {**fields, "python_version": "3.11"})
     kv.library.refresh_from_db()
     assert (kv.library.python_version, kv.library.network) == ("3.11", "none")
+
+
+def test_the_library_form_says_pypi_and_every_page_leads_to_the_api_tokens(db):
+    lead = logged_in(make_user("lead", "walkthroughs.add_library"))
+    page = lead.get(reverse("library_new")).content.decode()
+    assert "PyPI name" in page and "Pypi name" not in page
+    assert f'<a href="{reverse("tokens")}" >API tokens</a>' in page

@@ -2,7 +2,9 @@ from datetime import timedelta
 
 from django import template
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.safestring import mark_safe
+from django.utils.timesince import timesince
 
 from stackbench_site.lib.markdown import highlight_code, render_inline, render_markdown
 
@@ -18,6 +20,16 @@ def markdown(text):
 def domid(key):
     """An element key such as "highlights.2" as an id usable in CSS selectors: "highlights-2"."""
     return str(key).replace(".", "-")
+
+
+@register.filter
+def ago(moment):
+    """ "just now" under a minute (never "0 minutes ago"), else "3 hours ago"."""
+    if moment is None:
+        return ""
+    if timezone.now() - moment < timedelta(minutes=1):
+        return "just now"
+    return f"{timesince(moment)} ago"
 
 
 @register.filter

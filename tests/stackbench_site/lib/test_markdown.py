@@ -80,3 +80,21 @@ def test_myst_directives_are_told_apart_from_languages():
 def test_rendering_escapes_html_and_refuses_script_links():
     html = render_markdown("<script>x</script> [a](javascript:alert(1))")
     assert "<script>" not in html and 'href="javascript:' not in html
+
+
+def test_the_code_colour_sheet_is_the_one_pygments_makes_for_the_rendered_classes():
+    from pygments.formatters import HtmlFormatter
+
+    from stackbench_site.settings import BASE_DIR
+
+    sheet = (BASE_DIR / "static" / "css" / "pygments.css").read_text().split("\n", 1)[1]
+    assert sheet.strip() == HtmlFormatter(classprefix="hl-").get_style_defs(".highlight").strip()
+
+
+def test_a_findings_text_shows_underscores_and_stars_as_typed_and_keeps_code_and_links():
+    from stackbench_site.lib.markdown import render_inline
+
+    assert render_inline("Edit __init__.py and *.txt") == "Edit __init__.py and *.txt"
+    assert render_inline("Run `__init__.py`, see [docs](https://x.org/a_b)") == (
+        'Run <code>__init__.py</code>, see <a href="https://x.org/a_b">docs</a>'
+    )
