@@ -13,14 +13,16 @@ from ninja.errors import HttpError
 from ninja.security import HttpBearer
 from pydantic import Field, StringConstraints
 
-from audits.actions import RunNotStarted, do_start_audit, do_start_validation
+from audits.actions import RunNotStarted, do_run_everything, do_start_audit, do_start_validation
 from audits.engines.formats import DEFAULT_GATE_LEVEL, GATE_LEVELS, ExampleSeverity
 from audits.engines.formats import ExampleResult as ExampleResultFormat
 from audits.models import ApiToken, ExampleResult, Gap, Problem, Run, RunKind, RunStatus, gate_problems
+from stackbench_site.celery import QueueUnreachable
 from stackbench_site.configuration import claude_unavailable_reason
 from walkthroughs.engines.formats import Gap as GapFormat
 from walkthroughs.engines.formats import GapSeverity, GapType
 from walkthroughs.models import Library, Walkthrough
+from walkthroughs.tasks import start_sync
 
 MAX_PAGE = 200
 MAX_OFFSET = 10_000_000
@@ -281,6 +283,63 @@ def list_libraries(request, page: Query[Page]):
 @libraries.get("/{library_id}", response={200: LibraryOut, 404: ErrorOut})
 def get_library(request, library_id: Id):
     return get_object_or_404(Library, pk=library_id)
+
+
+class SyncOut(Schema):
+    library_id: int
+    status: Literal["queued"]
+    detail: str
+
+
+@libraries.post(
+    "/{library_id}/sync", response={202: SyncOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 503: ErrorOut}
+)
+def sync_library(request, library_id: Id):
+    """Fetch the library's docs repository and update its pages and walkthroughs (in the background; GET the
+    library for synced_at and docs_commit)."""
+    _require(request, "walkthroughs.manage_library")
+    library = get_object_or_404(Library, pk=library_id)
+    if not library.docs_repo:
+        return Status(400, {"detail": f"{library.name} has no docs repository: set docs_repo first"})
+    try:
+        start_sync(library)
+    except QueueUnreachable as exc:
+        return Status(503, {"detail": str(exc)})
+    return Status(202, SyncOut(library_id=library.pk, status="queued", detail="syncing the docs"))
+
+
+class RunEverythingIn(Schema):
+    commit: Text | None = Field(
+        None, max_length=64, description="The docs commit CI tested; refused when the synced docs are elsewhere"
+    )
+
+
+class BatchOut(Schema):
+    id: int
+    url: str
+    docs_commit: str
+    runs: list[RunOut]
+
+
+@libraries.post(
+    "/{library_id}/run-everything",
+    response={201: BatchOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 503: ErrorOut},
+)
+def run_everything(request, library_id: Id, payload: RunEverythingIn):
+    """Validate every doc page and audit every walkthrough of the library, as one batch."""
+    _require(request, "audits.start_run")
+    library = get_object_or_404(Library, pk=library_id)
+    current = library.current_docs_commit()
+    if payload.commit and not current.startswith(payload.commit.strip()):
+        return Status(
+            409, {"detail": f"the docs are at {current[:12] or 'no commit'}, not {payload.commit}: sync first"}
+        )
+    try:
+        batch = do_run_everything(library, user=request.user, origin="api")
+    except RunNotStarted as exc:
+        return Status(503 if "not reachable" in str(exc) else 400, {"detail": str(exc)})
+    runs = [RunOut.of(run) for run in _runs().filter(batch=batch).order_by("pk")]
+    return Status(201, BatchOut(id=batch.pk, url=batch.get_absolute_url(), docs_commit=batch.docs_commit, runs=runs))
 
 
 class RunFilter(Schema):

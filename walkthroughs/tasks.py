@@ -2,7 +2,7 @@ import logging
 
 from django.utils import timezone
 
-from stackbench_site.celery import app
+from stackbench_site.celery import app, queue
 from walkthroughs.models import Library
 from walkthroughs.sync import SyncError, sync_docs
 
@@ -21,3 +21,9 @@ def sync_docs_task(library_id: int):
         Library.objects.filter(pk=library_id).update(
             sync_report={"error": str(exc), "error_at": timezone.now().isoformat()}
         )
+
+
+def start_sync(library: Library):
+    """Queue a sync of the library's docs and mark it pending (raises QueueUnreachable when the broker is down)."""
+    queue(sync_docs_task.si(library.pk), what="the sync")
+    library.request_sync()

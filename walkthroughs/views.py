@@ -17,7 +17,7 @@ from audits.reports import (
     step_histories,
     step_timeline,
 )
-from stackbench_site.celery import QueueUnreachable, queue
+from stackbench_site.celery import QueueUnreachable
 from stackbench_site.configuration import claude_unavailable_reason
 from stackbench_site.htmx import render_page_or_partial
 from stackbench_site.lib.git import GitError
@@ -27,7 +27,7 @@ from walkthroughs.engines.presenting import find_element, present
 from walkthroughs.engines.symposium import ActionElement, GitDiffElement
 from walkthroughs.forms import LibraryForm, PresentForm
 from walkthroughs.models import DocPage, Feedback, Library, PresentedWalkthrough, PresentError, Walkthrough
-from walkthroughs.tasks import sync_docs_task
+from walkthroughs.tasks import start_sync
 
 
 def _get_library(library_id) -> Library:
@@ -130,11 +130,10 @@ def library_sync(request, library_id):
         messages.error(request, "Set the library's docs repository first.")
         return redirect(library)
     try:
-        queue(sync_docs_task.si(library.pk), what="the sync")
+        start_sync(library)
     except QueueUnreachable as exc:
         messages.error(request, str(exc))
     else:
-        library.request_sync()
         messages.success(request, "Syncing the docs: pages and walkthroughs update in a moment.")
     return redirect(library)
 

@@ -178,3 +178,29 @@ def test_every_api_path_answers_the_same_with_or_without_a_trailing_slash(client
     payload = json.dumps({"kind": "audit"})
     posted = client.post("/api/v1/runs/", payload, content_type="application/json", **maintainer_api)
     assert posted.status_code == 422, "a POST with a slash is answered in place (here: refused input), never redirected"
+
+
+def test_ci_can_sync_a_library_and_run_everything_for_the_commit_it_tested(client, viewer_api, kv, tmp_path):
+    from audits.models import Batch
+    from walkthroughs.models import Library
+
+    lead = bearer(make_user("ci-lead", "audits.start_run", "walkthroughs.manage_library"))
+    library = Library.objects.get()
+    sync = f"/api/v1/libraries/{library.pk}/sync"
+    assert client.post(sync, **viewer_api).status_code == 403
+    assert "has no docs repository" in client.post(sync, **lead).json()["detail"]
+    Library.objects.filter(pk=library.pk).update(docs_repo=str(tmp_path))
+    queued = client.post(sync, **lead)
+    assert queued.status_code == 202 and queued.json()["status"] == "queued"
+    library.refresh_from_db()
+    assert library.sync_pending
+
+    everything = f"/api/v1/libraries/{library.pk}/run-everything"
+    stale = client.post(everything, json.dumps({"commit": "abc123"}), content_type="application/json", **lead)
+    assert stale.status_code == 409 and "sync first" in stale.json()["detail"]
+    started = client.post(everything, "{}", content_type="application/json", **lead)
+    assert started.status_code == 201
+    batch = Batch.objects.get()
+    assert started.json()["id"] == batch.pk and [r["walkthrough_id"] for r in started.json()["runs"]] == [
+        "wt_kv_quickstart"
+    ]
