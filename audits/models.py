@@ -653,6 +653,21 @@ class Problem(models.Model):
         self.save(update_fields=["triage_state", "triage_reason", "quiet_rank", "updated_at"])
         return True
 
+    def last_state_change(self) -> "ProblemEvent | None":
+        return self.events.filter(kind="state").order_by("at", "pk").last()
+
+    def undo_last_state(self, actor):
+        """Put back the state (and its reason) the problem had before the actor's last triage change."""
+        last = self.last_state_change()
+        if last is None or last.actor_id != getattr(actor, "pk", None):
+            raise ValueError("there is no triage change of yours to undo here")
+        earlier = self.events.filter(kind="state", pk__lt=last.pk).order_by("at", "pk").last()
+        reason = earlier.text if earlier and earlier.after == last.before else ""
+        self.log_event(actor, "state", self.triage_state, last.before, f"Undid the change to {last.after}.")
+        self.triage_state, self.triage_reason = last.before, reason
+        self.quiet_rank = self.rank if last.before in QUIET_STATES else 0
+        self.save(update_fields=["triage_state", "triage_reason", "quiet_rank", "updated_at"])
+
     def assign(self, actor, assignee):
         if assignee == self.assignee:
             return False

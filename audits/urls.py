@@ -20,6 +20,7 @@ urlpatterns = [
     path("problems/bulk/", problems.problems_bulk, name="problems_bulk"),
     path("problems/<int:problem_id>/", problems.problem, name="problem"),
     path("problems/<int:problem_id>/triage/", problems.problem_triage, name="problem_triage"),
+    path("problems/<int:problem_id>/undo/", problems.problem_undo, name="problem_undo"),
     path("problems/<int:problem_id>/comments/", problems.problem_comment, name="problem_comment"),
     path("runs/<int:run_id>/share/", sharing.run_share, name="run_share"),
     path("shares/<int:share_id>/revoke/", sharing.share_revoke, name="share_revoke"),

@@ -190,8 +190,15 @@ def problem(request, problem_id):
             "history": history,
             "people": _people(),
             "states": HAND_TRIAGE_STATES,
+            "undoable": _undoable(problem, request.user),
         },
     )
+
+
+def _undoable(problem, user):
+    """The user's own last triage change of this problem, which they may undo."""
+    last = problem.last_state_change()
+    return last if last is not None and last.actor_id == user.pk else None
 
 
 @login_required
@@ -224,6 +231,20 @@ def _back_to(request, problem):
     ):
         return target
     return problem.get_absolute_url()
+
+
+@login_required
+@permission_required("audits.triage_problem", raise_exception=True)
+@require_POST
+def problem_undo(request, problem_id):
+    problem = _get_problem(problem_id)
+    try:
+        problem.undo_last_state(request.user)
+    except ValueError as exc:
+        messages.error(request, str(exc).capitalize() + ".")
+    else:
+        messages.success(request, f"Undone: the problem is {problem.get_triage_state_display().lower()} again.")
+    return redirect(_back_to(request, problem))
 
 
 @login_required

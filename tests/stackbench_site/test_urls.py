@@ -18,6 +18,7 @@ MUTATING = {
     "rerun",
     "upload",
     "problem_triage",
+    "problem_undo",
     "problem_comment",
     "problems_bulk",
     "run_share",

@@ -2,7 +2,7 @@ import pytest
 from django.urls import reverse
 
 from audits.models import Problem, TriageState
-from tests.builders import KV_GAPS
+from tests.builders import KV_GAPS, logged_in, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -145,3 +145,21 @@ def test_gaps_are_triaged_on_the_run_page_where_people_read_them(triager_client,
         reverse("problem_triage", args=[problem.pk]), {"state": "open", "next": "//evil.example/"}
     )
     assert evil["Location"] == problem.get_absolute_url()
+
+
+def test_the_last_triage_change_can_be_undone_by_the_person_who_made_it(triager_client, kv, import_audit):
+    import_audit(gaps=KV_GAPS[:1])
+    problem = Problem.objects.get()
+    triage = reverse("problem_triage", args=[problem.pk])
+    triager_client.post(triage, {"state": "confirmed", "assignee": "keep"})
+    triager_client.post(triage, {"state": "false_positive", "reason": "shipped in the sdist", "assignee": "keep"})
+    page = triager_client.get(problem.get_absolute_url()).content.decode()
+    assert "Your last change: confirmed → false_positive." in page
+    undone = triager_client.post(reverse("problem_undo", args=[problem.pk]), follow=True).content.decode()
+    problem.refresh_from_db()
+    assert (problem.triage_state, problem.triage_reason, problem.quiet_rank) == ("confirmed", "", 0)
+    assert "Undone: the problem is confirmed again." in undone
+
+    other = logged_in(make_user("other-triager", "audits.triage_problem"))
+    refused = other.post(reverse("problem_undo", args=[problem.pk]), follow=True).content.decode()
+    assert "There is no triage change of yours to undo here." in refused
