@@ -480,7 +480,8 @@ class Feedback(models.Model):
     walkthrough = models.ForeignKey(PresentedWalkthrough, on_delete=models.CASCADE, related_name="feedback")
     kind = models.CharField(max_length=20, choices=Kind.choices)
     element_key = models.CharField(max_length=100, blank=True)
-    text = models.TextField()
+    text = models.TextField()  # what the agent receives (a reply wrapped with its comment's context)
+    message = models.TextField(blank=True)  # what the person wrote, as people see it
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(default=timezone.now)
 

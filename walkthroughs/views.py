@@ -249,6 +249,7 @@ def presented(request, presented_id):
             "sections": shown["sections"],
             "opened": opened,
             "feedback": presented.feedback.select_related("created_by"),
+            "feedback_by_key": _feedback_by_key(presented),
             "section_titles": {
                 "introduction": "Introduction",
                 "highlights": "Highlights",
@@ -336,9 +337,13 @@ def presented_reply(request, presented_id, key):
         messages.error(request, "Write a reply before sending it.")
         return _back_to(presented, f"comment-{key}")
     presented.feedback.create(
-        kind=Feedback.Kind.REPLY, element_key=key, text=view.reply_text(message), created_by=request.user
+        kind=Feedback.Kind.REPLY,
+        element_key=key,
+        text=view.reply_text(message),
+        message=message,
+        created_by=request.user,
     )
-    return _feedback_response(request, presented, f"comment-{key}")
+    return _feedback_response(request, presented, key, f"comment-{key}")
 
 
 @login_required
@@ -350,17 +355,36 @@ def presented_action(request, presented_id, key):
     if not isinstance(element, ActionElement):
         raise Http404("No such action in this walkthrough.")
     presented.feedback.create(
-        kind=Feedback.Kind.ACTION, element_key=key, text=element.action.message(), created_by=request.user
+        kind=Feedback.Kind.ACTION,
+        element_key=key,
+        text=element.action.message(),
+        message=element.action.button,
+        created_by=request.user,
     )
-    return _feedback_response(request, presented, "feedback")
+    return _feedback_response(request, presented, key, f"action-{key}")
 
 
-def _feedback_response(request, presented, anchor):
+def _feedback_by_key(presented) -> dict[str, list]:
+    grouped: dict[str, list] = {}
+    for item in presented.feedback.select_related("created_by"):
+        grouped.setdefault(item.element_key, []).append(item)
+    return grouped
+
+
+def _feedback_response(request, presented, key, anchor):
+    """With htmx: the feedback list, and the reply thread or the action's "sent" note of the element, swapped
+    in place; without: back to the element on the page."""
     if request.htmx:
         response = render(
             request,
-            "walkthroughs/_feedback.html",
-            {"presented": presented, "feedback": presented.feedback.select_related("created_by"), "oob": True},
+            "walkthroughs/_feedback_sent.html",
+            {
+                "presented": presented,
+                "feedback": presented.feedback.select_related("created_by"),
+                "feedback_by_key": _feedback_by_key(presented),
+                "key": key,
+                "oob": True,
+            },
         )
         response["HX-Trigger"] = "feedback-sent"
         return response

@@ -180,3 +180,24 @@ def test_any_uploaded_walkthrough_is_presented_or_refused_with_a_reason(repo_roo
         assert presenter.get(response["Location"]).status_code == 200
     else:
         assert response.status_code == 200 and 'class="errorlist' in response.content.decode()
+
+
+def test_a_reply_threads_under_its_comment_as_written_and_an_action_shows_it_was_sent(discussant_client, presented):
+    reply = discussant_client.post(
+        reverse("presented_reply", args=[presented.pk, "highlights.1"]),
+        {"message": "Is the default secret safe?"},
+        HTTP_HX_REQUEST="true",
+    ).content.decode()
+    assert '<div class="thread" id="thread-highlights-1" hx-swap-oob="true">' in reply
+    assert "Is the default secret safe?" in reply
+    page = discussant_client.get(presented.get_absolute_url()).content.decode()
+    card = page[page.index('id="comment-highlights-1"') :].split("</article>")[0]
+    assert '<p class="preserve">Is the default secret safe?</p>' in card and "&lt;context&gt;" not in card
+    history = page[page.index('id="feedback"') :]
+    assert "<summary>What the agent receives</summary>" in history and "&lt;context&gt;In reply to" in history
+
+    sent = discussant_client.post(
+        reverse("presented_action", args=[presented.pk, "actions.1"]), HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert '<div class="thread" id="thread-actions-1" hx-swap-oob="true">' in sent and "Sent ✓" in sent
+    assert "Sent ✓" in discussant_client.get(presented.get_absolute_url()).content.decode()

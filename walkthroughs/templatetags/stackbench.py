@@ -104,3 +104,9 @@ def query(context, **changes):
             params[key] = value
     encoded = params.urlencode()
     return f"?{encoded}" if encoded else "?"
+
+
+@register.filter
+def entries(mapping, key):
+    """mapping[key] or an empty list (feedback by element key, in templates)."""
+    return (mapping or {}).get(key, [])
