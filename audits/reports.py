@@ -168,15 +168,29 @@ class LibraryOverview:
     recent_runs: list = field(default_factory=list)
     open_gaps: dict = field(default_factory=dict)
     failing_examples: dict = field(default_factory=dict)
-    trend: list = field(default_factory=list)
+    gap_trend: list = field(default_factory=list)  # gaps of each of the last finished audit runs, oldest first
+    failure_trend: list = field(default_factory=list)  # failing examples of each of the last validation runs
 
     @property
     def open_total(self):
         return sum(self.open_gaps.values()) + sum(self.failing_examples.values())
 
     @property
-    def sparkline(self) -> str:
-        return sparkline_points(self.trend)
+    def has_trend(self) -> bool:
+        return bool(self.gap_trend or self.failure_trend)
+
+    @property
+    def gap_sparkline(self) -> str:
+        return sparkline_points(self.gap_trend, top=self._top)
+
+    @property
+    def failure_sparkline(self) -> str:
+        return sparkline_points(self.failure_trend, top=self._top)
+
+    @property
+    def _top(self) -> int:
+        """One scale for both lines, so their heights compare."""
+        return max(self.gap_trend + self.failure_trend + [1])
 
 
 def library_overviews(libraries, recent=3, trend_runs=12) -> list[LibraryOverview]:
@@ -226,14 +240,17 @@ def library_overviews(libraries, recent=3, trend_runs=12) -> list[LibraryOvervie
     for library_id, library_runs in by_library.items():
         overview = overviews[library_id]
         overview.recent_runs = library_runs[:recent]
-        finished = [r for r in library_runs if not r.is_active][:trend_runs]
-        overview.trend = [r.finding_count for r in reversed(finished)]
+        finished = [r for r in library_runs if not r.is_active]
+        audits = [r for r in finished if r.kind == RunKind.AUDIT][:trend_runs]
+        validations = [r for r in finished if r.kind == RunKind.VALIDATION][:trend_runs]
+        overview.gap_trend = [r.finding_count for r in reversed(audits)]
+        overview.failure_trend = [r.finding_count for r in reversed(validations)]
     return list(overviews.values())
 
 
-def sparkline_points(values: list[int], width: int = 120, height: int = 28) -> str:
+def sparkline_points(values: list[int], width: int = 120, height: int = 28, top: int | None = None) -> str:
     if not values:
         return ""
-    top = max(values) or 1
+    top = top or max(values) or 1
     step = width / max(len(values) - 1, 1)
     return " ".join(f"{i * step:.1f},{height - 2 - (v / top) * (height - 4):.1f}" for i, v in enumerate(values))

@@ -27,7 +27,8 @@ def test_home_lists_libraries_with_open_gaps_recent_runs_and_a_trend(viewer_clie
     page = viewer_client.get(reverse("home")).content.decode()
     assert "sqlite3" in page and "toolz" in page
     assert "1 critical" in page and "1 warning" in page
-    assert 'class="sparkline"' in page and "Findings per run, oldest to newest: 1, 2" in page
+    assert 'class="sparkline"' in page and "Audit gaps: 1, 2; failing examples: none" in page
+    assert page.count('<polyline class="gaps"') == 1, "audit gaps are one series"
 
 
 def test_home_with_nothing_says_what_to_do(viewer_client):
@@ -135,3 +136,29 @@ def test_the_library_form_says_pypi_and_every_page_leads_to_the_api_tokens(db):
     page = lead.get(reverse("library_new")).content.decode()
     assert "PyPI name" in page and "Pypi name" not in page
     assert f'<a href="{reverse("tokens")}" >API tokens</a>' in page
+
+
+def test_the_trend_shows_example_failures_as_a_series_of_their_own(viewer_client, tmp_path):
+    from audits.engines.formats import ValidationSummary
+    from stackbench_site.lib.jsonfiles import write_model
+    from tests.builders import validation_doc
+
+    for day, statuses in (("01", ["failure", "failure"]), ("02", ["failure", "success"])):
+        path = tmp_path / day / "validation_summary.json"
+        path.parent.mkdir()
+        document = validation_doc("a.md", statuses)
+        document.validation_timestamp = f"2026-11-{day}T10:00:00Z"
+        write_model(path, ValidationSummary(timestamp=f"2026-11-{day}T10:01:00Z", documents=[document]))
+        import_paths([path], library_name="toolz")
+    page = viewer_client.get(reverse("home")).content.decode()
+    assert "Audit gaps: none; failing examples: 2, 1" in page
+    assert '<polyline class="failures"' in page and '<polyline class="gaps"' not in page
+
+
+def test_empty_pages_point_to_a_new_library_and_its_docs_repository(db):
+    lead = logged_in(make_user("lead", "walkthroughs.add_library"))
+    home = lead.get(reverse("home")).content.decode()
+    assert f'<a href="{reverse("library_new")}">New library</a>, then connect its docs repository' in home
+    library = Library.objects.create(name="fresh")
+    page = lead.get(library.get_absolute_url()).content.decode()
+    assert page.count("Connect the docs repository in Settings") == 2
