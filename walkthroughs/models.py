@@ -1,6 +1,7 @@
 import hashlib
 import json
 import os
+import posixpath
 from pathlib import Path
 
 from django.conf import settings
@@ -95,6 +96,14 @@ class Library(models.Model):
 
     def get_absolute_url(self):
         return reverse("library", args=[self.pk])
+
+    def docs_asset_base(self, page: str) -> str:
+        """Where relative images of a docs page are served from ("" when the library has no docs folder)."""
+        if not self.docs_repo or not page:
+            return ""
+        folder = posixpath.dirname(page)
+        root = reverse("library_docs_file", args=[self.pk, "-"]).removesuffix("-")
+        return root + (folder + "/" if folder else "")
 
     @property
     def package_name(self):

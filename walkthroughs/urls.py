@@ -9,6 +9,7 @@ urlpatterns = [
     path("libraries/<int:library_id>/settings/", views.library_settings, name="library_settings"),
     path("libraries/<int:library_id>/sync/", views.library_sync, name="library_sync"),
     path("libraries/<int:library_id>/sync/status/", views.library_sync_status, name="library_sync_status"),
+    path("libraries/<int:library_id>/docs/<path:path>", views.library_docs_file, name="library_docs_file"),
     path("walkthroughs/<int:walkthrough_id>/", views.walkthrough, name="walkthrough"),
     path("pages/<int:page_id>/", views.doc_page, name="doc_page"),
     path("presented/", views.presented_list, name="presented_list"),

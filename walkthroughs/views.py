@@ -3,7 +3,7 @@ from pathlib import Path
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.db.models import Count, Q
-from django.http import Http404, HttpResponseBadRequest
+from django.http import FileResponse, Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -150,6 +150,35 @@ def library_sync_status(request, library_id):
     return response
 
 
+DOCS_IMAGE_TYPES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+    ".svg": "image/svg+xml",
+}
+
+
+@login_required
+@require_GET
+def library_docs_file(request, library_id, path):
+    """An image of the library's docs folder, so the docs' own relative images show on our pages; nothing
+    outside that folder, and only images."""
+    library = _get_library(library_id)
+    folder = library.docs_path
+    kind = DOCS_IMAGE_TYPES.get(Path(path).suffix.lower())
+    if folder is None or kind is None:
+        raise Http404("Only images of the library's docs are served.")
+    root = folder.resolve()
+    target = (root / path).resolve()
+    if not target.is_relative_to(root) or not target.is_file():
+        raise Http404("No such image in the docs.")
+    response = FileResponse(target.open("rb"), content_type=kind)
+    response["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+    return response
+
+
 @login_required
 @require_GET
 def walkthrough(request, walkthrough_id):
@@ -175,6 +204,7 @@ def walkthrough(request, walkthrough_id):
         "active_run": walkthrough.runs.active().first(),
         "claude_unavailable": claude_unavailable_reason(),
         "triage_states": HAND_TRIAGE_STATES,
+        "asset_base": walkthrough.library.docs_asset_base(walkthrough.original_doc_path),
     }
     return render(request, "walkthroughs/walkthrough.html", context)
 

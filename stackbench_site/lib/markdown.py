@@ -9,10 +9,12 @@ Rendering: code highlighted by Pygments; ```mermaid fences left for the browser 
 and unsafe link targets (javascript:, data:) are refused, so text from documents and agents cannot inject
 script."""
 
+import posixpath
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
+from urllib.parse import quote
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -122,9 +124,23 @@ def without_fenced_blocks(text: str, replacement: str = "") -> str:
 
 # -- rendering ------------------------------------------------------------------------------------------------
 @lru_cache(maxsize=4096)
-def render_markdown(text: str) -> str:
-    """HTML for markdown text; cached because walkthrough steps are rendered on every page view."""
-    return _markdown.render(text or "")
+def render_markdown(text: str, asset_base: str = "") -> str:
+    """HTML for markdown text; cached because walkthrough steps are rendered on every page view. With
+    asset_base (a URL ending in /), relative image paths point there: docs show images that live beside them."""
+    if not asset_base:
+        return _markdown.render(text or "")
+    env: dict = {}
+    tokens = _markdown.parse(text or "", env)
+    for token in tokens:
+        for child in token.children or []:
+            source = child.attrGet("src") if child.type == "image" else None
+            if source and not RELATIVE_EXEMPT.match(source):
+                child.attrSet("src", asset_base + quote(posixpath.normpath(source.split("#")[0])))
+    return _markdown.renderer.render(tokens, _markdown.options, env)
+
+
+# Image sources that are not paths inside the docs: URLs, absolute paths, data and anchors.
+RELATIVE_EXEMPT = re.compile(r"^(?:[a-zA-Z][\w+.-]*:|/|#)")
 
 
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")

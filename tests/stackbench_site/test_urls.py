@@ -70,6 +70,7 @@ def everything(kv_walkthrough_path, import_audit, settings, symposium_repo, revi
         "key": "highlights.1",
         "token": share.token,
         "name": "wt_kv_quickstart_audit.json",
+        "path": "img/logo.png",
     }
 
 

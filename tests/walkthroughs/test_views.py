@@ -162,3 +162,25 @@ def test_empty_pages_point_to_a_new_library_and_its_docs_repository(db):
     library = Library.objects.create(name="fresh")
     page = lead.get(library.get_absolute_url()).content.decode()
     assert page.count("Connect the docs repository in Settings") == 2
+
+
+def test_relative_images_of_the_docs_show_and_nothing_else_of_the_disk_is_served(
+    viewer_client, make_walkthrough, tmp_path
+):
+    docs = tmp_path / "repo" / "docs"
+    (docs / "img").mkdir(parents=True)
+    (docs / "img" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\nfake")
+    (docs / "notes.md").write_text("private")
+    (tmp_path / "repo" / "secret.png").write_bytes(b"\x89PNG")
+    path = make_walkthrough([("Look", "![the logo](img/logo.png) and ![web](https://example.org/x.png)", "")])
+    import_paths([path], library_name="pictures")
+    Library.objects.filter(name="pictures").update(docs_repo=str(tmp_path / "repo"), docs_folder="docs")
+    Walkthrough.objects.update(original_doc_path="tutorial.md")
+    library = Library.objects.get(name="pictures")
+    page = viewer_client.get(Walkthrough.objects.get().get_absolute_url()).content.decode()
+    image = reverse("library_docs_file", args=[library.pk, "img/logo.png"])
+    assert f'<img src="{image}" alt="the logo" />' in page and 'src="https://example.org/x.png"' in page
+    served = viewer_client.get(image)
+    assert served.status_code == 200 and served["Content-Type"] == "image/png"
+    for refused in ("notes.md", "../secret.png", "img/missing.png"):
+        assert viewer_client.get(reverse("library_docs_file", args=[library.pk, refused])).status_code == 404

@@ -12,8 +12,9 @@ register = template.Library()
 
 
 @register.filter
-def markdown(text):
-    return mark_safe(render_markdown(text or ""))
+def markdown(text, asset_base=""):
+    """Markdown as HTML; `|markdown:asset_base` points relative images at the docs they came from."""
+    return mark_safe(render_markdown(text or "", asset_base or ""))
 
 
 @register.filter
