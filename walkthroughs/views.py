@@ -7,7 +7,7 @@ from django.http import FileResponse, Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from audits.models import HAND_TRIAGE_STATES, ExampleResult, Run
+from audits.models import ACTIVE_STATUSES, HAND_TRIAGE_STATES, ExampleResult, Run
 from audits.reports import (
     gap_counts_by_run,
     latest_documents,
@@ -216,8 +216,10 @@ def doc_page(request, page_id):
     examples = list(page.examples.all())
     latest = latest_documents(DocPage.objects.filter(pk=page.pk)).values_list("latest_document_id", flat=True).first()
     results = {r.example_index: r for r in ExampleResult.objects.filter(document_id=latest)} if latest else {}
+    history = _example_history(page)
     for example in examples:
         example.latest = results.get(example.index)
+        example.history = history.get(example.index, [])
     return render(
         request,
         "walkthroughs/doc_page.html",
@@ -227,6 +229,22 @@ def doc_page(request, page_id):
             "runs": page.runs.select_related("library").with_gap_counts().with_failure_counts().newest_first()[:10],
         },
     )
+
+
+def _example_history(page, runs: int = 12) -> dict[int, list]:
+    """Each example's results in the page's last finished validation runs, oldest first (one query)."""
+    results = (
+        ExampleResult.objects.filter(document__doc_page=page)
+        .exclude(document__run__status__in=ACTIVE_STATUSES)
+        .select_related("document__run")
+        .order_by("-document__run__created_at", "-document__run_id")[: runs * 200]
+    )
+    history: dict[int, list] = {}
+    for result in results:
+        shown = history.setdefault(result.example_index, [])
+        if len(shown) < runs:
+            shown.insert(0, result)
+    return history
 
 
 def _get_presented(presented_id) -> PresentedWalkthrough:

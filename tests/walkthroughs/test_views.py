@@ -104,6 +104,17 @@ def test_the_doc_page_shows_examples_and_their_latest_results(viewer_client, sam
     library = Library.objects.get(name="toolz")
     page = viewer_client.get(reverse("doc_page", args=[library.doc_pages.get().pk])).content.decode()
     assert "cannot import name &#x27;pipee&#x27;" in page and "Not validated yet." in page
+    assert "History:" not in page, "one run is no history yet"
+
+    fixed = ValidationResult.model_validate_json((tmp_path / "toolz_intro_validation.json").read_text())
+    fixed.validation_timestamp = "2026-11-02T10:00:00Z"
+    fixed.results[0].status, fixed.results[0].severity = "success", None
+    (tmp_path / "later").mkdir()
+    write_model(tmp_path / "later" / "toolz_intro_validation.json", fixed)
+    import_paths([tmp_path / "later"])
+    page = viewer_client.get(reverse("doc_page", args=[library.doc_pages.get().pk])).content.decode()
+    history = page[page.index("History:") :].split("</p>")[0]
+    assert history.index("status-failure") < history.index("status-success"), "oldest first"
 
 
 def test_list_pages_take_the_same_number_of_queries_whatever_the_rows(viewer_client, kv, import_audit, sample_dir):
