@@ -102,6 +102,7 @@ class LibraryOut(Schema):
     default_version: str
     default_backend: str
     docs_repo: str
+    docs_branch: str
     docs_folder: str
 
 

@@ -162,6 +162,8 @@ CELERY_TASK_ALWAYS_EAGER = False
 # Presented (Symposium) walkthroughs may show files of repositories under these folders, and of every
 # library's docs repository.
 STACKBENCH_REPO_ROOTS = envlist("STACKBENCH_REPO_ROOTS", [str(VAR_DIR / "repos")])
+# Where the worker keeps its clones of docs repositories given by git URL.
+STACKBENCH_CHECKOUTS_DIR = Path(envstr("STACKBENCH_CHECKOUTS_DIR") or VAR_DIR / "checkouts")
 STACKBENCH_BASE_URL = envstr("STACKBENCH_BASE_URL", "http://127.0.0.1:8000")
 
 # Runs: a worker reports every second while it runs one; silent this long, it is taken for dead and the run is

@@ -3,7 +3,7 @@ import re
 from django import forms
 from django.conf import settings
 
-from stackbench_site.lib.git import is_repository
+from stackbench_site.lib.git import GitError, is_remote, is_repository, remote_branches
 from walkthroughs.models import Library, Network
 
 
@@ -50,6 +50,7 @@ class LibraryForm(forms.ModelForm):
             "python_version",
             "network",
             "docs_repo",
+            "docs_branch",
             "docs_folder",
             "walkthrough_pattern",
         ]
@@ -70,9 +71,23 @@ class LibraryForm(forms.ModelForm):
 
     def clean_docs_repo(self):
         repo = self.cleaned_data["docs_repo"].strip()
-        if repo and not is_repository(repo):
-            raise forms.ValidationError(f"{repo} is not a git repository on this server.")
+        if repo and is_remote(repo):
+            try:
+                self.remote_branches = remote_branches(repo)
+            except GitError as exc:
+                raise forms.ValidationError(f"{repo} cannot be reached: {exc}") from None
+        elif repo and not is_repository(repo):
+            raise forms.ValidationError(f"{repo} is not a git repository on this server (nor a git URL).")
         return repo
+
+    def clean(self):
+        cleaned = super().clean()
+        branch = (cleaned.get("docs_branch") or "").strip()
+        offered = getattr(self, "remote_branches", None)
+        if branch and offered is not None and branch not in offered:
+            self.add_error("docs_branch", f"{cleaned['docs_repo']} has no branch {branch} ({', '.join(offered)}).")
+        cleaned["docs_branch"] = branch
+        return cleaned
 
     def clean_walkthrough_pattern(self):
         pattern = self.cleaned_data["walkthrough_pattern"]

@@ -9,7 +9,7 @@ from django.db import models, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from stackbench_site.lib.git import GitError, git, is_repository
+from stackbench_site.lib.git import GitError, git, is_remote, is_repository
 from stackbench_site.lib.jsonfiles import FormatError
 from stackbench_site.lib.markdown import fenced_blocks
 from walkthroughs.engines.formats import CodeExample as CodeExampleFormat
@@ -46,7 +46,15 @@ class Library(models.Model):
     name = models.CharField(max_length=200, unique=True)
     pypi_name = models.CharField(max_length=200, blank=True, help_text="Package to install; defaults to the name.")
     default_version = models.CharField(max_length=100, blank=True)
-    docs_repo = models.CharField(max_length=500, blank=True, help_text="Local path of the docs git repository.")
+    docs_repo = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text="The docs git repository: a git URL (https://…, git://…, file://…) the worker clones and fetches, "
+        "or a folder on the server.",
+    )
+    docs_branch = models.CharField(
+        max_length=200, blank=True, help_text="The branch to follow for a git URL (empty: its default branch)."
+    )
     docs_folder = models.CharField(max_length=300, blank=True, help_text="Folder of the docs inside the repository.")
     default_backend = models.CharField(max_length=20, choices=Backend.choices, default=Backend.RULES)
     python_version = models.CharField(
@@ -110,14 +118,23 @@ class Library(models.Model):
         return self.pypi_name or self.name
 
     @property
+    def checkout_path(self) -> Path | None:
+        """The docs repository on this machine: the folder given, or the worker's checkout of the git URL."""
+        if not self.docs_repo:
+            return None
+        if is_remote(self.docs_repo):
+            return Path(settings.STACKBENCH_CHECKOUTS_DIR) / f"library-{self.pk}"
+        return Path(self.docs_repo)
+
+    @property
     def docs_path(self) -> Path | None:
-        return Path(self.docs_repo) / self.docs_folder if self.docs_repo else None
+        return self.checkout_path / self.docs_folder if self.docs_repo else None
 
     def current_docs_commit(self) -> str:
-        """The docs repository's HEAD now (what a run starting now reads), else the last synced commit."""
+        """The docs checkout's HEAD now (what a run starting now reads), else the last synced commit."""
         if self.docs_repo:
             try:
-                return git(Path(self.docs_repo), "rev-parse", "HEAD").strip()
+                return git(self.checkout_path, "rev-parse", "HEAD").strip()
             except GitError:
                 pass
         return self.docs_commit
@@ -403,7 +420,7 @@ class PresentError(ValueError):
 def allowed_repo_roots() -> list[Path]:
     """Repositories a presented walkthrough may show files of: the configured roots and the libraries' docs."""
     roots = [Path(p) for p in settings.STACKBENCH_REPO_ROOTS]
-    roots += [Path(p) for p in Library.objects.exclude(docs_repo="").values_list("docs_repo", flat=True)]
+    roots += [library.checkout_path for library in Library.objects.exclude(docs_repo="")]
     return [Path(os.path.realpath(root)) for root in roots]
 
 

@@ -2,11 +2,10 @@
 and generate (or update, keeping history) a walkthrough for every tutorial page."""
 
 import re
-from pathlib import Path
 
 from django.utils import timezone
 
-from stackbench_site.lib.git import GitError, git
+from stackbench_site.lib.git import GitError, clone_or_fetch, git, is_remote
 from walkthroughs.engines.extractor import extract_docs
 from walkthroughs.engines.formats import WalkthroughExport
 from walkthroughs.engines.generator import generate_walkthrough
@@ -20,11 +19,14 @@ class SyncError(Exception):
 def sync_docs(library: Library) -> dict:
     if not library.docs_repo:
         raise SyncError(f"{library.name} has no docs repository: set it in the library's settings")
-    repo, docs = Path(library.docs_repo), library.docs_path
+    repo, docs = library.checkout_path, library.docs_path
     try:
-        commit = git(repo, "rev-parse", "HEAD").strip()
+        if is_remote(library.docs_repo):
+            commit = clone_or_fetch(library.docs_repo, library.docs_branch, repo)
+        else:
+            commit = git(repo, "rev-parse", "HEAD").strip()
     except GitError as exc:
-        raise SyncError(f"{repo} is not a readable git repository: {exc}") from None
+        raise SyncError(f"{library.docs_repo} could not be read: {exc}") from None
     if not docs.is_dir():
         raise SyncError(f"{docs} does not exist in the repository")
     version = library.default_version or None

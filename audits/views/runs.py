@@ -2,7 +2,6 @@
 batches, a run's files, and uploads of result files."""
 
 import json
-from pathlib import Path
 
 from django.conf import settings
 from django.contrib import messages
@@ -152,7 +151,7 @@ def docs_diff(run: Run) -> GitDiffView | None:
         return None
     view = GitDiffView("docs", spec.range)
     try:
-        view.nodes = diff_tree(Path(run.library.docs_repo), spec)
+        view.nodes = diff_tree(run.library.checkout_path, spec)
     except GitError as exc:
         view.error = str(exc)
     return view
@@ -205,7 +204,7 @@ def run_docs_diff(request, run_id):
             "node": node,
             "path": path,
             "error": "",
-            "rows": highlight_rows(file_diff(Path(run.library.docs_repo), spec, node, path), path),
+            "rows": highlight_rows(file_diff(run.library.checkout_path, spec, node, path), path),
         }
     except GitError as exc:
         opened = {"element": "docs", "node": node, "path": path, "error": str(exc), "rows": []}

@@ -151,3 +151,106 @@ def test_the_library_page_follows_a_running_sync_and_reloads_when_it_is_done(db,
     done = viewer.get(status, {"was": "pending"}, HTTP_HX_REQUEST="true")
     assert done["HX-Refresh"] == "true" and "3 pages new" in done.content.decode()
     assert 'hx-trigger="every 2s"' not in done.content.decode()
+
+
+def commit_all(repo, message):
+    git(repo, "-c", "user.email=d@example.com", "-c", "user.name=Docs", "add", "-A")
+    git(repo, "-c", "user.email=d@example.com", "-c", "user.name=Docs", "commit", "-qm", message)
+
+
+@pytest.fixture
+def served_docs(docs_repo, tmp_path):
+    """The docs repository published bare, with a second branch, as a team's remote would be."""
+    bare = tmp_path / "served" / "docs.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(docs_repo), str(bare)], check=True)
+    git(docs_repo, "checkout", "-q", "-b", "next")
+    (docs_repo / "docs" / "next.md").write_text("# Next\n\n```python\nprint('next')\n```\n")
+    commit_all(docs_repo, "next page")
+    git(docs_repo, "push", "-q", str(bare), "next")
+    git(docs_repo, "checkout", "-q", "main")
+    return bare
+
+
+def test_a_docs_repository_by_url_is_cloned_on_sync_and_fetched_on_the_next(
+    served_docs, docs_repo, eager, settings, tmp_path
+):
+    from walkthroughs.sync import sync_docs
+
+    settings.STACKBENCH_CHECKOUTS_DIR = tmp_path / "checkouts"
+    lead = logged_in(make_user("lead", "walkthroughs.add_library", "walkthroughs.manage_library"))
+    url = f"file://{served_docs}"
+    refused = lead.post(
+        reverse("library_new"),
+        {"name": "remote", "docs_repo": url, "docs_branch": "nope", "docs_folder": "docs", "default_backend": "rules"},
+    )
+    assert "has no branch nope (main, next)" in refused.content.decode().replace("&#x27;", "'")
+    unreachable = lead.post(
+        reverse("library_new"), {"name": "remote", "docs_repo": "file:///no/such.git", "default_backend": "rules"}
+    )
+    assert "file:///no/such.git cannot be reached" in unreachable.content.decode()
+    lead.post(
+        reverse("library_new"),
+        {
+            "name": "remote",
+            "docs_repo": url,
+            "docs_branch": "next",
+            "docs_folder": "docs",
+            "default_backend": "rules",
+            "walkthrough_pattern": "quickstart",
+        },
+    )
+    library = Library.objects.get(name="remote")
+    sync_docs(library)
+    library.refresh_from_db()
+    assert library.sync_report["pages"]["created"] == 3, "kv-quickstart, guide and the next branch's page"
+    assert library.checkout_path == tmp_path / "checkouts" / f"library-{library.pk}"
+    first = library.docs_commit
+
+    git(docs_repo, "checkout", "-q", "next")
+    (docs_repo / "docs" / "next.md").write_text("# Next\n\n```python\nprint('changed')\n```\n")
+    commit_all(docs_repo, "change the next page")
+    git(docs_repo, "push", "-q", str(served_docs), "next")
+    sync_docs(library)
+    library.refresh_from_db()
+    assert library.docs_commit != first and library.sync_report["pages"]["updated"] == 1
+    assert library.current_docs_commit() == library.docs_commit
+
+
+def test_a_docs_repository_is_fetched_from_a_git_daemon(served_docs, eager, settings, tmp_path):
+    import socket
+    import time
+
+    from walkthroughs.sync import sync_docs
+
+    settings.STACKBENCH_CHECKOUTS_DIR = tmp_path / "checkouts"
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    daemon = subprocess.Popen(
+        [
+            "git",
+            "daemon",
+            "--reuseaddr",
+            "--export-all",
+            f"--base-path={served_docs.parent}",
+            "--listen=127.0.0.1",
+            f"--port={port}",
+            str(served_docs.parent),
+        ],
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(50):
+            with socket.socket() as attempt:
+                if attempt.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        library = Library.objects.create(
+            name="daemon", docs_repo=f"git://127.0.0.1:{port}/docs.git", docs_folder="docs"
+        )
+        sync_docs(library)
+        library.refresh_from_db()
+        assert library.sync_report["pages"]["created"] == 2 and library.docs_commit
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=10)
