@@ -33,3 +33,10 @@ def token_revoke(request, token_id):
         token.save(update_fields=["revoked_at"])
     messages.success(request, f"Token “{token.name}” was revoked.")
     return redirect("tokens")
+
+
+@login_required
+@require_GET
+def api_docs(request):
+    """The API's interactive docs, drawn from its OpenAPI document with the vendored Swagger UI (no CDN)."""
+    return render(request, "account/api_docs.html")

@@ -9,6 +9,7 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
+    path("api/v1/docs", account.api_docs, name="api_docs"),
     path("api/v1/", api.urls),
     path("account/tokens/", account.tokens, name="tokens"),
     path("account/tokens/new/", account.token_create, name="token_create"),

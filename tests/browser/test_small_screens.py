@@ -67,3 +67,13 @@ def test_small_text_has_enough_contrast_and_the_content_can_be_reached_by_keyboa
     skip = page.locator(".skip-link")
     expect(skip).to_be_focused()
     expect(skip).to_be_in_viewport()
+
+
+def test_the_apis_interactive_docs_load_from_vendored_files(page, live_server):
+    requested = []
+    page.on("request", lambda request: requested.append(request.url))
+    page.goto("/api/v1/docs")
+    expect(page.locator(".opblock-summary-path", has_text="/api/v1/runs").first).to_be_visible(timeout=20_000)
+    screenshot(page, "api-docs")
+    assert all(url.startswith(live_server.url) for url in requested), "everything comes from our own server"
+    assert not page.console_errors
