@@ -164,6 +164,15 @@ CELERY_TASK_ALWAYS_EAGER = False
 STACKBENCH_REPO_ROOTS = envlist("STACKBENCH_REPO_ROOTS", [str(VAR_DIR / "repos")])
 # Where the worker keeps its clones of docs repositories given by git URL.
 STACKBENCH_CHECKOUTS_DIR = Path(envstr("STACKBENCH_CHECKOUTS_DIR") or VAR_DIR / "checkouts")
+# A repository people may name (docs, presented walkthroughs) lies under one of these roots; no root may hold the
+# app or its var/ folder, or a comment could show the secret key.
+for _root in STACKBENCH_REPO_ROOTS:
+    _resolved = Path(_root).resolve()
+    if BASE_DIR.resolve().is_relative_to(_resolved) or VAR_DIR.is_relative_to(_resolved):
+        raise BadSetting(
+            f"STACKBENCH_REPO_ROOTS includes {_root}, which holds Stackbench's own folder or its var/: "
+            "name folders of docs repositories only"
+        )
 STACKBENCH_BASE_URL = envstr("STACKBENCH_BASE_URL", "http://127.0.0.1:8000")
 
 # Runs: a worker reports every second while it runs one; silent this long, it is taken for dead and the run is

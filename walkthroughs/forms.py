@@ -4,7 +4,7 @@ from django import forms
 from django.conf import settings
 
 from stackbench_site.lib.git import GitError, is_remote, is_repository, remote_branches
-from walkthroughs.models import Library, Network
+from walkthroughs.models import Library, Network, repository_refusal
 
 
 class PresentForm(forms.Form):
@@ -78,6 +78,8 @@ class LibraryForm(forms.ModelForm):
                 raise forms.ValidationError(f"{repo} cannot be reached: {exc}") from None
         elif repo and not is_repository(repo):
             raise forms.ValidationError(f"{repo} is not a git repository on this server (nor a git URL).")
+        elif repo and (refusal := repository_refusal(repo)):
+            raise forms.ValidationError(refusal[0].upper() + refusal[1:] + ".")
         return repo
 
     def clean(self):

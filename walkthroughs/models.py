@@ -418,10 +418,22 @@ class PresentError(ValueError):
 
 
 def allowed_repo_roots() -> list[Path]:
-    """Repositories a presented walkthrough may show files of: the configured roots and the libraries' docs."""
-    roots = [Path(p) for p in settings.STACKBENCH_REPO_ROOTS]
-    roots += [library.checkout_path for library in Library.objects.exclude(docs_repo="")]
+    """Where repositories people name may lie: the configured roots and the worker's checkouts of docs URLs."""
+    roots = [Path(p) for p in settings.STACKBENCH_REPO_ROOTS] + [Path(settings.STACKBENCH_CHECKOUTS_DIR)]
     return [Path(os.path.realpath(root)) for root in roots]
+
+
+def repository_refusal(location: str | Path) -> str | None:
+    """Why a folder may not serve as a repository people read through us, or None: it must lie under an allowed
+    root and must not hold the app's own folder or its var/ (secrets, the database)."""
+    folder = Path(os.path.realpath(location))
+    own = [Path(os.path.realpath(settings.BASE_DIR)), Path(os.path.realpath(settings.VAR_DIR))]
+    if any(protected.is_relative_to(folder) for protected in own):
+        return f"{location} holds Stackbench's own files; name a docs repository"
+    if not any(folder.is_relative_to(root) for root in allowed_repo_roots()):
+        roots = ", ".join(str(root) for root in allowed_repo_roots())
+        return f"{location} is not under the repository roots of this server ({roots}; see STACKBENCH_REPO_ROOTS)"
+    return None
 
 
 class PresentedWalkthroughQuerySet(models.QuerySet):
@@ -467,11 +479,9 @@ class PresentedWalkthrough(models.Model):
         except FormatError as exc:
             raise PresentError(str(exc)) from None
         repo = Path(os.path.realpath(repo_path or "."))
-        if not any(repo.is_relative_to(root) for root in allowed_repo_roots()):
-            raise PresentError(
-                f"{repo_path} is not an allowed repository (a library's docs repository or a folder "
-                "under STACKBENCH_REPO_ROOTS)"
-            )
+        refusal = repository_refusal(repo)
+        if refusal:
+            raise PresentError(refusal)
         if not is_repository(repo):
             raise PresentError(f"{repo_path} is not a git repository")
         return cls.objects.create(

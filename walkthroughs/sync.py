@@ -9,7 +9,7 @@ from stackbench_site.lib.git import GitError, clone_or_fetch, git, is_remote
 from walkthroughs.engines.extractor import extract_docs
 from walkthroughs.engines.formats import WalkthroughExport
 from walkthroughs.engines.generator import generate_walkthrough
-from walkthroughs.models import DocPage, Library, Walkthrough
+from walkthroughs.models import DocPage, Library, Walkthrough, repository_refusal
 
 
 class SyncError(Exception):
@@ -20,6 +20,9 @@ def sync_docs(library: Library) -> dict:
     if not library.docs_repo:
         raise SyncError(f"{library.name} has no docs repository: set it in the library's settings")
     repo, docs = library.checkout_path, library.docs_path
+    refusal = None if is_remote(library.docs_repo) else repository_refusal(repo)
+    if refusal:
+        raise SyncError(refusal)
     try:
         if is_remote(library.docs_repo):
             commit = clone_or_fetch(library.docs_repo, library.docs_branch, repo)

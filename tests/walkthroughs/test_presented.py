@@ -138,7 +138,7 @@ def test_clearing_archives_the_walkthrough(discussant_client, presented):
 
 
 def test_presenting_refuses_repositories_outside_the_allowed_roots_and_bad_walkthroughs(repo_roots, tmp_path, settings):
-    with pytest.raises(PresentError, match="is not an allowed repository"):
+    with pytest.raises(PresentError, match="is not under the repository roots of this server"):
         PresentedWalkthrough.present({"introduction": "x"}, str(tmp_path))
     (repo_roots.parent / "plain").mkdir(exist_ok=True)
     with pytest.raises(PresentError, match="is not a git repository"):

@@ -3,6 +3,7 @@ docs, run again, and see the docs diff beside what appeared and went away."""
 
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 from django.urls import reverse
@@ -254,3 +255,32 @@ def test_a_docs_repository_is_fetched_from_a_git_daemon(served_docs, eager, sett
     finally:
         daemon.terminate()
         daemon.wait(timeout=10)
+
+
+def test_no_repository_may_hold_the_apps_own_files_or_lie_outside_the_roots(db):
+    import os
+    import shutil
+    import tempfile
+
+    from tests.builders import BASE_DIR, stackbench
+    from walkthroughs.sync import SyncError, sync_docs
+
+    lead = logged_in(make_user("lead", "walkthroughs.add_library"))
+    outside = Path(tempfile.mkdtemp(prefix="stackbench-outside-"))
+    try:
+        git(outside, "init", "-q")
+        for repo, reason in (
+            (BASE_DIR, "holds Stackbench&#x27;s own files"),
+            (outside, "is not under the repository roots"),
+        ):
+            answer = lead.post(
+                reverse("library_new"),
+                {"name": "sneaky", "docs_repo": str(repo), "default_backend": "rules", "walkthrough_pattern": "x"},
+            ).content.decode()
+            assert reason in answer and not Library.objects.filter(name="sneaky").exists()
+    finally:
+        shutil.rmtree(outside)
+    with pytest.raises(SyncError, match="holds Stackbench's own files"):
+        sync_docs(Library.objects.create(name="direct", docs_repo=str(BASE_DIR)))
+    refused = stackbench("user", "x", "--role", "viewer", env={**os.environ, "STACKBENCH_REPO_ROOTS": "/"})
+    assert refused.returncode != 0 and "STACKBENCH_REPO_ROOTS includes /, which holds Stackbench" in refused.stderr

@@ -46,13 +46,21 @@ def safe_path(repo: Path, relative: str) -> Path:
 
 
 def repository_files(repo: Path) -> list[str]:
-    """Files of the working tree, tracked and untracked, respecting .gitignore."""
+    """The files git tracks: what a comment may show. Untracked and ignored files (a checkout's local secrets,
+    build output) are never read, and a folder that is not a repository shows nothing."""
     try:
-        listed = git(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-        return sorted({name for name in listed.split("\0") if name})
+        listed = git(repo, "ls-files", "-z", "--cached")
     except GitError:
-        root = Path(repo)
-        return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and ".git" not in p.parts)
+        return []
+    return sorted({name for name in listed.split("\0") if name})
+
+
+def tracked(repo: Path, target: Path) -> bool:
+    relative = os.path.relpath(target, os.path.realpath(repo))
+    try:
+        return bool(git(repo, "ls-files", "-z", "--cached", "--", relative).strip("\0"))
+    except GitError:
+        return False
 
 
 def _read(path: Path) -> str | None:
@@ -165,7 +173,7 @@ def resolve(location: Location, repo: Path) -> list[Match]:
         target = safe_path(repo, spec.path)
         if target.is_dir():
             names = _files_under(repo, os.path.relpath(target, os.path.realpath(repo)), spec.extension)
-        elif target.is_file():
+        elif target.is_file() and tracked(repo, target):
             names = [os.path.relpath(target, os.path.realpath(repo))]
         else:
             return []
@@ -178,7 +186,7 @@ def resolve(location: Location, repo: Path) -> list[Match]:
     if location.range:
         spec = location.range
         target = safe_path(repo, spec.path)
-        text = _read(target) if target.is_file() else None
+        text = _read(target) if target.is_file() and tracked(repo, target) else None
         if text is None:
             return []
         lines = _lines(text)
@@ -192,7 +200,8 @@ def resolve(location: Location, repo: Path) -> list[Match]:
 
 def excerpt(repo: Path, match: Match, radius: int = EXCERPT_RADIUS) -> list[tuple[int, str, bool]]:
     """(line number, text, is the match) around a match, for a card."""
-    text = _read(safe_path(Path(repo), match.path))
+    target = safe_path(Path(repo), match.path)
+    text = _read(target) if tracked(Path(repo), target) else None
     if text is None:
         return []
     lines = _lines(text)

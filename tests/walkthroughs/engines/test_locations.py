@@ -1,3 +1,5 @@
+import subprocess
+
 import pytest
 
 from walkthroughs.engines.locations import LocationError, excerpt, resolve
@@ -32,6 +34,9 @@ def test_definitions_use_pythons_ast_and_a_keyword_search_elsewhere(symposium_re
     assert locate(symposium_repo, findDefinitions="login") == [("src/auth.py", 8)]
     assert locate(symposium_repo, findDefinitions="validate_token") == [("src/auth.py", 4)]
     (tmp_path / "a.js").write_text("// validate_token here\nfunction validate_token() {}\n")
+    assert locate(tmp_path, findDefinitions="validate_token") == [], "a folder that is no repository shows nothing"
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "add", "a.js"], check=True)
     assert locate(tmp_path, findDefinitions="validate_token") == [("a.js", 2)]
 
 
@@ -67,3 +72,14 @@ def test_an_excerpt_shows_numbered_lines_around_the_match(symposium_repo):
     match = resolve(Location.model_validate({"findDefinitions": "login"}), symposium_repo)[0]
     rows = excerpt(symposium_repo, match)
     assert rows[0][0] == 5 and [n for n, _, hit in rows if hit] == [8] and rows[3][1] == "def login(user, token):"
+
+
+def test_files_git_does_not_track_are_never_shown(symposium_repo):
+    (symposium_repo / ".gitignore").write_text("var/\n")
+    (symposium_repo / "var").mkdir()
+    (symposium_repo / "var" / "secret_key").write_text("django-insecure-secret\n")
+    (symposium_repo / "notes.txt").write_text("untracked secret_key notes\n")
+    assert locate(symposium_repo, range={"path": "var/secret_key", "line": 1}) == []
+    assert locate(symposium_repo, search={"path": "var/secret_key", "regex": "secret"}) == []
+    assert locate(symposium_repo, search={"path": ".", "regex": "django-insecure|untracked secret"}) == []
+    assert locate(symposium_repo, findReferences="secret_key") == []
