@@ -18,6 +18,7 @@ CONTENT_SECURITY_POLICY = (
 
 
 API_PREFIX = "/api/v1/"
+RETRY_AFTER_SECONDS = "5"  # what a 503 (the database or the broker is down) tells clients to wait
 
 
 class ApiTrailingSlashMiddleware:
@@ -43,6 +44,8 @@ class SecurityHeadersMiddleware:
         response.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         response.setdefault("Referrer-Policy", "same-origin")
         response.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+        if response.status_code == 503:
+            response.setdefault("Retry-After", RETRY_AFTER_SECONDS)  # pages and the API alike
         return response
 
 
@@ -69,7 +72,7 @@ class DatabaseUnavailableMiddleware:
         close_old_connections()
         message = "The database is not answering. Try again in a moment."
         if request.path.startswith("/api/"):
-            return JsonResponse({"detail": message}, status=503)
-        response = render(request, "503.html", {"message": message}, status=503)
-        response["Retry-After"] = "5"
+            response = JsonResponse({"detail": message}, status=503)
+        else:
+            response = render(request, "503.html", {"message": message}, status=503)
         return response

@@ -204,3 +204,11 @@ def test_ci_can_sync_a_library_and_run_everything_for_the_commit_it_tested(clien
     assert started.json()["id"] == batch.pk and [r["walkthrough_id"] for r in started.json()["runs"]] == [
         "wt_kv_quickstart"
     ]
+
+
+def test_a_503_of_the_api_says_when_to_try_again(client, maintainer_api, kv, use_broker):
+    use_broker("redis://127.0.0.1:1/0")
+    payload = json.dumps({"kind": "audit", "walkthrough_id": "wt_kv_quickstart"})
+    answer = client.post("/api/v1/runs", payload, content_type="application/json", **maintainer_api)
+    assert answer.status_code == 503 and answer["Retry-After"] == "5"
+    assert "task queue is not reachable" in answer.json()["detail"]

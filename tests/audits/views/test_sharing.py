@@ -47,3 +47,12 @@ def test_outsiders_do_not_see_gaps_the_team_quieted_unless_they_ask(maintainer_c
     shown = client.get(url, {"quiet": "show"}).content.decode()
     assert "seed.csv" in shown and "False positive</span>" in shown and "ships with the package" in shown
     assert 'name="state"' not in shown, "no triage for outsiders"
+
+
+def test_sharing_a_run_with_outsiders_is_a_maintainers_call(triager_client, maintainer_client, kv, import_audit):
+    run = import_audit(gaps=KV_GAPS)
+    assert triager_client.post(reverse("run_share", args=[run.pk]), {"days": "7"}).status_code == 403
+    assert 'id="sharing"' not in triager_client.get(run.get_absolute_url()).content.decode()
+    assert 'id="sharing"' in maintainer_client.get(run.get_absolute_url()).content.decode()
+    maintainer_client.post(reverse("run_share", args=[run.pk]), {"days": "7"})
+    assert ShareLink.objects.count() == 1
