@@ -2,13 +2,15 @@
 validation summary). Counts are derived from the lists they count, so reading a file back never changes them."""
 
 from collections import Counter
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from stackbench_site.lib.severity import SeverityScale
 from walkthroughs.engines.formats import (
     GAP_SEVERITY,
+    INT_MAX,
+    Count,
     Gap,
     Label,
     Language,
@@ -48,9 +50,9 @@ class AuditResult(_Lenient):
     started_at: Timestamp
     completed_at: Timestamp | None = None
     duration_seconds: float = Field(default=0.0, ge=0)
-    total_steps: int = Field(ge=0)
-    completed_steps: int = Field(ge=0)
-    failed_steps: int = Field(default=0, ge=0)
+    total_steps: Count
+    completed_steps: Count
+    failed_steps: Count = 0
     success: bool = False
     gaps: list[Gap] = Field(default_factory=list)
     execution_log: str = "[]"
@@ -104,8 +106,8 @@ def audit_outcome(total_steps: int, completed_steps: int, gaps: list[Gap]) -> tu
 
 
 class ExampleResult(_Lenient):
-    example_index: int = Field(ge=0)
-    line: int = Field(default=0, ge=0)
+    example_index: Count
+    line: Count = 0
     context: str = ""
     code: str = ""
     status: ExampleStatus
@@ -114,13 +116,13 @@ class ExampleResult(_Lenient):
     suggestions: str | None = None
     execution_output: str | None = None
     depends_on_previous: bool = False
-    depends_on_example_indices: list[int] = Field(default_factory=list)
+    depends_on_example_indices: list[Count] = Field(default_factory=list)
     actual_code_executed: str = ""
     # Extra fields: what the page shows the example printing, where it differs; a doctest session's statements
     # and how many of them ran.
     expected_output: str | None = None
-    statements: int | None = Field(default=None, ge=0)
-    statements_run: int | None = Field(default=None, ge=0)
+    statements: Count | None = None
+    statements_run: Count | None = None
 
 
 class SetupProblem(_Lenient):
@@ -170,7 +172,7 @@ class ValidationResult(_Lenient):
 class ValidationSummary(_Lenient):
     timestamp: Timestamp
     validation_duration_seconds: float = Field(default=0.0, ge=0)
-    num_workers: int = Field(default=1, ge=1)
+    num_workers: Annotated[int, Field(ge=1, le=INT_MAX)] = 1
     documents: list[ValidationResult] = Field(default_factory=list)
 
     @computed_field

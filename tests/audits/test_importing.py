@@ -1,5 +1,6 @@
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -231,3 +232,26 @@ def test_hostile_files_get_a_verdict_per_file_and_never_crash_the_import(files):
     assert all(o.message for o in outcomes if o.status == "error")
     if all(o.status == "error" for o in outcomes):
         assert (Walkthrough.objects.count(), Run.objects.count(), Gap.objects.count()) == stored_before
+
+
+def test_out_of_range_numbers_are_refused_per_file_and_the_good_files_still_import(tmp_path, kv_walkthrough_path):
+    data = json.loads(kv_walkthrough_path.read_text())
+    data["steps"][1]["displayOrder"] = 2**40
+    (tmp_path / "wt_huge.json").write_text(json.dumps(data))
+    huge_gap = audit_result(gaps=SEED_GAPS).model_dump(mode="json")
+    huge_gap["gaps"][0]["step_number"] = 2**70
+    (tmp_path / "wt_kv_quickstart_audit.json").write_text(json.dumps(huge_gap))
+    good = tmp_path / "good"
+    good.mkdir()
+    (good / "wt_kv_quickstart.json").write_text(kv_walkthrough_path.read_text())
+    outcomes = {
+        Path(o.name).name: o
+        for o in import_paths([tmp_path / "wt_huge.json", tmp_path / "wt_kv_quickstart_audit.json", good])
+    }
+    assert outcomes["wt_huge.json"].status == "error" and "steps.1.displayOrder" in outcomes["wt_huge.json"].message
+    assert "less than or equal to 2147483647" in outcomes["wt_huge.json"].message
+    assert outcomes["wt_kv_quickstart_audit.json"].status == "error" and "gaps.0.step_number" in (
+        outcomes["wt_kv_quickstart_audit.json"].message
+    )
+    assert [w.walkthrough_id for w in Walkthrough.objects.all()] == ["wt_kv_quickstart"]
+    assert not Run.objects.exists()

@@ -30,6 +30,12 @@ NAME_MAX = 200
 ShortText = Annotated[str, Field(max_length=100)]
 Name = Annotated[str, Field(max_length=NAME_MAX)]
 Label = Annotated[str, Field(max_length=500)]
+# Every integer of every file is bounded: a stored number must fit the database's integer column (PostgreSQL's is
+# 32-bit), or one huge value would fail a whole import halfway.
+INT_MAX = 2**31 - 1
+Count = Annotated[int, Field(ge=0, le=INT_MAX)]
+Order = Annotated[int, Field(ge=-INT_MAX, le=INT_MAX)]
+Milliseconds = Annotated[int, Field(ge=0, le=2**53)]  # epoch milliseconds (createdAt, updatedAt)
 
 
 def _file_stem(value: str) -> str:
@@ -57,11 +63,11 @@ class ContentFields(_Lenient):
 
 class ExportStep(_Lenient):
     title: Label = Field(min_length=1)
-    displayOrder: int
-    createdAt: int | None = None
-    updatedAt: int | None = None
+    displayOrder: Order
+    createdAt: Milliseconds | None = None
+    updatedAt: Milliseconds | None = None
     metadata: dict[str, Any] | None = None
-    nextStepReference: int | None = None
+    nextStepReference: Order | None = None
     contentFields: ContentFields
 
 
@@ -70,9 +76,9 @@ class WalkthroughInfo(_Lenient):
     description: str = ""
     type: ShortText = ""
     status: ShortText = ""
-    createdAt: int | None = None
-    updatedAt: int | None = None
-    estimatedDurationMinutes: int | None = None
+    createdAt: Milliseconds | None = None
+    updatedAt: Milliseconds | None = None
+    estimatedDurationMinutes: Count | None = None
     tags: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] | None = None
 
@@ -94,7 +100,7 @@ class WalkthroughExport(_Lenient):
 
 
 class Gap(_Lenient):
-    step_number: int = Field(ge=0)
+    step_number: Count
     step_title: Label = ""
     gap_type: GapType
     severity: GapSeverity
@@ -107,9 +113,9 @@ class Gap(_Lenient):
 class Session(_Lenient):
     walkthrough_id: WalkthroughId | Literal[""] = ""
     walkthrough_path: str
-    current_step: int = Field(ge=0)
-    total_steps: int = Field(default=0, ge=0)
-    completed_steps: int = Field(default=0, ge=0)
+    current_step: Count
+    total_steps: Count = 0
+    completed_steps: Count = 0
     is_complete: bool = False
     gaps: list[Gap] = Field(default_factory=list)
     session_started: Timestamp
@@ -143,18 +149,18 @@ class CodeExample(_Lenient):
     has_main: bool = False
     is_executable: bool = True
     execution_context: ExecutionContext = "sync"
-    line: int = Field(default=0, ge=0)
+    line: Count = 0
     context: str = ""
     dependencies: list[str] = Field(default_factory=list)
     section_hierarchy: list[str] = Field(default_factory=list)
     markdown_anchor: str | None = None
-    code_block_index: int = Field(default=0, ge=0)
+    code_block_index: Count = 0
     snippet_source: str | None = None
     # Extra fields (files of the existing tools have none; read as "decide from the code"):
     style: ExampleStyle | None = None
     skip_reason: str | None = None  # why a not-executable example is not run, in words a reader understands
     expected_output: str | None = None  # what the page says the example prints
-    expected_output_line: int | None = None  # where the page shows it (the output block), if not in the code
+    expected_output_line: Count | None = None  # where the page shows it (the output block), if not in the code
 
     @model_validator(mode="before")
     @classmethod
@@ -170,7 +176,7 @@ class SetupCode(_Lenient):
     their place on the page on; doctest_global_setup, from the start)."""
 
     code: str
-    line: int = Field(default=0, ge=0)
+    line: Count = 0
     source: str = ""
 
 
@@ -178,7 +184,7 @@ class PageRequirement(_Lenient):
     """A package the page tells its reader to install (`pip install "lib[extra]"`)."""
 
     requirement: str = Field(min_length=1, max_length=300)
-    line: int = Field(default=0, ge=0)
+    line: Count = 0
 
 
 class PageVariable(_Lenient):
@@ -186,7 +192,7 @@ class PageVariable(_Lenient):
 
     name: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     value: str
-    line: int = Field(default=0, ge=0)
+    line: Count = 0
 
 
 class PageFile(_Lenient):
@@ -194,7 +200,7 @@ class PageFile(_Lenient):
 
     path: str = Field(min_length=1, max_length=500)
     content: str
-    line: int = Field(default=0, ge=0)
+    line: Count = 0
 
 
 class ExtractionAnalysis(_Lenient):
