@@ -3,6 +3,8 @@ or without a trailing slash."""
 
 import logging
 
+from django.conf import settings
+from django.contrib.auth import SESSION_KEY
 from django.db import InterfaceError, OperationalError, close_old_connections, connections
 from django.http import JsonResponse
 from django.shortcuts import render
@@ -33,6 +35,43 @@ class ApiTrailingSlashMiddleware:
         if path.startswith(API_PREFIX) and path.endswith("/") and len(path) > len(API_PREFIX):
             request.path_info = path.rstrip("/")
         return self.get_response(request)
+
+
+ANONYMOUS_BODY_BYTES = 64 * 1024  # a login form, a CSRF failure page: nothing an anonymous client needs more for
+
+
+class RequestBodyLimitMiddleware:
+    """Refuses a request body by its declared length before anything reads it (the CSRF check and form parsing
+    would otherwise spool a multipart body to temp files first): anonymous clients may send a login form, signed-in
+    people and API tokens up to the upload limit. Django reads no more than the declared length, so a body without
+    one is never read at all."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        declared = request.META.get("CONTENT_LENGTH") or "0"
+        length = int(declared) if declared.isdigit() else -1
+        if length < 0:
+            return JsonResponse({"detail": "Content-Length must be a whole number of bytes."}, status=400)
+        if length > ANONYMOUS_BODY_BYTES and not self._signed_in(request):
+            return self._refuse(request, ANONYMOUS_BODY_BYTES, "Sign in (or send an API token) to upload files.", 403)
+        if length > settings.STACKBENCH_REQUEST_MAX_BYTES:
+            limit = settings.STACKBENCH_REQUEST_MAX_BYTES
+            return self._refuse(request, limit, f"This request is larger than {limit // 1024**2} MB in all.", 413)
+        return self.get_response(request)
+
+    @staticmethod
+    def _signed_in(request) -> bool:
+        if request.META.get("HTTP_AUTHORIZATION", "").startswith("Bearer "):
+            return True  # the token is checked by the API; the body is still bounded by the upload limit
+        session = getattr(request, "session", None)
+        return bool(session is not None and session.get(SESSION_KEY))
+
+    @staticmethod
+    def _refuse(request, limit: int, message: str, status: int):
+        logger.warning("refused a %s-byte body on %s", request.META.get("CONTENT_LENGTH"), request.path)
+        return JsonResponse({"detail": message, "limit_bytes": limit}, status=status)
 
 
 class SecurityHeadersMiddleware:

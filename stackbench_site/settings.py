@@ -56,6 +56,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "stackbench_site.middleware.RequestBodyLimitMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -135,6 +136,9 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 STACKBENCH_UPLOAD_MAX_BYTES = DATA_UPLOAD_MAX_MEMORY_SIZE
 # Django stops parsing at this count, so an oversized upload is never read into memory (errors.bad_request).
 DATA_UPLOAD_MAX_NUMBER_FILES = envint("STACKBENCH_UPLOAD_MAX_FILES", 50)
+# The largest request body accepted at all (an upload of several files), refused by its declared length before
+# any of it is read.
+STACKBENCH_REQUEST_MAX_BYTES = envint("STACKBENCH_REQUEST_MAX_BYTES", 50 * 1024 * 1024)
 
 # Celery. The embedded default is the filesystem broker: it crosses processes and needs no server.
 BROKER_DIR = VAR_DIR / "broker"
