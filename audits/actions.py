@@ -124,8 +124,13 @@ def do_run_everything(library: Library, user=None, origin="dashboard") -> Batch:
             f"{library.name} has neither walkthroughs nor doc pages yet: sync or upload its docs first."
         )
     batch = Batch.objects.create(library=library, created_by=user, docs_commit=library.current_docs_commit())
-    if pages:
-        do_start_validation(library, pages, user=user, origin=origin, batch=batch)
-    for walkthrough in walkthroughs:
-        do_start_audit(walkthrough, user=user, origin=origin, batch=batch)
+    try:
+        if pages:
+            do_start_validation(library, pages, user=user, origin=origin, batch=batch)
+        for walkthrough in walkthroughs:
+            do_start_audit(walkthrough, user=user, origin=origin, batch=batch)
+    except RunNotStarted:
+        if not batch.runs.exists():
+            batch.delete()  # the broker was down from the start: no empty batch is left behind
+        raise
     return batch

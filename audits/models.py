@@ -127,6 +127,11 @@ class RunQuerySet(models.QuerySet):
         """Running runs whose worker has not reported for a while: it died (SIGKILL, OOM, a lost machine)."""
         return self.filter(status=RunStatus.RUNNING, heartbeat_at__lt=timezone.now() - timedelta(seconds=seconds))
 
+    def stuck_in_queue(self, seconds: float):
+        """Queued runs no worker took for a while: their message may be gone (a broker that keeps nothing on disk
+        restarted, or handed it to a worker that died)."""
+        return self.filter(status=RunStatus.QUEUED, queued_at__lt=timezone.now() - timedelta(seconds=seconds))
+
 
 class Run(models.Model):
     kind = models.CharField(max_length=20, choices=RunKind.choices)
@@ -137,6 +142,7 @@ class Run(models.Model):
     doc_pages = models.ManyToManyField(DocPage, blank=True, related_name="runs")
     backend = models.CharField(max_length=20, choices=RunBackend.choices, default=RunBackend.RULES)
     status = models.CharField(max_length=20, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True)
+    queued_at = models.DateTimeField(default=timezone.now, help_text="When its message was last sent to a worker.")
     progress_current = models.PositiveIntegerField(default=0)
     progress_total = models.PositiveIntegerField(default=0)
     progress_label = models.CharField(max_length=500, blank=True, help_text="Current step or example.")

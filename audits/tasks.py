@@ -228,25 +228,49 @@ def recover_stale_runs(stale_seconds: float | None = None) -> list[tuple[int, st
                 handled.append((run.pk, "failed"))
             continue
         requeued = Run.objects.filter(pk=run.pk, status=RunStatus.RUNNING, attempts=run.attempts).update(
-            status=RunStatus.QUEUED, progress_label=f"Queued again: {silent}"
+            status=RunStatus.QUEUED, progress_label=f"Queued again: {silent}", queued_at=timezone.now()
         )
         if not requeued:
             continue
-        if run.kind == RunKind.AUDIT:
-            signature = run_audit_task.si(run.pk)
-        else:
-            documents = list(run.documents.filter(finished=False))
-            ValidationDocument.objects.filter(pk__in=[d.pk for d in documents]).update(started_at=None)
-            signature = group(validate_document_task.si(run.pk, d.pk) for d in documents)
         try:
-            queue(signature, what=f"run #{run.pk}")
+            queue(_signature_for(run), what=f"run #{run.pk}")
         except QueueUnreachable as exc:
             # Left as it was (running and silent), so the next check tries again once the broker is back.
             Run.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(status=RunStatus.RUNNING)
             logger.warning("could not queue run %s again: %s", run.pk, exc)
             continue
         handled.append((run.pk, "requeued"))
+    return handled + resend_lost_messages()
+
+
+def resend_lost_messages(seconds: float | None = None) -> list[tuple[int, str]]:
+    """Send again the message of every run queued for longer than it should take a worker to take it. The
+    message may still be there (a long queue): a second one is harmless, tasks claim their run with a guarded
+    update, and no attempt is counted for our infrastructure's loss."""
+    seconds = seconds if seconds is not None else settings.STACKBENCH_QUEUED_STALE_SECONDS
+    handled = []
+    for run in Run.objects.stuck_in_queue(seconds):
+        # One recoverer re-sends it: the guarded update on queued_at keeps a second one from doing it too.
+        if not Run.objects.filter(pk=run.pk, status=RunStatus.QUEUED, queued_at=run.queued_at).update(
+            queued_at=timezone.now()
+        ):
+            continue
+        try:
+            queue(_signature_for(run), what=f"run #{run.pk}")
+        except QueueUnreachable as exc:
+            Run.objects.filter(pk=run.pk).update(queued_at=run.queued_at)  # tried again at the next check
+            logger.warning("could not send run %s again: %s", run.pk, exc)
+            continue
+        handled.append((run.pk, "resent"))
     return handled
+
+
+def _signature_for(run: Run):
+    if run.kind == RunKind.AUDIT:
+        return run_audit_task.si(run.pk)
+    documents = list(run.documents.filter(finished=False))
+    ValidationDocument.objects.filter(pk__in=[d.pk for d in documents]).update(started_at=None)
+    return group(validate_document_task.si(run.pk, d.pk) for d in documents)
 
 
 @app.task

@@ -182,6 +182,8 @@ STACKBENCH_BASE_URL = envstr("STACKBENCH_BASE_URL", "http://127.0.0.1:8000")
 # Runs: a worker reports every second while it runs one; silent this long, it is taken for dead and the run is
 # queued again once (then failed). The check runs every minute (celery beat) and when a worker starts.
 STACKBENCH_RUN_STALE_SECONDS = envint("STACKBENCH_RUN_STALE_SECONDS", 120)
+# A run queued this long without a worker taking it has its message sent again (it may have been lost).
+STACKBENCH_QUEUED_STALE_SECONDS = envint("STACKBENCH_QUEUED_STALE_SECONDS", 300)
 CELERY_BEAT_SCHEDULE = {
     "recover-stale-runs": {"task": "audits.tasks.recover_stale_runs_task", "schedule": 60.0},
 }

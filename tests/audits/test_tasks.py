@@ -159,3 +159,35 @@ def test_a_redelivered_document_task_does_not_run_twice(sample_dir):
     ValidationDocument.objects.filter(pk=document.pk).update(started_at="2026-01-01T00:00:00Z")
     validate_document_task(run.pk, document.pk)
     assert not document.results.exists()
+
+
+def test_a_queued_run_whose_message_was_lost_is_sent_again_and_runs(kv_walkthrough, celery_worker):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from audits.tasks import resend_lost_messages
+
+    lost = Run.objects.create(
+        kind="audit",
+        library=kv_walkthrough.library,
+        walkthrough=kv_walkthrough,
+        status=RunStatus.QUEUED,
+        queued_at=timezone.now() - timedelta(hours=1),
+    )
+    fresh = Run.objects.create(kind="audit", library=kv_walkthrough.library, walkthrough=kv_walkthrough)
+    assert resend_lost_messages(seconds=300) == [(lost.pk, "resent")]
+    assert resend_lost_messages(seconds=300) == [], "sent once per period, not at every check"
+    run = wait_for(lambda: _finished(lost.pk), message="the recovered run to finish")
+    assert run.status == RunStatus.SUCCEEDED and run.attempts == 1, "our lost message costs the run no attempt"
+    assert Run.objects.get(pk=fresh.pk).status == RunStatus.QUEUED
+
+
+def test_run_everything_with_the_broker_down_leaves_no_empty_batch(kv_walkthrough, use_broker):
+    from audits.actions import do_run_everything
+    from audits.models import Batch
+
+    use_broker("redis://127.0.0.1:1/0")
+    with pytest.raises(RunNotStarted, match="task queue is not reachable"):
+        do_run_everything(kv_walkthrough.library)
+    assert not Batch.objects.exists() and not Run.objects.exists()
