@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
+from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.http import FileResponse, Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
@@ -179,15 +180,21 @@ def library_docs_file(request, library_id, path):
     return response
 
 
+STEPS_PER_PAGE = 50
+
+
 @login_required
 @require_GET
 def walkthrough(request, walkthrough_id):
     walkthrough = _get_walkthrough(walkthrough_id)
-    steps = list(walkthrough.steps.all())
+    # Long walkthroughs (generated ones reach thousands of steps) are read a page of steps at a time.
+    page = Paginator(walkthrough.steps.all(), STEPS_PER_PAGE).get_page(request.GET.get("page"))
+    steps = list(page.object_list)
+    positions = [step.position for step in steps]
     latest = walkthrough.runs.audits().finished().newest_first().first()
     gaps_by_step = {}
     if latest:
-        for gap in latest.gaps.select_related("problem"):
+        for gap in latest.gaps.filter(step_number__in=positions).select_related("problem"):
             gaps_by_step.setdefault(gap.step_number, []).append(gap)
     histories = step_histories(walkthrough)
     for step in steps:
@@ -197,6 +204,7 @@ def walkthrough(request, walkthrough_id):
     context = {
         "walkthrough": walkthrough,
         "steps": steps,
+        "page": page,
         "latest": latest,
         "timeline": step_timeline(walkthrough, steps, limit=None if show_all else 40),
         "show_all": show_all,

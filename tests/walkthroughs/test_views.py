@@ -195,3 +195,14 @@ def test_relative_images_of_the_docs_show_and_nothing_else_of_the_disk_is_served
     assert served.status_code == 200 and served["Content-Type"] == "image/png"
     for refused in ("notes.md", "../secret.png", "img/missing.png"):
         assert viewer_client.get(reverse("library_docs_file", args=[library.pk, refused])).status_code == 404
+
+
+def test_a_long_walkthrough_is_read_fifty_steps_a_page(viewer_client, make_walkthrough):
+    steps = [(f"Step {n}", f"Do thing {n}.", "") for n in range(1, 121)]
+    import_paths([make_walkthrough(steps, name="wt_long")], library_name="long")
+    url = reverse("walkthrough", args=[Walkthrough.objects.get(walkthrough_id="wt_long").pk])
+    first = viewer_client.get(url).content.decode()
+    assert first.count('class="card step"') == 50 and 'id="step-50"' in first and 'id="step-51"' not in first
+    assert "Page 1 of 3 · 120 in all" in first
+    last = viewer_client.get(url, {"page": 3}).content.decode()
+    assert last.count('class="card step"') == 20 and 'id="step-120"' in last
