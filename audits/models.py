@@ -947,3 +947,22 @@ class ApiToken(models.Model):
             return None
         cls.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
         return token.user
+
+
+class ServiceBeat(models.Model):
+    """The last time a periodic duty ran (the recovery of stalled runs), so the dashboard can say when it stops."""
+
+    RECOVERY = "recovery"
+
+    name = models.CharField(max_length=50, primary_key=True)
+    at = models.DateTimeField()
+
+    @classmethod
+    def beat(cls, name: str):
+        cls.objects.update_or_create(name=name, defaults={"at": timezone.now()})
+
+    @classmethod
+    def silent_since(cls, name: str, seconds: float):
+        """When the duty last ran, if that is longer ago than seconds (None when it ran lately or never ran)."""
+        last = cls.objects.filter(name=name).values_list("at", flat=True).first()
+        return last if last is not None and timezone.now() - last > timedelta(seconds=seconds) else None

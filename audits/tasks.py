@@ -17,7 +17,7 @@ from audits.engines.auditors.rules import AuditCancelled
 from audits.engines.auditors.run import run_audit
 from audits.engines.formats import ValidationSummary, validation_file_name
 from audits.engines.validator import ValidationError, ValidationObserver, validate_document
-from audits.models import ExampleResult, Run, RunKind, RunStatus, ValidationDocument, record_problems
+from audits.models import ExampleResult, Run, RunKind, RunStatus, ServiceBeat, ValidationDocument, record_problems
 from stackbench_site.celery import QueueUnreachable, app, queue
 from stackbench_site.configuration import claude_settings, sandbox_settings, validation_options
 from stackbench_site.lib.jsonfiles import write_model
@@ -275,6 +275,7 @@ def _signature_for(run: Run):
 
 @app.task
 def recover_stale_runs_task():
+    ServiceBeat.beat(ServiceBeat.RECOVERY)
     return recover_stale_runs()
 
 

@@ -38,6 +38,24 @@ def worker_command(concurrency: int, queues: str = "celery", beat: bool = False)
     return command
 
 
+def beat_command() -> list[str]:
+    """The schedule of the periodic recovery, as a process of its own so `up` sees it die and starts it again (a
+    beat embedded in a worker dies silently)."""
+    schedule = str(settings.VAR_DIR / "celerybeat-schedule")
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "stackbench_site",
+        "beat",
+        "--loglevel",
+        "INFO",
+        "--schedule",
+        schedule,
+    ]
+
+
 def web_command(host: str, port: int) -> list[str]:
     # One process more than cores keeps both busy while a request waits on the database; threads absorb the
     # rest. Keep-alive outlasts a person's pause between clicks, so connections are not closed under them.
@@ -127,10 +145,9 @@ def run_everything(host: str, port: int, workers: int, sample_data: bool) -> int
     if sample_data and load_sample_data():
         present_sample_walkthrough()
         queue_sample_runs()
-    children = [
-        subprocess.Popen(worker_command(workers, beat=True)),
-        subprocess.Popen(web_command(host, port)),
-    ]
+    # The web app ends `up` when it stops; the worker and the recovery schedule are started again when they die.
+    commands = {"web": web_command(host, port), "worker": worker_command(workers), "beat": beat_command()}
+    processes = {name: subprocess.Popen(command) for name, command in commands.items()}
     signal.signal(signal.SIGTERM, _stop)
     url = f"http://{host}:{port}/"
     print(
@@ -139,18 +156,22 @@ def run_everything(host: str, port: int, workers: int, sample_data: bool) -> int
         flush=True,
     )
     try:
-        while all(child.poll() is None for child in children):
+        while processes["web"].poll() is None:
+            for name in ("worker", "beat"):
+                if processes[name].poll() is not None:
+                    print(f"  The {name} stopped (exit {processes[name].returncode}); starting it again.", flush=True)
+                    processes[name] = subprocess.Popen(commands[name])
             time.sleep(0.5)
     except KeyboardInterrupt:
         pass
     finally:
-        for child in children:
+        for child in processes.values():
             if child.poll() is None:
                 child.send_signal(signal.SIGTERM)
-        for child in children:
+        for child in processes.values():
             try:
                 child.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 child.kill()
-    failed = [child for child in children if child.returncode not in (0, -signal.SIGTERM, None)]
-    return 1 if failed else 0
+    web = processes["web"].returncode
+    return 0 if web in (0, -signal.SIGTERM, None) else 1

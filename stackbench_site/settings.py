@@ -81,6 +81,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "stackbench_site.context_processors.severities",
+                "stackbench_site.context_processors.recovery",
             ],
         },
     },
@@ -182,6 +183,8 @@ STACKBENCH_BASE_URL = envstr("STACKBENCH_BASE_URL", "http://127.0.0.1:8000")
 # Runs: a worker reports every second while it runs one; silent this long, it is taken for dead and the run is
 # queued again once (then failed). The check runs every minute (celery beat) and when a worker starts.
 STACKBENCH_RUN_STALE_SECONDS = envint("STACKBENCH_RUN_STALE_SECONDS", 120)
+# The dashboard warns when the periodic recovery (the --beat worker) has not run for this long.
+STACKBENCH_RECOVERY_ALERT_SECONDS = envint("STACKBENCH_RECOVERY_ALERT_SECONDS", 600)
 # A run queued this long without a worker taking it has its message sent again (it may have been lost).
 STACKBENCH_QUEUED_STALE_SECONDS = envint("STACKBENCH_QUEUED_STALE_SECONDS", 300)
 CELERY_BEAT_SCHEDULE = {

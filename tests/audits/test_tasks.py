@@ -191,3 +191,19 @@ def test_run_everything_with_the_broker_down_leaves_no_empty_batch(kv_walkthroug
     with pytest.raises(RunNotStarted, match="task queue is not reachable"):
         do_run_everything(kv_walkthrough.library)
     assert not Batch.objects.exists() and not Run.objects.exists()
+
+
+def test_the_dashboard_says_when_the_recovery_schedule_has_stopped(viewer_client):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from audits.models import ServiceBeat
+    from audits.tasks import recover_stale_runs_task
+
+    assert 'id="recovery-alert"' not in viewer_client.get("/").content.decode(), "never ran: nothing to say yet"
+    ServiceBeat.objects.create(name=ServiceBeat.RECOVERY, at=timezone.now() - timedelta(minutes=20))
+    page = viewer_client.get("/").content.decode()
+    assert 'id="recovery-alert"' in page and "stalled runs were last checked 20\xa0minutes ago" in page
+    recover_stale_runs_task()
+    assert 'id="recovery-alert"' not in viewer_client.get("/").content.decode()
