@@ -119,7 +119,9 @@ async def audit_with_claude(request: AuditRequest, observer: AuditObserver, sett
         await asyncio.sleep(0)
         stderr_log.close()
         shutil.rmtree(root, ignore_errors=True)
-    stderr_tail = (request.logs_dir / "claude_cli.stderr").read_text(errors="replace").strip()[-800:]
+    printed = (request.logs_dir / "claude_cli.stderr").read_text(errors="replace").splitlines()
+    # The CLI's own notices (⚠ …) are not why a run failed; what else it printed may be.
+    stderr_tail = "\n".join(line for line in printed if not line.startswith("⚠")).strip()[-800:]
     if problem and stderr_tail:
         problem += f"\nWhat the CLI printed: {stderr_tail}"
     session = follower.poll()

@@ -3,6 +3,7 @@ Anthropic Messages API whose policy chooses each tool call. The CLI, its MCP cli
 its hooks, permission mode and Bash are the real ones; only the model is scripted."""
 
 import json
+import os
 
 import pytest
 
@@ -202,3 +203,26 @@ def test_a_stored_claude_run_that_fails_says_why_and_keeps_its_files(stored_run,
     assert stored_run.status == "failed"
     assert "Claude rejected the credential (HTTP 401" in stored_run.error
     assert "agent_logs/audit.log" in stored_run.output_files
+
+
+def test_cancel_ends_the_cli_and_every_command_it_started(make_walkthrough, tmp_path):
+    import subprocess
+    import time
+
+    marker = f"time.sleep(613.{os.getpid()})"
+
+    class CancelAfterTheCommandStarts(AuditObserver):
+        started = 0.0
+
+        def command_started(self, command):
+            self.started = time.monotonic()
+
+        def should_stop(self):
+            return bool(self.started) and time.monotonic() - self.started > 2
+
+    steps = [("Wait", f'```bash\npython3 -c "import time; {marker}"\n```', "")]
+    failure, request, _ = audit(make_walkthrough(steps), tmp_path, observer=CancelAfterTheCommandStarts())
+    assert str(failure).startswith("the audit was cancelled") and "⚠" not in str(failure)
+    time.sleep(1)
+    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout
+    assert left == "", "the command the agent started was ended with it"
