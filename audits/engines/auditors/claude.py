@@ -4,6 +4,7 @@ report_gap. Same inputs, same outputs; offered only when a Claude credential is 
 
 import asyncio
 import gc
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -76,7 +77,14 @@ async def audit_with_claude(request: AuditRequest, observer: AuditObserver, sett
     started = utcnow()
     log = AgentLog(request.logs_dir)
     follower = SessionFollower(request.session_path, observer)
-    root = Path(tempfile.mkdtemp(prefix=f"stackbench_claude_{request.walkthrough_id}_"))
+    # Named like a sandbox's folder (with this worker's pid), so a worker that starts after this one was killed
+    # sweeps it away with the sandboxes (sandbox.sweep_leftovers).
+    root = Path(
+        tempfile.mkdtemp(
+            prefix=f"stackbench_sandbox_{os.getpid()}_claude_{request.walkthrough_id}_",
+            dir=request.sandbox.scratch_dir,
+        )
+    )
     work_dir = Path(request.working_dir).resolve() if request.working_dir else root / "work"
     work_dir.mkdir(parents=True, exist_ok=True)
     (root / "home").mkdir(exist_ok=True)

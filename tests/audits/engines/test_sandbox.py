@@ -366,3 +366,16 @@ def _host_addresses() -> list[str]:
     from audits.engines.sandbox import _host_addresses as addresses
 
     return [a for a in addresses() if not a.startswith("127.")]
+
+
+def test_workspaces_of_a_dead_worker_are_swept_those_of_a_live_one_kept(tmp_path):
+    import os
+
+    from audits.engines.sandbox import sweep_leftovers
+
+    dead = tmp_path / "stackbench_sandbox_999999999_claude_wt_x_ab12"
+    alive = tmp_path / f"stackbench_sandbox_{os.getpid()}_claude_wt_x_cd34"
+    for folder in (dead, alive):
+        (folder / "work").mkdir(parents=True)
+    sweep_leftovers(str(tmp_path))
+    assert not dead.exists() and alive.exists()
