@@ -21,17 +21,20 @@ class GitError(Exception):
 
 
 def git(repo: Path, *args: str, timeout: float = GIT_TIMEOUT) -> str:
+    return _run(["git", "-C", str(repo), "--no-pager", *args], args[0], GIT_ENVIRONMENT, timeout)
+
+
+def _run(argv: list[str], verb: str, env: dict[str, str], timeout: float, cwd: Path | None = None) -> str:
+    """git's output, or a GitError with the last line it printed (or why it could not run)."""
     try:
-        done = subprocess.run(
-            ["git", "-C", str(repo), "--no-pager", *args], capture_output=True, timeout=timeout, env=GIT_ENVIRONMENT
-        )
+        done = subprocess.run(argv, cwd=cwd, capture_output=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
-        raise GitError(f"git {args[0]} took longer than {timeout:.0f} s") from None
+        raise GitError(f"git {verb} took longer than {timeout:.0f} s") from None
     except OSError as exc:
         raise GitError(f"git could not run: {exc.strerror}") from None
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(message[-1] if message else f"git {args[0]} failed")
+        raise GitError(message[-1] if message else f"git {verb} failed")
     return done.stdout.decode("utf-8", "replace")
 
 
@@ -55,16 +58,7 @@ def is_remote(location: str) -> bool:
 
 def _remote_git(*args: str, cwd: Path | None = None, timeout: float = FETCH_TIMEOUT) -> str:
     env = {**GIT_ENVIRONMENT, "GIT_ALLOW_PROTOCOL": ALLOWED_PROTOCOLS, "GIT_SSH_COMMAND": "ssh -oBatchMode=yes"}
-    try:
-        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        raise GitError(f"git {args[0]} took longer than {timeout:.0f} s") from None
-    except OSError as exc:
-        raise GitError(f"git could not run: {exc.strerror}") from None
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(message[-1] if message else f"git {args[0]} failed")
-    return done.stdout.decode("utf-8", "replace")
+    return _run(["git", *args], args[0], env, timeout, cwd)
 
 
 def remote_branches(url: str, timeout: float = GIT_TIMEOUT) -> list[str]:

@@ -285,25 +285,7 @@ def _is_neutral_tag(language: str) -> bool:
 def is_program(tree: ast.Module) -> bool:
     """An untagged block that is a program, not a displayed value: it imports, defines, assigns, loops or holds
     more than one statement. A lone call (`Point(x=1, y=2)`) is how output and signatures are shown."""
-    strong = (
-        ast.Import,
-        ast.ImportFrom,
-        ast.FunctionDef,
-        ast.AsyncFunctionDef,
-        ast.ClassDef,
-        ast.Assign,
-        ast.AugAssign,
-        ast.AnnAssign,
-        ast.With,
-        ast.AsyncWith,
-        ast.For,
-        ast.AsyncFor,
-        ast.While,
-        ast.Try,
-        ast.Raise,
-        ast.Delete,
-    )
-    if any(isinstance(node, strong) for node in tree.body):
+    if any(isinstance(node, python_code.PROGRAM_STATEMENTS) for node in tree.body):
         return True
     calls = [n for n in tree.body if isinstance(n, ast.Expr) and isinstance(n.value, (ast.Call, ast.Await))]
     return len(tree.body) > 1 and len(calls) == len(tree.body)

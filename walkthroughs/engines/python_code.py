@@ -116,28 +116,30 @@ def fragment(code: str) -> str | None:
     return None
 
 
+# Statements only a program has (never a displayed value): imports, definitions, assignments, loops, handlers.
+PROGRAM_STATEMENTS = (
+    ast.Import,
+    ast.ImportFrom,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Assign,
+    ast.AugAssign,
+    ast.AnnAssign,
+    ast.With,
+    ast.AsyncWith,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.Try,
+    ast.Raise,
+    ast.Delete,
+)
+
+
 def looks_like_program(tree: ast.Module) -> bool:
     """Code a reader would run, not a displayed value: it imports, defines, assigns, calls or controls flow."""
-    runnable = (
-        ast.Import,
-        ast.ImportFrom,
-        ast.FunctionDef,
-        ast.AsyncFunctionDef,
-        ast.ClassDef,
-        ast.Assign,
-        ast.AugAssign,
-        ast.AnnAssign,
-        ast.With,
-        ast.AsyncWith,
-        ast.For,
-        ast.AsyncFor,
-        ast.While,
-        ast.If,
-        ast.Try,
-        ast.Raise,
-        ast.Assert,
-        ast.Delete,
-    )
+    runnable = (*PROGRAM_STATEMENTS, ast.If, ast.Assert)
     for node in tree.body:
         if isinstance(node, runnable):
             return True
