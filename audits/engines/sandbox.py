@@ -167,6 +167,10 @@ class Watch:
         return self.sandbox.disk_used(stop_at=limit) > limit
 
 
+# Without udev, /dev/net/tun stays 0600 and slirp4netns (run as the run's own user) cannot open it.
+TUN_HINT = " (make /dev/net/tun usable by every user, as udev does: chmod 0666 /dev/net/tun; bin/setup does it)"
+
+
 def kill_group(group: int):
     """SIGKILL a whole process group; one that is already gone is fine."""
     try:
@@ -676,10 +680,10 @@ class Sandbox:
         with os.fdopen(ready_read, "rb") as ready:
             if ready.read(1) != b"1":
                 self._slirp.wait(timeout=START_TIMEOUT)
-                raise SandboxUnavailable(
-                    "slirp4netns could not give the sandbox a network: "
-                    + self._slirp.stderr.read().decode("utf-8", "replace")[-500:]
-                )
+                reason = self._slirp.stderr.read().decode("utf-8", "replace")[-500:]
+                if "/dev/net/tun" in reason:
+                    reason += TUN_HINT
+                raise SandboxUnavailable(f"slirp4netns could not give the sandbox a network: {reason}")
         routes = network_routes(self.settings.reachable_hosts)
         done = subprocess.run(
             [

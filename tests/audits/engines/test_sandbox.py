@@ -207,6 +207,17 @@ def test_a_daemon_does_not_outlive_its_run(make_sandbox, root_worker):
     assert time.monotonic() - started < 2
 
 
+def test_a_tun_device_only_root_may_open_is_a_clear_error_naming_the_fix(make_sandbox, root_worker):
+    # Machines without udev leave /dev/net/tun 0600; slirp4netns runs as the run's own user.
+    mode = os.stat("/dev/net/tun").st_mode & 0o777
+    os.chmod("/dev/net/tun", 0o600)
+    try:
+        with pytest.raises(SandboxUnavailable, match=r"chmod 0666 /dev/net/tun"):
+            make_sandbox()
+    finally:
+        os.chmod("/dev/net/tun", mode)
+
+
 def test_strays_are_killed_around_a_process_that_must_live_on(make_sandbox):
     sandbox = make_sandbox()
     kept = sandbox.spawn(["sleep", "600"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
