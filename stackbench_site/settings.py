@@ -152,6 +152,10 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "data_folder_out": str(BROKER_DIR / "data"),
         "control_folder": str(BROKER_DIR / "control"),
     }
+    # This transport has no event loop, so a prefork worker falls back to billiard's threaded pool, whose children
+    # share one lock on one job pipe: a child killed while it waits for work dies holding it, and the worker takes
+    # no task again. Threads share no such lock (runs spend their time in sandboxed subprocesses anyway).
+    CELERY_WORKER_POOL = "threads"
 else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

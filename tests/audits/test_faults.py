@@ -6,6 +6,7 @@ import signal
 import subprocess
 import time
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.utils import timezone
@@ -72,7 +73,10 @@ def fresh(run):
 def test_an_audit_whose_worker_is_killed_is_queued_again_and_keeps_its_gaps_once(slow_walkthrough, workers):
     first = workers()
     run = queued_audit(slow_walkthrough)
-    wait_for(lambda: fresh(run).progress_current >= 2 and run.gaps.exists(), message="the audit to reach step 2")
+    wait_for(
+        lambda: fresh(run).progress_current >= 2 and run.gaps.exists(),
+        message=lambda: f"the audit to reach step 2: {fresh(run).status} {fresh(run).error}",
+    )
     kill(first)
     time.sleep(2.5)
     assert fresh(run).status == RunStatus.RUNNING, "nothing else moves a run whose worker died"
@@ -99,6 +103,31 @@ def test_a_run_that_dies_twice_is_failed_with_the_reason(slow_walkthrough, worke
     failed = fresh(run)
     assert failed.status == RunStatus.FAILED and "stopped reporting" in failed.error and "2 times" in failed.error
     assert failed.gaps.count() == 1, "what it found before is kept"
+
+
+def child_processes(pid):
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            children.append(int(stat.parent.name))
+    return children
+
+
+def test_killing_a_workers_idle_pool_processes_does_not_stop_it_taking_runs(slow_walkthrough, workers):
+    # On the filesystem broker a prefork worker wedged here: its idle children share one lock on the job pipe,
+    # and the one killed while waiting for work died holding it.
+    worker = workers()
+    time.sleep(1)
+    for child in child_processes(worker.pid):
+        os.kill(child, signal.SIGKILL)
+    time.sleep(1.5)
+    run = queued_audit(slow_walkthrough)
+    done = wait_for(lambda: fresh(run) if not fresh(run).is_active else None, timeout=60, message="the run to end")
+    assert (done.status, done.attempts) == (RunStatus.SUCCEEDED, 1), done.error
 
 
 def test_a_dead_run_found_while_the_broker_is_down_is_requeued_by_a_later_check(slow_walkthrough, use_broker):
