@@ -518,6 +518,10 @@ class Sandbox:
         fd = self._fds
         mounts = ["--ro-bind", "/", "/"]
         hidden = [Path(path) for path in self.settings.hidden_paths if Path(path).is_dir() and path != "/"]
+        if self.is_root:
+            # Behind a folder others cannot enter, the reader could not get there anyway (and bubblewrap, as the
+            # reader, cannot make the mount point).
+            hidden = [path for path in hidden if _enterable_by_others(path.resolve().parent)]
         for path in hidden:
             # A folder inside another hidden one is gone with it.
             if not any(path != other and path.is_relative_to(other) for other in hidden):
@@ -964,6 +968,10 @@ def reachable_by_anyone(path: Path, execute: bool = False) -> bool:
         return bool(real.stat().st_mode & needed) and all(p.stat().st_mode & stat.S_IXOTH for p in real.parents)
     except OSError:
         return False
+
+
+def _enterable_by_others(folder: Path) -> bool:
+    return all(p.stat().st_mode & stat.S_IXOTH for p in (folder, *folder.parents))
 
 
 def _walk_folders(folder: Path):
