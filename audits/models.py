@@ -123,6 +123,16 @@ class RunQuerySet(models.QuerySet):
         )
         return self.filter(pk=pk).values_list("attempts", flat=True).first() if claimed else None
 
+    def give_back(self, pk, attempt: int, reason: str) -> bool:
+        """Queue a running run again as the same attempt (its failure was our infrastructure's, not its own).
+        False when it is no longer this attempt's (cancelled, or taken again meanwhile)."""
+        return (
+            self.filter(pk=pk, status=RunStatus.RUNNING, attempts=attempt).update(
+                status=RunStatus.QUEUED, attempts=attempt - 1, queued_at=timezone.now(), progress_label=reason
+            )
+            == 1
+        )
+
     def stale(self, seconds: float):
         """Running runs whose worker has not reported for a while: it died (SIGKILL, OOM, a lost machine)."""
         return self.filter(status=RunStatus.RUNNING, heartbeat_at__lt=timezone.now() - timedelta(seconds=seconds))

@@ -8,7 +8,7 @@ from pathlib import Path
 from celery import group
 from celery.signals import worker_ready
 from django.conf import settings
-from django.db import connection
+from django.db import InterfaceError, OperationalError, connection
 from django.utils import timezone
 
 from audits.engines import cgroups, sandbox
@@ -56,10 +56,18 @@ class RunObserver(AuditObserver):
 
 @app.task(acks_late=True, reject_on_worker_lost=True)
 def run_audit_task(run_id: int):
-    attempt = Run.objects.claim(run_id)
-    if attempt is None:
-        logger.info("run %s is not queued any more; nothing to do", run_id)
-        return
+    attempt = None
+    try:
+        attempt = Run.objects.claim(run_id)
+        if attempt is None:
+            logger.info("run %s is not queued any more; nothing to do", run_id)
+            return
+        _audit(run_id, attempt)
+    except DATABASE_OUTAGE as exc:
+        _queue_again_after_outage(run_id, attempt, exc, lambda: run_audit_task.si(run_id))
+
+
+def _audit(run_id: int, attempt: int):
     run = Run.objects.select_related("walkthrough", "library").get(pk=run_id)
     output = run.ensure_output_dir()
     inputs = output / "input"
@@ -90,6 +98,8 @@ def run_audit_task(run_id: int):
     except AuditError as exc:
         close_run(run, RunStatus.FAILED, error=str(exc))
         return
+    except DATABASE_OUTAGE:
+        raise
     except Exception as exc:
         logger.exception("audit run %s failed", run_id)
         close_run(run, RunStatus.FAILED, error=f"The audit stopped on an internal error: {exc!r}")
@@ -145,13 +155,25 @@ class Lease:
 
 @app.task(bind=True, acks_late=True, reject_on_worker_lost=True)
 def validate_document_task(self, run_id: int, document_id: int):
-    Run.objects.claim(run_id)
-    run = Run.objects.select_related("library").get(pk=run_id)
-    document = ValidationDocument.objects.select_related("doc_page").get(pk=document_id)
-    if run.status != RunStatus.RUNNING or not document.claim():
-        return
+    claimed = False
+    try:
+        Run.objects.claim(run_id)
+        run = Run.objects.select_related("library").get(pk=run_id)
+        document = ValidationDocument.objects.select_related("doc_page").get(pk=document_id)
+        if run.status != RunStatus.RUNNING or not document.claim():
+            return
+        claimed = True
+        _validate(run, document, self.request.hostname or "")
+    except DATABASE_OUTAGE as exc:
+        if claimed:
+            _hand_document_back_after_outage(run_id, document_id, exc)
+        else:
+            _queue_again_after_outage(run_id, None, exc, lambda: validate_document_task.si(run_id, document_id))
+
+
+def _validate(run: Run, document: ValidationDocument, hostname: str):
     attempt = run.attempts
-    ValidationDocument.objects.filter(pk=document.pk).update(worker=self.request.hostname or "")
+    ValidationDocument.objects.filter(pk=document.pk).update(worker=hostname)
     options = run.options or {}
     overrides = {"find_links": [Path(p) for p in options["find_links"]]} if options.get("find_links") else {}
     if "offline" in options:
@@ -175,8 +197,10 @@ def validate_document_task(self, run_id: int, document_id: int):
         ValidationDocument.objects.filter(pk=document.pk).update(
             finished=True, install_error=f"The validation stopped: {exc}"
         )
+    except DATABASE_OUTAGE:
+        raise
     except Exception as exc:
-        logger.exception("validation of %s in run %s failed", document.page, run_id)
+        logger.exception("validation of %s in run %s failed", document.page, run.pk)
         ValidationDocument.objects.filter(pk=document.pk).update(
             finished=True, install_error=f"The validation stopped on an internal error: {exc!r}"
         )
@@ -205,6 +229,59 @@ def finish_validation_if_done(run: Run):
         close_run(run, RunStatus.FAILED, error="; ".join(f"{d.page}: {d.install_error}" for d in broken))
     else:
         close_run(run, RunStatus.SUCCEEDED, progress_current=summary.total_examples)
+
+
+# Our database going away under a run (a restart, a failover). The run did nothing wrong: it waits for the
+# database and is queued again without costing an attempt.
+DATABASE_OUTAGE = (OperationalError, InterfaceError)
+OUTAGE_LABEL = "Queued again: the database stopped answering during the run (not counted as an attempt)"
+
+
+def wait_for_database(seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            connection.close()
+            connection.ensure_connection()
+            return True
+        except DATABASE_OUTAGE:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(1)
+
+
+def _queue_again_after_outage(run_id: int, attempt: int | None, exc: Exception, signature):
+    """Wait for the database, give the run back as the attempt it was, and send its message again. A database
+    that stays away longer leaves the run to the periodic recovery."""
+    logger.warning("the database stopped answering during run %s (%s); waiting for it", run_id, exc)
+    if not wait_for_database(settings.STACKBENCH_DATABASE_WAIT_SECONDS):
+        logger.error("the database did not come back; run %s is left to the periodic recovery", run_id)
+        return
+    if attempt is not None and not Run.objects.give_back(run_id, attempt, OUTAGE_LABEL):
+        return
+    _send_again(run_id, signature())
+
+
+def _hand_document_back_after_outage(run_id: int, document_id: int, exc: Exception):
+    """A page of a validation lost its database: the page starts again (its stored results are kept), the run
+    goes on as the same attempt."""
+    logger.warning("the database stopped answering during run %s (%s); waiting for it", run_id, exc)
+    if not wait_for_database(settings.STACKBENCH_DATABASE_WAIT_SECONDS):
+        logger.error("the database did not come back; run %s is left to the periodic recovery", run_id)
+        return
+    # Beaten now, so the periodic recovery does not take the silent run for dead and count an attempt.
+    if not Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(heartbeat_at=timezone.now()):
+        return
+    ValidationDocument.objects.filter(pk=document_id, finished=False).update(started_at=None)
+    _send_again(run_id, validate_document_task.si(run_id, document_id))
+
+
+def _send_again(run_id: int, signature):
+    try:
+        queue(signature, what=f"run #{run_id}")
+    except QueueUnreachable as exc:
+        # Queued (or running) in the database: the periodic recovery sends it once the broker is back.
+        logger.warning("could not send run %s again: %s", run_id, exc)
 
 
 MAX_ATTEMPTS = 2

@@ -191,6 +191,9 @@ STACKBENCH_RUN_STALE_SECONDS = envint("STACKBENCH_RUN_STALE_SECONDS", 120)
 STACKBENCH_RECOVERY_ALERT_SECONDS = envint("STACKBENCH_RECOVERY_ALERT_SECONDS", 600)
 # A run queued this long without a worker taking it has its message sent again (it may have been lost).
 STACKBENCH_QUEUED_STALE_SECONDS = envint("STACKBENCH_QUEUED_STALE_SECONDS", 300)
+# A run whose database stops answering (a restart) waits this long for it, then is queued again as the same
+# attempt: our infrastructure's failure is not the run's.
+STACKBENCH_DATABASE_WAIT_SECONDS = envint("STACKBENCH_DATABASE_WAIT_SECONDS", 600)
 CELERY_BEAT_SCHEDULE = {
     "recover-stale-runs": {"task": "audits.tasks.recover_stale_runs_task", "schedule": 60.0},
 }

@@ -2,12 +2,16 @@
 processes, and the CLI. One module, so every test builds the same things the same way."""
 
 import base64
+import glob
 import hashlib
 import json
 import os
+import shutil
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 from pathlib import Path
@@ -285,3 +289,43 @@ def processes_of(uid: int) -> list[int]:
         if int(fields["Uid"].split()[1]) == uid and not fields["State"].strip().startswith("Z"):
             found.append(int(status.parent.name))
     return found
+
+
+PG_BIN = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def as_postgres(command):
+    return subprocess.run(
+        ["runuser", "-u", "postgres", "--"] + command, cwd="/tmp", capture_output=True, text=True, timeout=60
+    )
+
+
+def private_postgres_server():
+    """A PostgreSQL server of our own (initdb), so stopping it disturbs nothing else: yields its URL and the
+    commands that start and stop it. None where its binaries or root are missing."""
+    if not PG_BIN or os.geteuid() != 0 or not shutil.which("runuser"):
+        return None
+    # pytest's tmp_path sits in a root-only directory the postgres user cannot enter.
+    home = tempfile.mkdtemp(prefix="stackbench-pg-")
+    os.chmod(home, 0o755)
+    shutil.chown(home, "postgres")
+    bin_dir, data, port = PG_BIN[-1], f"{home}/data", free_port()
+    control = {
+        "start": [f"{bin_dir}/pg_ctl", "-D", data, "-o", f"-p {port} -k {home}", "-l", f"{home}/pg.log", "-w", "start"],
+        "stop": [f"{bin_dir}/pg_ctl", "-D", data, "-m", "fast", "-w", "stop"],
+        "home": home,
+    }
+    for command in (
+        [f"{bin_dir}/initdb", "-D", data, "-A", "trust", "-U", "postgres"],
+        control["start"],
+        [f"{bin_dir}/createdb", "-h", "127.0.0.1", "-p", str(port), "stackbench"],
+    ):
+        finished = as_postgres(command)
+        assert finished.returncode == 0, f"{command[0]} failed: {finished.stderr}"
+    return {"url": f"postgres://postgres@127.0.0.1:{port}/stackbench", **control}

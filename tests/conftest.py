@@ -7,10 +7,12 @@ from hypothesis import HealthCheck, settings
 from tests.builders import (
     DEMO_PACKAGE,
     SAMPLE_DIR,
+    as_postgres,
     audit_result,
     build_wheel,
     logged_in,
     make_user,
+    private_postgres_server,
     start_worker,
     stop_worker,
     walkthrough_export,
@@ -237,3 +239,18 @@ def use_broker():
 
     yield use
     use(None)
+
+
+@pytest.fixture
+def private_postgres():
+    """A PostgreSQL server of the test's own, which it may stop and start."""
+    import shutil
+
+    server = private_postgres_server()
+    if server is None:
+        pytest.skip("needs PostgreSQL's server binaries and root (to run them as the postgres user)")
+    try:
+        yield server
+    finally:
+        as_postgres(server["stop"])
+        shutil.rmtree(server["home"], ignore_errors=True)

@@ -4,6 +4,7 @@ away and comes back. (A full or read-only output folder is in tests/stackbench_s
 import os
 import signal
 import subprocess
+import sys
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -15,7 +16,7 @@ from audits.actions import RunNotStarted, do_start_audit
 from audits.importing import import_paths
 from audits.models import ExampleResult, Run, RunStatus, ValidationDocument
 from audits.tasks import recover_stale_runs, run_audit_task, validate_document_task
-from tests.builders import start_worker, stop_worker, wait_for
+from tests.builders import BASE_DIR, as_postgres, start_worker, stop_worker, wait_for
 from walkthroughs.models import DocPage, Library, Walkthrough
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -353,3 +354,117 @@ def test_the_worker_survives_hostile_steps_and_leaks_no_secrets(make_walkthrough
         assert wait_for(lambda: not fresh(again).is_active, timeout=120, message="the worker to take the next run")
     finally:
         stop_worker(worker)
+
+
+class SiteOnPrivatePostgres:
+    """Stackbench on a PostgreSQL server of the test's own (which the test stops and starts), with a worker on the
+    embedded broker in the test's own var/. Read through plain SQL, so reading works whatever Django thinks."""
+
+    def __init__(self, server, tmp_path, **env):
+        self.server, self.tmp_path = server, tmp_path
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "stackbench_site.settings",
+            "DATABASE_URL": server["url"],
+            "STACKBENCH_VAR": str(tmp_path / "var"),
+            **env,
+        }
+        self.env.pop("CELERY_BROKER_URL", None)
+        self.manage([["migrate", "--no-input"]])
+        self.worker = None
+
+    def manage(self, arguments):
+        finished = [
+            subprocess.run(
+                [sys.executable, str(BASE_DIR / "manage.py"), *args],
+                env=self.env,
+                check=True,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            for args in arguments
+        ]
+        return finished[-1].stdout.strip().splitlines()[-1] if finished[-1].stdout.strip() else ""
+
+    def start_run(self, python):
+        """The primary key of the run that a Python snippet (run in `manage.py shell`) starts and prints."""
+        return int(self.manage([["shell", "-c", python]]))
+
+    def query(self, sql, *params):
+        import psycopg
+
+        try:
+            with psycopg.connect(self.server["url"], connect_timeout=2) as db:
+                return db.execute(sql, params).fetchall()
+        except psycopg.OperationalError:
+            return None
+
+    def run_state(self, run_id):
+        rows = self.query("select status, attempts, progress_current, error from audits_run where id = %s", run_id)
+        return rows[0] if rows else None
+
+    def restart_database(self, down_seconds=3):
+        assert as_postgres(self.server["stop"]).returncode == 0
+        time.sleep(down_seconds)
+        assert as_postgres(self.server["start"]).returncode == 0
+
+    def wait_for_end(self, run_id):
+        return wait_for(
+            lambda: (state := self.run_state(run_id)) and state[0] not in ("queued", "running") and state,
+            timeout=120,
+            message=lambda: f"the run to end; worker log:\n{self.worker.log.read_text()[-3000:]}",
+        )
+
+
+@pytest.fixture
+def site_on_private_postgres(private_postgres, tmp_path, wheelhouse):
+    site = SiteOnPrivatePostgres(
+        private_postgres, tmp_path, STACKBENCH_FIND_LINKS=str(wheelhouse), STACKBENCH_NO_INDEX="true"
+    )
+    site.worker = start_worker(site.env, tmp_path / "worker.log")
+    yield site
+    stop_worker(site.worker)
+
+
+def test_a_database_restart_during_an_audit_costs_it_no_attempt(site_on_private_postgres, make_walkthrough):
+    site = site_on_private_postgres
+    path = make_walkthrough(SLOW_WALKTHROUGH, name="wt_slow")
+    run_id = site.start_run(
+        "from audits.importing import import_paths; from audits.actions import do_start_audit; "
+        "from walkthroughs.models import Walkthrough; "
+        f"import_paths([{str(path)!r}], library_name='demo'); "
+        "print(do_start_audit(Walkthrough.objects.get(walkthrough_id='wt_slow')).pk)"
+    )
+    wait_for(
+        lambda: (site.run_state(run_id) or ("", 0, 0))[2] >= 2,
+        message=lambda: f"the audit to reach its long step: {site.run_state(run_id)}",
+    )
+    site.restart_database()
+    done = site.wait_for_end(run_id)
+    assert done[:2] == ("succeeded", 1), done
+    assert "the database stopped answering during run" in site.worker.log.read_text()
+    gaps = site.query("select seq, step_number, gap_type from audits_gap where run_id = %s order by seq", run_id)
+    assert gaps == [(0, 1, "completeness")], "the gaps of the lost attempt are kept once"
+
+
+def test_a_database_restart_during_a_validation_costs_it_no_attempt(site_on_private_postgres):
+    site = site_on_private_postgres
+    run_id = site.start_run(
+        "from audits.actions import do_start_validation; from walkthroughs.models import DocPage, Library; "
+        "from walkthroughs.engines.formats import ExtractionAnalysis; "
+        "library = Library.objects.create(name='sbdemo', default_version='1.0.0'); "
+        "code = 'import time\\ntime.sleep(3)\\nprint(1)'; "
+        "analysis = ExtractionAnalysis(page='slow.md', library='sbdemo', version='1.0.0', "
+        "examples=[{'code': code, 'line': 3 + 10 * i} for i in range(3)]); "
+        "page, _ = DocPage.store_analysis(library, analysis, None); "
+        "print(do_start_validation(library, [page]).pk)"
+    )
+    results = "select example_index, status from audits_exampleresult r join audits_validationdocument d "
+    results += "on r.document_id = d.id where d.run_id = %s order by example_index"
+    wait_for(lambda: site.query(results, run_id), message="the first example's result")
+    site.restart_database()
+    done = site.wait_for_end(run_id)
+    assert done[:2] == ("succeeded", 1), done
+    assert "the database stopped answering during run" in site.worker.log.read_text()
+    assert site.query(results, run_id) == [(0, "success"), (1, "success"), (2, "success")]

@@ -2,62 +2,17 @@
 recovers by itself when the database is back. Uses a PostgreSQL server of its own (initdb), so stopping it
 disturbs nothing else."""
 
-import glob
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import tempfile
 import urllib.error
 import urllib.request
 
 import pytest
 
-from tests.builders import BASE_DIR, wait_for
+from tests.builders import BASE_DIR, as_postgres, free_port, wait_for
 
 pytestmark = pytest.mark.slow
-
-PG_BIN = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def as_postgres(command):
-    return subprocess.run(
-        ["runuser", "-u", "postgres", "--"] + command, cwd="/tmp", capture_output=True, text=True, timeout=60
-    )
-
-
-@pytest.fixture
-def private_postgres():
-    if not PG_BIN or os.geteuid() != 0 or not shutil.which("runuser"):
-        pytest.skip("needs PostgreSQL's server binaries and root (to run them as the postgres user)")
-    # pytest's tmp_path sits in a root-only directory the postgres user cannot enter.
-    home = tempfile.mkdtemp(prefix="stackbench-pg-")
-    os.chmod(home, 0o755)
-    shutil.chown(home, "postgres")
-    bin_dir, data, port = PG_BIN[-1], f"{home}/data", free_port()
-    control = {
-        "start": [f"{bin_dir}/pg_ctl", "-D", data, "-o", f"-p {port} -k {home}", "-l", f"{home}/pg.log", "-w", "start"],
-        "stop": [f"{bin_dir}/pg_ctl", "-D", data, "-m", "fast", "-w", "stop"],
-    }
-    try:
-        for command in (
-            [f"{bin_dir}/initdb", "-D", data, "-A", "trust", "-U", "postgres"],
-            control["start"],
-            [f"{bin_dir}/createdb", "-h", "127.0.0.1", "-p", str(port), "stackbench"],
-        ):
-            finished = as_postgres(command)
-            assert finished.returncode == 0, f"{command[0]} failed: {finished.stderr}"
-        yield {"url": f"postgres://postgres@127.0.0.1:{port}/stackbench", **control}
-    finally:
-        as_postgres(control["stop"])
-        shutil.rmtree(home, ignore_errors=True)
 
 
 def get(url, token):
