@@ -350,9 +350,17 @@ def _signature_for(run: Run):
     return group(validate_document_task.si(run.pk, d.pk) for d in documents)
 
 
+def sweep_leftovers():
+    """What workers killed on this machine left behind: processes, sandbox folders, control groups."""
+    sandbox.sweep_leftovers(settings.STACKBENCH_SANDBOX_DIR)
+    cgroups.sweep_leftovers()
+
+
 @app.task
 def recover_stale_runs_task():
     ServiceBeat.beat(ServiceBeat.RECOVERY)
+    # Every minute too, not only when a worker starts: a dead worker's run may be retried by another worker.
+    sweep_leftovers()
     return recover_stale_runs()
 
 
@@ -360,8 +368,7 @@ def recover_stale_runs_task():
 def _recover_on_start(**kwargs):
     # A worker that starts after a crash picks up what the crashed one left behind.
     try:
-        cgroups.sweep_leftovers()
-        sandbox.sweep_leftovers(settings.STACKBENCH_SANDBOX_DIR)
+        sweep_leftovers()
         recover_stale_runs()
     except Exception:
         logger.exception("could not recover stale runs at start-up")

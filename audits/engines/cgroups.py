@@ -3,6 +3,7 @@ processes, and a count of the forks it refused) and a memory group (a ceiling on
 processes together). Both cgroup layouts are read: v1 (a hierarchy per controller) and v2 (one hierarchy with
 the controllers delegated). Groups are created under the worker's own group, never above it."""
 
+import contextlib
 import os
 import signal
 import threading
@@ -154,21 +155,15 @@ class Cgroups:
         def remove():
             deadline = time.monotonic() + timeout
             for group in groups:
-                while time.monotonic() < deadline:
-                    try:
-                        group.rmdir()
-                        break
-                    except FileNotFoundError:
-                        break
-                    except OSError:
-                        time.sleep(0.1)
+                with contextlib.suppress(OSError):
+                    _remove_when_empty(group, deadline - time.monotonic())
 
         if groups:
             threading.Thread(target=remove, name="cgroup-removal", daemon=True).start()
 
 
 def sweep_leftovers():
-    """Remove the empty groups of sandboxes whose worker died before closing them."""
+    """End the processes left in the groups of sandboxes whose worker died, and remove those groups."""
     for controller in ("pids", "memory"):
         parent = _parent_for(controller)
         folder = parent / FOLDER if parent else None
@@ -177,8 +172,25 @@ def sweep_leftovers():
         for group in folder.iterdir():
             owner = group.name.split("-", 1)[0]
             try:
-                alive = owner.isdigit() and Path(f"/proc/{owner}").exists()
-                if group.is_dir() and not alive and not (group / "cgroup.procs").read_text().split():
-                    group.rmdir()
+                if not group.is_dir() or (owner.isdigit() and Path(f"/proc/{owner}").exists()):
+                    continue
+                for pid in (group / "cgroup.procs").read_text().split():
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(int(pid), signal.SIGKILL)
+                _remove_when_empty(group, timeout=2)
             except OSError:
                 pass
+
+
+def _remove_when_empty(group: Path, timeout: float):
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            group.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)

@@ -1051,11 +1051,28 @@ def _keep_template(venv: Path, template: Path):
         shutil.rmtree(aside, ignore_errors=True)
 
 
-def sweep_leftovers(scratch_dir: str | None = None):
-    """Remove the folders of sandboxes whose worker died (their processes died with it: each sandbox's init
-    and network end when their worker does)."""
+def sweep_leftovers(scratch_dir: str | None = None) -> list[Path]:
+    """Remove the folders of sandboxes (and Claude workspaces) whose worker died, and end every process still
+    working in one. A sandbox's own processes die with its worker (its init and network do), but a process
+    started outside a PID namespace (an unconfined run, the Claude CLI's commands) lives on until swept."""
     folder = Path(scratch_dir or tempfile.gettempdir())
+    swept = []
     for root in folder.glob("stackbench_sandbox_*"):
         owner = root.name.split("_")[2]
         if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            kill_processes_working_in(root)
             shutil.rmtree(root, ignore_errors=True)
+            swept.append(root)
+    return swept
+
+
+def kill_processes_working_in(folder: Path):
+    folder = folder.resolve()
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            working_in = Path(os.readlink(entry / "cwd"))
+        except OSError:
+            continue
+        if working_in.is_relative_to(folder) and int(entry.name) != os.getpid():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(int(entry.name), signal.SIGKILL)

@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -129,6 +130,21 @@ def test_killing_a_workers_idle_pool_processes_does_not_stop_it_taking_runs(slow
     run = queued_audit(slow_walkthrough)
     done = wait_for(lambda: fresh(run) if not fresh(run).is_active else None, timeout=60, message="the run to end")
     assert (done.status, done.attempts) == (RunStatus.SUCCEEDED, 1), done.error
+
+
+def test_each_recovery_check_ends_what_a_killed_worker_left_running_and_removes_its_folders(workers, tmp_path):
+    from audits.tasks import recover_stale_runs_task
+
+    worker = workers()
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    leftover = Path(tempfile.gettempdir()) / f"stackbench_sandbox_{dead.pid}_claude_wt_gone_ab12"
+    (leftover / "work").mkdir(parents=True)
+    lingering = subprocess.Popen(["sleep", "600"], cwd=leftover / "work", start_new_session=True)
+    recover_stale_runs_task.apply_async(queue="faults")
+    assert lingering.wait(timeout=30) == -signal.SIGKILL
+    wait_for(lambda: not leftover.exists(), timeout=10, message="the dead worker's folder to go")
+    assert worker.poll() is None
 
 
 def test_a_dead_run_found_while_the_broker_is_down_is_requeued_by_a_later_check(slow_walkthrough, use_broker):

@@ -388,5 +388,25 @@ def test_workspaces_of_a_dead_worker_are_swept_those_of_a_live_one_kept(tmp_path
     alive = tmp_path / f"stackbench_sandbox_{os.getpid()}_claude_wt_x_cd34"
     for folder in (dead, alive):
         (folder / "work").mkdir(parents=True)
+    lingering = subprocess.Popen(["sleep", "600"], cwd=dead / "work", start_new_session=True)
+    kept = subprocess.Popen(["sleep", "600"], cwd=alive / "work", start_new_session=True)
     sweep_leftovers(str(tmp_path))
     assert not dead.exists() and alive.exists()
+    assert lingering.wait(timeout=5) == -9, "a process still working in a dead worker's folder is ended"
+    assert kept.poll() is None
+    kept.kill()
+
+
+def test_processes_left_in_a_dead_workers_group_are_ended_and_the_group_removed():
+    from audits.engines.cgroups import FOLDER, _parent_for, sweep_leftovers
+
+    parent = _parent_for("pids")
+    if parent is None:
+        pytest.skip("needs a pids cgroup the worker may create groups in")
+    group = parent / FOLDER / "999999999-leftover"
+    group.mkdir(parents=True, exist_ok=True)
+    lingering = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    (group / "cgroup.procs").write_text(str(lingering.pid))
+    sweep_leftovers()
+    assert lingering.wait(timeout=5) == -9
+    assert not group.exists()
