@@ -484,3 +484,36 @@ def test_a_database_restart_during_a_validation_costs_it_no_attempt(site_on_priv
     assert done[:2] == ("succeeded", 1), done
     assert "the database stopped answering during run" in site.worker.log.read_text()
     assert site.query(results, run_id) == [(0, "success"), (1, "success"), (2, "success")]
+
+
+def test_a_run_queued_when_redis_restarts_is_sent_again_and_costs_no_attempt(
+    private_redis, slow_walkthrough, use_broker, child_env, tmp_path, wheelhouse
+):
+    from audits.tasks import resend_lost_messages
+
+    use_broker(private_redis["url"])
+    run = do_start_audit(slow_walkthrough)
+    private_redis["process"].terminate()
+    private_redis["process"].wait()
+    private_redis["process"] = private_redis["start"]()
+    port = private_redis["url"].split(":")[2].split("/")[0]
+    wait_for(
+        lambda: subprocess.run(["redis-cli", "-p", port, "ping"], capture_output=True).stdout.strip() == b"PONG",
+        timeout=10,
+        message="redis back",
+    )
+    env = {
+        **child_env,
+        "CELERY_BROKER_URL": private_redis["url"],
+        "STACKBENCH_FIND_LINKS": str(wheelhouse),
+        "STACKBENCH_NO_INDEX": "true",
+    }
+    worker = start_worker(env, tmp_path / "worker.log")
+    try:
+        time.sleep(2)
+        assert fresh(run).status == RunStatus.QUEUED, "Redis kept nothing: no worker can take it"
+        assert resend_lost_messages(seconds=0) == [(run.pk, "resent")]
+        done = wait_for(lambda: fresh(run) if not fresh(run).is_active else None, timeout=90, message="the run")
+        assert (done.status, done.attempts) == (RunStatus.SUCCEEDED, 1), done.error
+    finally:
+        stop_worker(worker)
