@@ -250,12 +250,18 @@ def wait_for_database(seconds: float) -> bool:
             time.sleep(1)
 
 
-def _queue_again_after_outage(run_id: int, attempt: int | None, exc: Exception, signature):
-    """Wait for the database, give the run back as the attempt it was, and send its message again. A database
-    that stays away longer leaves the run to the periodic recovery."""
+def _database_came_back(run_id: int, exc: Exception) -> bool:
+    """Wait for the database; one that stays away longer leaves the run to the periodic recovery."""
     logger.warning("the database stopped answering during run %s (%s); waiting for it", run_id, exc)
-    if not wait_for_database(settings.STACKBENCH_DATABASE_WAIT_SECONDS):
-        logger.error("the database did not come back; run %s is left to the periodic recovery", run_id)
+    if wait_for_database(settings.STACKBENCH_DATABASE_WAIT_SECONDS):
+        return True
+    logger.error("the database did not come back; run %s is left to the periodic recovery", run_id)
+    return False
+
+
+def _queue_again_after_outage(run_id: int, attempt: int | None, exc: Exception, signature):
+    """Once the database is back, give the run back as the attempt it was and send its message again."""
+    if not _database_came_back(run_id, exc):
         return
     if attempt is not None and not Run.objects.give_back(run_id, attempt, OUTAGE_LABEL):
         return
@@ -265,9 +271,7 @@ def _queue_again_after_outage(run_id: int, attempt: int | None, exc: Exception, 
 def _hand_document_back_after_outage(run_id: int, document_id: int, exc: Exception):
     """A page of a validation lost its database: the page starts again (its stored results are kept), the run
     goes on as the same attempt."""
-    logger.warning("the database stopped answering during run %s (%s); waiting for it", run_id, exc)
-    if not wait_for_database(settings.STACKBENCH_DATABASE_WAIT_SECONDS):
-        logger.error("the database did not come back; run %s is left to the periodic recovery", run_id)
+    if not _database_came_back(run_id, exc):
         return
     # Beaten now, so the periodic recovery does not take the silent run for dead and count an attempt.
     if not Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(heartbeat_at=timezone.now()):

@@ -521,7 +521,7 @@ class Sandbox:
         if self.is_root:
             # Behind a folder others cannot enter, the reader could not get there anyway (and bubblewrap, as the
             # reader, cannot make the mount point).
-            hidden = [path for path in hidden if _enterable_by_others(path.resolve().parent)]
+            hidden = [path for path in hidden if reachable_by_anyone(path)]
         for path in hidden:
             # A folder inside another hidden one is gone with it.
             if not any(path != other and path.is_relative_to(other) for other in hidden):
@@ -970,10 +970,6 @@ def reachable_by_anyone(path: Path, execute: bool = False) -> bool:
         return False
 
 
-def _enterable_by_others(folder: Path) -> bool:
-    return all(p.stat().st_mode & stat.S_IXOTH for p in (folder, *folder.parents))
-
-
 def _walk_folders(folder: Path):
     for parent, _, _ in os.walk(folder):
         yield Path(parent)
@@ -1051,19 +1047,16 @@ def _keep_template(venv: Path, template: Path):
         shutil.rmtree(aside, ignore_errors=True)
 
 
-def sweep_leftovers(scratch_dir: str | None = None) -> list[Path]:
+def sweep_leftovers(scratch_dir: str | None = None):
     """Remove the folders of sandboxes (and Claude workspaces) whose worker died, and end every process still
     working in one. A sandbox's own processes die with its worker (its init and network do), but a process
     started outside a PID namespace (an unconfined run, the Claude CLI's commands) lives on until swept."""
     folder = Path(scratch_dir or tempfile.gettempdir())
-    swept = []
     for root in folder.glob("stackbench_sandbox_*"):
         owner = root.name.split("_")[2]
         if owner.isdigit() and not Path(f"/proc/{owner}").exists():
             kill_processes_working_in(root)
             shutil.rmtree(root, ignore_errors=True)
-            swept.append(root)
-    return swept
 
 
 def kill_processes_working_in(folder: Path):

@@ -386,26 +386,22 @@ class SiteOnPrivatePostgres:
             **env,
         }
         self.env.pop("CELERY_BROKER_URL", None)
-        self.manage([["migrate", "--no-input"]])
+        self.manage("migrate", "--no-input")
         self.worker = None
 
-    def manage(self, arguments):
-        finished = [
-            subprocess.run(
-                [sys.executable, str(BASE_DIR / "manage.py"), *args],
-                env=self.env,
-                check=True,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
-            for args in arguments
-        ]
-        return finished[-1].stdout.strip().splitlines()[-1] if finished[-1].stdout.strip() else ""
+    def manage(self, *arguments) -> str:
+        return subprocess.run(
+            [sys.executable, str(BASE_DIR / "manage.py"), *arguments],
+            env=self.env,
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
 
     def start_run(self, python):
         """The primary key of the run that a Python snippet (run in `manage.py shell`) starts and prints."""
-        return int(self.manage([["shell", "-c", python]]))
+        return int(self.manage("shell", "-c", python).split()[-1])
 
     def query(self, sql, *params):
         import psycopg
