@@ -521,7 +521,7 @@ class Sandbox:
         if self.is_root:
             # Behind a folder others cannot enter, the reader could not get there anyway (and bubblewrap, as the
             # reader, cannot make the mount point).
-            hidden = [path for path in hidden if reachable_by_anyone(path)]
+            hidden = [path for path in hidden if reachable_by_anyone(path.resolve().parent)]
         for path in hidden:
             # A folder inside another hidden one is gone with it.
             if not any(path != other and path.is_relative_to(other) for other in hidden):
