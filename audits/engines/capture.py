@@ -1,7 +1,7 @@
 """Keeping what untrusted commands print within bounds: the head and the tail of an output (the command and its
 final error are what matter), in bounded memory however much they print."""
 
-from pathlib import Path
+import os
 
 
 def as_text(data: bytes) -> str:
@@ -21,19 +21,20 @@ def cap_output(data: bytes, limit: int) -> tuple[str, bool]:
     return head_and_tail(head, tail, len(data) - len(head) - len(tail)), True
 
 
-def read_capped(path: Path, limit: int, offset: int = 0) -> tuple[str, bool]:
-    """A file's head and tail (from offset on) within the limit, without reading a huge file into memory."""
+def read_capped(handle: int, limit: int, offset: int = 0) -> tuple[str, bool]:
+    """An open file's head and tail (from offset on) within the limit, reading no more than that (a file made
+    huge, sparse or not, costs nothing)."""
     try:
-        size = path.stat().st_size - offset
+        size = os.fstat(handle).st_size - offset
     except OSError:
         return "", False
-    with open(path, "rb") as handle:
-        handle.seek(offset)
-        if size <= limit:
-            return cap_output(handle.read(), limit)
-        head = handle.read(limit // 4)
-        handle.seek(offset + size - (limit - limit // 4))
-        tail = handle.read()
+    if size <= 0:
+        return "", False
+    if size <= limit:
+        return cap_output(os.pread(handle, size, offset), limit)
+    head = os.pread(handle, limit // 4, offset)
+    tail_size = limit - limit // 4
+    tail = os.pread(handle, tail_size, offset + size - tail_size)
     return head_and_tail(head, tail, size - len(head) - len(tail)), True
 
 
