@@ -23,6 +23,8 @@ def sandbox_limits(**overrides) -> Limits:
         file_size_bytes=settings.STACKBENCH_SANDBOX_FILE_MB * 1024**2,
         max_processes=settings.STACKBENCH_SANDBOX_MAX_PROCESSES,
         disk_bytes=settings.STACKBENCH_SANDBOX_DISK_MB * 1024**2,
+        max_files=settings.STACKBENCH_SANDBOX_MAX_FILES,
+        cpus=settings.STACKBENCH_SANDBOX_CPUS,
     )
     values.update(overrides)
     return Limits(**values)

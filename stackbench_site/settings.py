@@ -207,6 +207,9 @@ STACKBENCH_SANDBOX_MEMORY_MB = envint("STACKBENCH_SANDBOX_MEMORY_MB", 2048)
 STACKBENCH_SANDBOX_FILE_MB = envint("STACKBENCH_SANDBOX_FILE_MB", 1024)
 STACKBENCH_SANDBOX_MAX_PROCESSES = envint("STACKBENCH_SANDBOX_MAX_PROCESSES", 256)
 STACKBENCH_SANDBOX_DISK_MB = envint("STACKBENCH_SANDBOX_DISK_MB", 4096)
+STACKBENCH_SANDBOX_MAX_FILES = envint("STACKBENCH_SANDBOX_MAX_FILES", 500_000)
+# CPU time per run, in CPUs' worth (default half the machine's, at least one): the dashboard keeps the rest.
+STACKBENCH_SANDBOX_CPUS = envfloat("STACKBENCH_SANDBOX_CPUS", max(1.0, (os.cpu_count() or 2) / 2))
 # Where sandbox folders are made (default: the system's temp folder).
 STACKBENCH_SANDBOX_DIR = envstr("STACKBENCH_SANDBOX_DIR") or None
 # The weaker jail without namespaces, for machines where bubblewrap cannot run; every such run says so.
@@ -215,13 +218,14 @@ STACKBENCH_UNCONFINED = envbool("STACKBENCH_UNCONFINED", False)
 STACKBENCH_SANDBOX_NETWORK = envstr("STACKBENCH_SANDBOX_NETWORK", "registries")
 if STACKBENCH_SANDBOX_NETWORK not in ("registries", "none"):
     raise BadSetting(f"STACKBENCH_SANDBOX_NETWORK={STACKBENCH_SANDBOX_NETWORK!r} is not registries or none")
-# Package registries stay reachable even where they resolve to a private address (a mirror, a proxy).
+# Package registries stay reachable even where they resolve to a private address (a mirror, a proxy): there, on
+# their own port only ("host:port"; a bare host means 443 and 80), never the address's other services.
 STACKBENCH_REGISTRIES = envlist(
     "STACKBENCH_REGISTRIES", ["pypi.org", "files.pythonhosted.org", "registry.npmjs.org", "registry.yarnpkg.com"]
 ) + [
-    urlsplit(url).hostname
+    f"{parts.hostname}:{parts.port or (80 if parts.scheme == 'http' else 443)}"
     for url in (envstr("PIP_INDEX_URL"), envstr("UV_INDEX_URL"), envstr("NPM_CONFIG_REGISTRY"))
-    if url and urlsplit(url).hostname
+    if url and (parts := urlsplit(url)).hostname
 ]
 # Interpreters a reader's virtualenv can be made from (default: those in /usr/bin, /usr/local/bin, /opt/python*).
 STACKBENCH_PYTHONS = envlist("STACKBENCH_PYTHONS")

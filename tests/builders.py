@@ -280,13 +280,24 @@ def seed_documents():
 
 def processes_of(uid: int) -> list[int]:
     """Host pids of the live processes running as uid (a sandbox's own uid, when the worker is root)."""
+    return _live_processes(lambda found: found == uid)
+
+
+def sandbox_processes() -> list[int]:
+    """Host pids of the live processes running as any sandbox's own uid (when the worker is root)."""
+    from audits.engines.venv_copies import SANDBOX_UIDS
+
+    return _live_processes(lambda uid: SANDBOX_UIDS[0] <= uid < SANDBOX_UIDS[1])
+
+
+def _live_processes(uid_matches) -> list[int]:
     found = []
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
             fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
         except OSError:
             continue
-        if int(fields["Uid"].split()[1]) == uid and not fields["State"].strip().startswith("Z"):
+        if uid_matches(int(fields["Uid"].split()[1])) and not fields["State"].strip().startswith("Z"):
             found.append(int(status.parent.name))
     return found
 

@@ -127,20 +127,43 @@ def celery_worker(child_env, tmp_path_factory):
 @pytest.fixture
 def make_sandbox():
     """Sandboxes as the app makes them (the machine's reader profile, the app's folders hidden), closed after the
-    test; keyword arguments are limits (timeout=5, max_processes=64, ...)."""
+    test; keyword arguments are limits (timeout=5, max_processes=64, ...) and reachable_hosts."""
+    import dataclasses
+
     from audits.engines.sandbox import open_sandbox
     from stackbench_site.configuration import sandbox_settings
 
     made = []
 
-    def make(label="test", work_dir=None, read_only=None, **limits):
-        sandbox = open_sandbox(sandbox_settings(**limits), label, work_dir, read_only)
+    def make(label="test", work_dir=None, read_only=None, reachable_hosts=None, **limits):
+        settings = sandbox_settings(**limits)
+        if reachable_hosts is not None:
+            settings = dataclasses.replace(settings, reachable_hosts=reachable_hosts)
+        sandbox = open_sandbox(settings, label, work_dir, read_only)
         made.append(sandbox)
         return sandbox
 
     yield make
     for sandbox in made:
         sandbox.close()
+
+
+@pytest.fixture
+def root_worker():
+    if os.geteuid() != 0:
+        pytest.skip("checks what a step can do against a worker that runs as root")
+
+
+@pytest.fixture
+def root_only(tmp_path_factory, root_worker):
+    """A folder only root may enter, holding a file only root may read (as var/, /root or /etc/shadow are): what a
+    worker running as root must never read, write or copy out for a run."""
+    folder = tmp_path_factory.mktemp("root-only")
+    folder.chmod(0o700)
+    secret = folder / "secret.txt"
+    secret.write_text("ROOT-ONLY-SECRET-7f3a")
+    secret.chmod(0o600)
+    return folder, secret
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 FOLDER = "stackbench"
+CPU_PERIOD_US = 100_000
 
 
 def _own_path(controller: str) -> str:
@@ -54,35 +55,44 @@ def _write(path: Path, value: str) -> bool:
 class Cgroups:
     pids: Path | None = None
     memory: Path | None = None
+    cpu: Path | None = None
     max_processes: int = 0
     groups: list[Path] = field(default_factory=list)
 
     @classmethod
-    def create(cls, max_processes: int, memory_bytes: int) -> "Cgroups":
+    def create(cls, max_processes: int, memory_bytes: int, cpus: float = 0.0) -> "Cgroups":
+        """Groups for what the machine lets us limit: processes, memory, and (with cpus) CPU time, as many CPUs'
+        worth per period."""
         made = cls(max_processes=max_processes)
         name = f"{os.getpid()}-{uuid.uuid4().hex[:10]}"
-        for controller, limit_file, limit in (
-            ("pids", "pids.max", str(max_processes)),
-            ("memory", None, str(memory_bytes)),
-        ):
+        quota = int(cpus * CPU_PERIOD_US)
+        limits = {
+            "pids": {"pids.max": str(max_processes)},
+            "memory": {"memory.limit_in_bytes": str(memory_bytes), "memory.max": str(memory_bytes)},
+            "cpu": {"cpu.cfs_period_us": str(CPU_PERIOD_US), "cpu.cfs_quota_us": str(quota)}
+            | {"cpu.max": f"{quota} {CPU_PERIOD_US}"},
+        }
+        for controller, files in limits.items():
+            if controller == "cpu" and quota <= 0:
+                continue
             parent = _parent_for(controller)
             if parent is None:
                 continue
-            group = parent / FOLDER / name
-            if group in made.groups:  # v2: one group holds both controllers
-                setattr(made, controller, group)
-                continue
-            try:
-                group.mkdir(parents=True)
-            except OSError:
-                continue
-            if controller == "memory":
-                limit_file = "memory.limit_in_bytes" if (group / "memory.limit_in_bytes").exists() else "memory.max"
-            if not _write(group / limit_file, limit):
-                group.rmdir()
+            group = parent / FOLDER / name  # v2: one group holds every controller
+            fresh = group not in made.groups
+            if fresh:
+                try:
+                    group.mkdir(parents=True)
+                except OSError:
+                    continue
+            present = {file: value for file, value in files.items() if (group / file).exists()}
+            if not present or not all(_write(group / file, value) for file, value in present.items()):
+                if fresh:
+                    group.rmdir()
                 continue
             setattr(made, controller, group)
-            made.groups.append(group)
+            if fresh:
+                made.groups.append(group)
         return made
 
     @property
@@ -91,7 +101,7 @@ class Cgroups:
         return [str(group / "cgroup.procs") for group in self.groups]
 
     def describe(self) -> list[str]:
-        return [name for name in ("pids", "memory") if getattr(self, name) is not None]
+        return [name for name in ("pids", "memory", "cpu") if getattr(self, name) is not None]
 
     def refused_forks(self) -> int:
         """How many forks the pids group has refused so far (0 without one)."""
@@ -164,7 +174,7 @@ class Cgroups:
 
 def sweep_leftovers():
     """End the processes left in the groups of sandboxes whose worker died, and remove those groups."""
-    for controller in ("pids", "memory"):
+    for controller in ("pids", "memory", "cpu"):
         parent = _parent_for(controller)
         folder = parent / FOLDER if parent else None
         if folder is None or not folder.is_dir():

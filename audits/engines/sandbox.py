@@ -25,12 +25,13 @@ allowlisted environment, rlimits, cgroups and their own folders (and the run say
 """
 
 import contextlib
+import errno
 import fcntl
 import functools
-import hashlib
 import ipaddress
 import json
 import os
+import re
 import secrets
 import select
 import shutil
@@ -43,8 +44,14 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
+from urllib.parse import urlsplit
 
+from audits.engines import host_view, seccomp_filter
+from audits.engines.capture import read_capped
 from audits.engines.cgroups import Cgroups
+from audits.engines.sandbox_files import Planted, SandboxFiles, copy_tree, tree_usage
+from audits.engines.venv_copies import VenvCopy, keep_template, new_sandbox_uid, release, take_copy, template_folder
 
 READER_UID = 1000
 HOME = "/home/reader"
@@ -54,9 +61,6 @@ TOOLS = "/run/stackbench-tools"
 VENV = f"{HOME}/.venv"
 NPM_PREFIX = f"{HOME}/.npm-global"
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
-# Every sandbox gets an unprivileged uid of its own when the worker is root: files, processes and the per-uid
-# process limit of one run are then nobody else's.
-SANDBOX_UIDS = (2_000_000_000, 2_140_000_000)  # the kernel refuses uid maps at 2**31 and above
 # Unreachable from a sandbox: private and link-local ranges (cloud metadata among them), shared address space,
 # and slirp's gateway, which stands for the host's loopback. The host's own addresses are added per sandbox.
 PROHIBITED_RANGES = (
@@ -69,12 +73,16 @@ PROHIBITED_RANGES = (
     "10.0.2.2/32",
 )
 SLIRP_GATEWAY, SLIRP_DNS = "10.0.2.2", "10.0.2.3"
+REGISTRY_TABLE, REGISTRY_RULE = 100, 100  # the routing table and rule priority of registries at private addresses
 NS_GET_USERNS = 0xB701
 START_TIMEOUT = 10.0
 DISK_CHECK_SECONDS = 2.0
 STRAY_ROUNDS = 20  # kill-and-look rounds before a flood of strays ends the whole sandbox
 NAMESPACE_FDS = ("pid", "owner", "user", "net")
-ATTACH_TO_CGROUPS = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
+# The first process of every launch: into the sandbox's cgroups (the files named before --), then on to the rest.
+LAUNCH = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; {park}exec "$@"'
+NICENESS = 10  # the dashboard and the worker come first; a run takes what is left (and its cgroup's share)
+KEYRING_NOTICE = re.compile(r"^Joined session keyring: \d+\n?", re.MULTILINE)
 
 
 class SandboxUnavailable(Exception):
@@ -89,6 +97,8 @@ class Limits:
     file_size_bytes: int = 1024**3
     max_processes: int = 256
     disk_bytes: int = 4 * 1024**3  # the sandbox's folder (home, work, /tmp)
+    max_files: int = 500_000  # files and folders in it: inodes run out like blocks do
+    cpus: float = 1.0  # CPU time, in CPUs' worth, where a cpu cgroup can be made (0: no cap)
 
 
 @dataclass(frozen=True)
@@ -143,7 +153,7 @@ class Watch:
         self.sandbox, self.timeout, self.should_stop = sandbox, timeout, should_stop
         self.started = time.monotonic()
         self.refused = sandbox.refused_forks()
-        self.disk_checked = self.started
+        self.disk = DiskWatch(sandbox)
 
     def interruption(self) -> str | None:
         now = time.monotonic()
@@ -153,18 +163,50 @@ class Watch:
             return "cancelled"
         if self.flooded():
             return "process_limit"
-        if now - self.disk_checked > DISK_CHECK_SECONDS:
-            self.disk_checked = now
-            if self.disk_full():
-                return "disk_limit"
+        if self.disk.filled():
+            return "disk_limit"
         return None
 
     def flooded(self) -> bool:
         return self.sandbox.refused_forks() > self.refused
 
-    def disk_full(self) -> bool:
-        limit = self.sandbox.limits.disk_bytes
-        return self.sandbox.disk_used(stop_at=limit) > limit
+
+class DiskWatch:
+    """Whether a command fills the sandbox's disk (blocks or files). Its folders are measured every
+    DISK_CHECK_SECONDS, and at once when the filesystem they are on grows fast (a cheap look at its free blocks
+    and inodes between measures). A command that starts with the sandbox over its limits (measured again then:
+    an earlier one may have freed space) may run, as a reader can still list or delete files on a full disk, but
+    is stopped as soon as the filesystem grows: a dozen steps cannot each add as much again."""
+
+    def __init__(self, sandbox: "Sandbox"):
+        self.sandbox, limits = sandbox, sandbox.limits
+        if sandbox.disk_full:
+            sandbox.measure_disk()
+        self.started_full = sandbox.disk_full
+        self.checked = time.monotonic()
+        self.filesystem = _filesystem_used(sandbox.root)
+        self.slack = (min(limits.disk_bytes // 10, 64 * 1024**2), min(limits.max_files // 10, 20_000))
+
+    def filled(self) -> bool:
+        now, filesystem = time.monotonic(), _filesystem_used(self.sandbox.root)
+        growing = any(
+            used - before > slack for used, before, slack in zip(filesystem, self.filesystem, self.slack, strict=True)
+        )
+        if self.started_full:
+            return growing
+        if now - self.checked < DISK_CHECK_SECONDS and not growing:
+            return False
+        self.checked, self.filesystem = now, filesystem
+        return self.sandbox.measure_disk()
+
+
+def _filesystem_used(folder: Path) -> tuple[int, int]:
+    """Blocks (in bytes) and inodes in use on the filesystem holding folder, all users together."""
+    try:
+        info = os.statvfs(folder)
+    except OSError:
+        return 0, 0
+    return (info.f_blocks - info.f_bfree) * info.f_frsize, info.f_files - info.f_ffree
 
 
 # Without udev, /dev/net/tun stays 0600 and slirp4netns (run as the run's own user) cannot open it.
@@ -191,12 +233,17 @@ def tool(name: str) -> str:
 @functools.cache
 def bubblewrap_problem() -> str | None:
     """Why confined sandboxes cannot run here, naming the fix; None when they can."""
-    missing = [name for name in ("bwrap", "slirp4netns", "nsenter", "setpriv", "prlimit", "ip") if tool(name) == name]
+    needed = ("bwrap", "slirp4netns", "nsenter", "setpriv", "prlimit", "ip", "keyctl")
+    missing = [name for name in needed if tool(name) == name]
     if missing:
         return (
-            f"{', '.join(missing)} not found: install Debian's bubblewrap, slirp4netns, util-linux and iproute2 "
-            "(bin/setup does), or set STACKBENCH_UNCONFINED=1 to run docs' commands with the weaker jail"
+            f"{', '.join(missing)} not found: install Debian's bubblewrap, slirp4netns, util-linux, iproute2 and "
+            "keyutils (bin/setup does), or set STACKBENCH_UNCONFINED=1 to run docs' commands with the weaker jail"
         )
+    try:
+        seccomp_filter.program()
+    except seccomp_filter.SeccompUnavailable as exc:
+        return str(exc)
     probe = subprocess.run(
         [
             tool("bwrap"),
@@ -230,14 +277,37 @@ def open_sandbox(
 ) -> "Sandbox":
     """A started sandbox: confined with bubblewrap, or unconfined when the settings say so explicitly. read_only
     lists host folders shown read-only inside (wheel folders to install from); sandbox.read_only says where."""
+    secret = credential_in(settings.environment)
+    if secret:
+        raise SandboxUnavailable(
+            f"{secret} carries a user name or password, and commands taken from docs could read it: give the "
+            "sandbox a registry or proxy that needs none, or keep the variable out of the worker's environment"
+        )
     if settings.unconfined:
         return UnconfinedSandbox(settings, label, work_dir, read_only)
     return Sandbox(settings, label, work_dir, read_only)
 
 
+def credential_in(environment: dict[str, str]) -> str | None:
+    """The first passed-through variable whose value holds a URL with a user name or password in it (an index
+    URL, a proxy; several may be listed, some as name=URL)."""
+    for name, value in environment.items():
+        for word in re.split(r"[\s,]+", value):
+            url = word.split("=", 1)[1] if "=" in word.split("://", 1)[0] else word
+            if "://" in url:
+                try:
+                    parts = urlsplit(url)
+                    if parts.username or parts.password:
+                        return name
+                except ValueError:
+                    return name  # not even a URL we can read: not one to hand over
+    return None
+
+
 class Sandbox:
-    """One run's machine. Paths given to and taken from it are paths inside it (HOME, WORK, STATE);
-    host_path() maps them to the worker's side."""
+    """One run's machine. Paths given to and taken from it are paths inside it (HOME, WORK, STATE). The worker
+    touches its files only through self.files (sandbox_files: no link followed, nothing shared written), and keeps
+    its own logs of the sandbox's processes in a folder the sandbox cannot see (private_file)."""
 
     confinement = "bubblewrap"
 
@@ -251,34 +321,41 @@ class Sandbox:
         self._read_only_hosts = [Path(folder) for folder in read_only or []]
         self.read_only = [f"/run/stackbench-ro/{index}" for index in range(len(self._read_only_hosts))]
         started = time.monotonic()
-        self.root = _make_root(settings, label)
         self.is_root = os.geteuid() == 0
-        self.uid = (
-            secrets.randbelow(SANDBOX_UIDS[1] - SANDBOX_UIDS[0]) + SANDBOX_UIDS[0] if self.is_root else os.getuid()
-        )
-        self.gid = self.uid if self.is_root else os.getgid()
+        self.disk_full = False
+        self.root = _make_root(settings, label)
         self.home, self.work, self.state, self.tmp = HOME, WORK, STATE, "/tmp"
-        self._work_host = self.root / "home" / "work"
         # A folder of the user's choice is copied in, and what the run leaves there copied back at the end (the
         # sandbox's user may not even be able to reach it where it is).
         self._chosen = Path(work_dir).resolve() if work_dir else None
-        if self._chosen is not None:
-            self._chosen.mkdir(parents=True, exist_ok=True)
-            self._chosen_owner = _owner(self._chosen)
-        self._prepare_folders()
-        self.cgroups = Cgroups.create(self.limits.max_processes, self.limits.memory_bytes)
+        self.cgroups = Cgroups()
+        self.files: SandboxFiles | None = None
         self._fds: dict[str, int] = {}
         self._init: subprocess.Popen | None = None
         self._slirp: subprocess.Popen | None = None
         self._slirp_exit: int | None = None
         try:
+            venv = self._take_venv_copy()
+            self.uid = venv.uid if venv and venv.uid is not None else new_sandbox_uid() if self.is_root else os.getuid()
+            self.gid = self.uid if self.is_root else os.getgid()
+            self.files = SandboxFiles(
+                {HOME: self.root / "home", STATE: self.root / "state", "/tmp": self.root / "tmp"}, self._owner
+            )
+            self._prepare_folders(venv)
+            self.cgroups = Cgroups.create(self.limits.max_processes, self.limits.memory_bytes, self.limits.cpus)
             self._open_mount_sources()
             self._start()
-            self._prepare_toolchain()
+            if venv is None:
+                self._make_venv()
         except BaseException:
             self.close()
             raise
         self.start_seconds = time.monotonic() - started
+
+    @property
+    def _owner(self) -> tuple[int, int] | None:
+        """Who the reader is on the host, for what the worker makes for it (None: the worker itself)."""
+        return (self.uid, self.gid) if self.is_root else None
 
     # -- what runs inside ----------------------------------------------------------------------------------------
     @property
@@ -300,18 +377,23 @@ class Sandbox:
         if self._init is None or self._init.poll() is not None:
             self._start()
         info_read, info_write = os.pipe()
+        filter_fd = _seccomp_pipe()
         environment = env if env is not None else self.environment
         join = self._join_arguments()
+        passed = (*self._fds.values(), info_write, filter_fd, *pass_fds)
+        parked = max(passed) + 1
         # bubblewrap hands the namespace descriptors it joined on to the command: close them first (bash, as dash
-        # cannot name descriptors above 9).
+        # cannot name descriptors above 9), and put back the stderr parked while the launcher ran.
         closing = " ".join(f"{fd}>&-" for name, fd in self._fds.items() if name in NAMESPACE_FDS)
         command = [
-            *self._launcher(network=True),
+            *self._launcher(network=True, parked_stderr=parked),
             tool("bwrap"),
             *join,
             *self._mounts(),
             "--die-with-parent",
             "--new-session",
+            "--seccomp",
+            str(filter_fd),
             "--chdir",
             cwd or self.work,
             "--clearenv",
@@ -321,7 +403,7 @@ class Sandbox:
             "--",
             "/bin/bash",
             "-c",
-            f'exec {closing}; exec "$@"',
+            f'exec 2>&{parked} {parked}>&- {closing}; exec "$@"',
             "bash",
             *argv,
         ]
@@ -332,11 +414,12 @@ class Sandbox:
                 stdout=stdout,
                 stderr=stderr,
                 env={},
-                pass_fds=(*self._fds.values(), info_write, *pass_fds),
+                pass_fds=passed,
                 start_new_session=True,
             )
         finally:
             os.close(info_write)
+            os.close(filter_fd)
         try:
             pid = _read_info(info_read)["child-pid"]
         except (ValueError, KeyError):
@@ -348,16 +431,33 @@ class Sandbox:
         return Spawned(popen, pid)
 
     def run(
-        self, argv: list[str], timeout: float, cwd: str | None = None, env: dict | None = None
+        self,
+        argv: list[str],
+        timeout: float,
+        cwd: str | None = None,
+        env: dict | None = None,
+        input: bytes | None = None,
+        output_limit: int = 1024**2,
     ) -> subprocess.CompletedProcess:
-        """Run a command to its end inside (for setting the sandbox up); output captured, time limited."""
-        spawned = self.spawn(argv, cwd, env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        try:
-            output, _ = spawned.popen.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            spawned.kill()
-            output, _ = spawned.popen.communicate()
-        return subprocess.CompletedProcess(argv, spawned.popen.returncode, output.decode("utf-8", "replace"))
+        """Run a command to its end inside as the reader (setting the sandbox up, or using a file the worker must
+        not touch itself). Its output goes to the worker's private folder (a flood costs no memory) and is kept
+        within output_limit; time limited."""
+        with self.private_file("run") as log:
+            spawned = self.spawn(
+                argv,
+                cwd,
+                env,
+                stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            try:
+                spawned.popen.communicate(input=input, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                spawned.kill()
+                spawned.popen.communicate()
+            output, _ = read_capped(log.fileno(), output_limit)
+        return subprocess.CompletedProcess(argv, spawned.popen.returncode, output)
 
     def kill_processes(self, wait: bool = True):
         """End every process of the sandbox: its PID namespace goes with its init. The next spawn starts a new
@@ -398,47 +498,52 @@ class Sandbox:
     def refused_forks(self) -> int:
         return self.cgroups.refused_forks()
 
-    def disk_used(self, stop_at: int | None = None) -> int:
-        """Bytes the sandbox's folders take (counting stops once past stop_at)."""
-        return _folder_size([self.root], stop_at)
+    def measure_disk(self) -> bool:
+        """Whether the sandbox's folders take more blocks, or hold more files, than its limits allow (counting
+        stops there; a tree nested past any project's depth counts as over)."""
+        limits = self.limits
+        used = tree_usage(self.root, limits.disk_bytes, limits.max_files)
+        self.disk_full = used.too_deep or used.bytes > limits.disk_bytes or used.files > limits.max_files
+        return self.disk_full
 
     # -- files ---------------------------------------------------------------------------------------------------
-    def host_path(self, inside: str) -> Path | None:
-        """Where an inside path is on the worker's side, or None for a path outside the sandbox's own folders."""
-        path = os.path.normpath(inside)
-        for prefix, host in (
-            (WORK, self._work_host),
-            (HOME, self.root / "home"),
-            (STATE, self.root / "state"),
-            ("/tmp", self.root / "tmp"),
-        ):
-            if path == prefix or path.startswith(prefix + "/"):
-                return host / os.path.relpath(path, prefix)
-        return None
+    def write_file(self, inside: str, text: str, append: bool = False):
+        """Write a file as the reader would (its folders made as needed). Where the run put a link on the way, the
+        reader's own shell writes it, inside, with the reader's rights: the worker never follows a link."""
+        data = text.encode()
+        try:
+            self.files.write(inside, data, append)
+        except Planted:
+            redirect = ">>" if append else ">"
+            self._as_reader(inside, f'mkdir -p -- "$(dirname -- "$1")" && cat {redirect} "$1"', data)
 
-    def give(self, host_path: Path):
-        """Make a file or folder the worker wrote belong to the sandbox's user, so its commands can change it."""
-        if not self.is_root:
-            return
-        targets = [host_path] if not host_path.is_dir() or host_path.is_symlink() else _walk(host_path)
-        for target in targets:
-            try:
-                os.lchown(target, self.uid, self.gid)
-            except FileNotFoundError:
-                pass
+    def read_file(self, inside: str, limit: int) -> str | None:
+        """A file's text as the reader sees it (read inside, by the reader, where a link is on the way); None when
+        there is no such file."""
+        try:
+            return self.files.read(inside, limit).decode("utf-8", "replace")
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return None
+        except Planted:
+            return self._as_reader(inside, 'cat -- "$1"', None, limit)
 
-    def write_file(self, inside: str, text: str, append: bool = False) -> Path:
-        """Write a file as the reader would (its folders made as needed); returns where it is on the host."""
-        target = self.host_path(inside)
-        if target is None:
-            raise OSError(f"{inside} is outside the sandbox's folders")
-        missing = [parent for parent in reversed(target.parents) if not parent.exists()]
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(target, "a" if append else "w", encoding="utf-8") as out:
-            out.write(text)
-        for made in [*missing, target]:
-            self.give(made)
-        return target
+    def _as_reader(self, inside: str, script: str, data: bytes | None, limit: int = 1024**2) -> str:
+        done = self.run(
+            ["/bin/sh", "-c", script, "sh", inside], self.limits.timeout, cwd=self.work, input=data, output_limit=limit
+        )
+        if done.returncode != 0:
+            raise OSError(errno.EACCES, done.stdout.strip()[-300:] or f"{inside} cannot be used")
+        return done.stdout
+
+    def private_file(self, prefix: str) -> BinaryIO:
+        """A new file of the worker's own, for what a sandbox process prints: in a folder the sandbox cannot see
+        or change, so what the worker reads back is only ever what the process wrote. The caller closes it."""
+        handle = os.open(
+            self.root / "worker" / f"{prefix}-{secrets.token_hex(8)}.log",
+            os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+            0o600,
+        )
+        return open(handle, "w+b")
 
     def describe(self) -> dict:
         return {
@@ -457,19 +562,27 @@ class Sandbox:
             os.close(fd)
         self._fds.clear()
         self.cgroups.remove_when_empty()
-        if self._chosen is not None:
-            subprocess.run([tool("cp"), "-a", f"{self._work_host}/.", str(self._chosen)], timeout=600)
-            _chown_tree(self._chosen, *self._chosen_owner)
+        if self._chosen is not None and self.files is not None:
+            # Copied back by descriptor, following no link on either side: a run that made its work folder (or
+            # anything in it) a link to a host folder gets nothing of that folder out, and no file of the chosen
+            # folder is written through a link an earlier run left there.
+            info = self._chosen.stat()
+            with contextlib.suppress(OSError):
+                copy_tree(self.root / "home", "work", self._chosen, (info.st_uid, info.st_gid))
         shutil.rmtree(self.root, ignore_errors=True)
 
     # -- setting up ----------------------------------------------------------------------------------------------
-    def _prepare_folders(self):
+    def _prepare_folders(self, venv: VenvCopy | None):
         for name in ("home", "tmp", "state", "etc"):
             (self.root / name).mkdir()
-        self._work_host.mkdir(parents=True)
+        (self.root / "worker").mkdir(mode=0o700)
+        (self.root / "home" / "work").mkdir()
         if self._chosen is not None:
-            subprocess.run([tool("cp"), "-a", f"{self._chosen}/.", str(self._work_host)], check=True, timeout=600)
-            self.give(self._work_host)
+            self._chosen.mkdir(parents=True, exist_ok=True)
+            copy_tree(self._chosen.parent, self._chosen.name, self.root / "home" / "work", self._owner)
+        if venv is not None:
+            os.rename(venv.path, self.root / "home" / ".venv")
+            release(venv)
         (self.root / "home" / ".npm-global" / "bin").mkdir(parents=True)
         etc = self.root / "etc"
         (etc / "passwd").write_text(
@@ -479,8 +592,10 @@ class Sandbox:
         (etc / "group").write_text(f"root:x:0:\nreader:x:{READER_UID}:\nnogroup:x:65534:\n")
         (etc / "resolv.conf").write_text(f"nameserver {SLIRP_DNS}\n")
         (etc / "hosts").write_text("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
-        for path in (self.root / "home", self.root / "tmp", self.root / "state", self._work_host):
-            self.give(path)
+        (etc / "empty").touch(mode=0o444)
+        if self._owner is not None:
+            for name in ("home", "home/work", "home/.npm-global", "home/.npm-global/bin", "tmp", "state"):
+                os.chown(self.root / name, *self._owner, follow_symlinks=False)
         etc.chmod(0o755)
 
     def _open_mount_sources(self):
@@ -516,16 +631,16 @@ class Sandbox:
 
     def _mounts(self) -> list[str]:
         fd = self._fds
-        mounts = ["--ro-bind", "/", "/"]
+        profile = self.settings.profile
         hidden = [Path(path) for path in self.settings.hidden_paths if Path(path).is_dir() and path != "/"]
         if self.is_root:
             # Behind a folder others cannot enter, the reader could not get there anyway (and bubblewrap, as the
             # reader, cannot make the mount point).
             hidden = [path for path in hidden if reachable_by_anyone(path.resolve().parent)]
-        for path in hidden:
-            # A folder inside another hidden one is gone with it.
-            if not any(path != other and path.is_relative_to(other) for other in hidden):
-                mounts += ["--tmpfs", str(path), "--remount-ro", str(path)]
+        # A folder inside another hidden one is gone with it.
+        hidden = [path for path in hidden if not any(path != other and path.is_relative_to(other) for other in hidden)]
+        interpreters = [profile.python, *([profile.node] if profile.node else [])]
+        mounts = host_view.mounts(interpreters, [str(p) for p in hidden], str(self.root / "etc" / "empty"))
         mounts += [
             "--tmpfs",
             "/home",
@@ -555,11 +670,13 @@ class Sandbox:
             mounts += ["--ro-bind-fd", str(fd[f"ro:{inside}"]), inside]
         return mounts
 
-    def _launcher(self, network: bool) -> list[str]:
-        """What every process of the sandbox starts through: its cgroups, its rlimits, its network, its uid."""
-        prefix = []
-        if self.cgroups.procs_files:
-            prefix += ["/bin/sh", "-c", ATTACH_TO_CGROUPS, "sh", *self.cgroups.procs_files, "--"]
+    def _launcher(self, network: bool, parked_stderr: int | None = None) -> list[str]:
+        """What every process of the sandbox starts through: its cgroups, a new session keyring, a lower CPU
+        priority, its rlimits, its network, its uid. With parked_stderr, stderr is kept on that descriptor while
+        keyctl (which announces the keyring there) runs; the command inside puts it back."""
+        park = f"exec {parked_stderr}>&2 2>/dev/null; " if parked_stderr is not None else ""
+        prefix = ["/bin/bash", "-c", LAUNCH.format(park=park), "launch", *self.cgroups.procs_files, "--"]
+        prefix += [tool("nice"), "-n", str(NICENESS), tool("keyctl"), "session", "-"]
         limits = [f"--data={self.limits.memory_bytes}", f"--fsize={self.limits.file_size_bytes}", "--core=0"]
         if self.is_root and self.cgroups.pids is None:
             # Without a pids cgroup, the per-uid count caps a fork bomb (the sandbox's uid is its own). With one, the
@@ -627,17 +744,13 @@ class Sandbox:
         except (ValueError, KeyError):
             kill_group(self._init.pid)
             self._init.wait(timeout=START_TIMEOUT)
-            raise SandboxUnavailable(
-                f"bubblewrap could not start the sandbox: {self._init.stderr.read().decode()[-500:]}"
-            ) from None
+            raise SandboxUnavailable(f"bubblewrap could not start the sandbox: {_printed(self._init)}") from None
         try:
             command_pid = _first_child(reaper)
         except SandboxUnavailable:
             kill_group(self._init.pid)
             self._init.wait(timeout=START_TIMEOUT)
-            raise SandboxUnavailable(
-                "the sandbox's init did not start: " + self._init.stderr.read().decode("utf-8", "replace")[-500:]
-            ) from None
+            raise SandboxUnavailable(f"the sandbox's init did not start: {_printed(self._init)}") from None
         self._init_pids = (reaper, command_pid)
         self._fds["pid"] = os.open(f"/proc/{reaper}/ns/pid", os.O_RDONLY)
         self._fds["net"] = os.open(f"/proc/{reaper}/ns/net", os.O_RDONLY)
@@ -657,13 +770,25 @@ class Sandbox:
             else []
         )
         try:
+            # slirp4netns reads every packet the run sends: it runs as the run's uid, with a keyring of its own,
+            # in a sandbox of its own (an empty root) under its own seccomp filter.
             self._slirp = subprocess.Popen(
                 [
+                    tool("keyctl"),
+                    "session",
+                    "-",
                     *drop,
+                    # As root of the sandbox's user namespace (only there): slirp4netns then locks itself into an
+                    # empty mount namespace and drops every capability before it reads a packet.
+                    tool("nsenter"),
+                    f"--user=/proc/self/fd/{owner}",
+                    "--preserve-credentials",
                     tool("slirp4netns"),
                     "--configure",
                     "--mtu=65520",
                     "--disable-host-loopback",
+                    "--enable-sandbox",
+                    "--enable-seccomp",
                     f"--ready-fd={ready_write}",
                     f"--exit-fd={exit_read}",
                     f"--userns-path=/proc/self/fd/{owner}",
@@ -684,7 +809,7 @@ class Sandbox:
         with os.fdopen(ready_read, "rb") as ready:
             if ready.read(1) != b"1":
                 self._slirp.wait(timeout=START_TIMEOUT)
-                reason = self._slirp.stderr.read().decode("utf-8", "replace")[-500:]
+                reason = _printed(self._slirp)
                 if "/dev/net/tun" in reason:
                     reason += TUN_HINT
                 raise SandboxUnavailable(f"slirp4netns could not give the sandbox a network: {reason}")
@@ -722,26 +847,28 @@ class Sandbox:
                 self._slirp.wait()
             self._slirp = None
 
-    def _prepare_toolchain(self):
-        """The reader's own virtualenv, first on PATH: copied from a template made once per Python."""
-        template = _template_folder(self.settings)
-        venv = self.root / "home" / ".venv"
-        if template is not None and template.is_dir():
-            # Hard links cost no copying; the files stay the worker's (the reader cannot change them in place, only
-            # replace them, as pip does), the folders become the reader's.
-            same_disk = template.stat().st_dev == venv.parent.stat().st_dev
-            subprocess.run(
-                [tool("cp"), "-al" if same_disk else "-a", str(template), str(venv)], check=True, timeout=120
-            )
-            if self.is_root:
-                for folder in _walk_folders(venv) if same_disk else _walk(venv):
-                    os.lchown(folder, self.uid, self.gid)
-            return
+    def _take_venv_copy(self) -> VenvCopy | None:
+        """The reader's own virtualenv, first on PATH: a private copy of the template for this Python (None until
+        there is a template; the first sandbox makes it)."""
+        template = self._template()
+        if template is None or not template.is_dir():
+            return None
+        return take_copy(template, self.root.parent, self.is_root)
+
+    def _template(self) -> Path | None:
+        profile = self.settings.profile
+        return template_folder(
+            self.settings.templates_dir, profile.python, profile.python_version, self.settings.tools.get("uv")
+        )
+
+    def _make_venv(self):
+        """No template yet: the reader's virtualenv is made inside (before any command of the run), and kept."""
         made = self.run(self._venv_command(), timeout=300, cwd=HOME)
         if made.returncode != 0:
             raise SandboxUnavailable(f"the reader's virtualenv could not be made: {made.stdout.strip()[-800:]}")
+        template = self._template()
         if template is not None:
-            _keep_template(venv, template)
+            keep_template(self.root / "home" / ".venv", template)
 
     def _venv_command(self) -> list[str]:
         python = self.settings.profile.python
@@ -771,15 +898,20 @@ class UnconfinedSandbox(Sandbox):
         started = time.monotonic()
         self.root = _make_root(settings, label)
         self.is_root, self.uid, self.gid = False, os.getuid(), os.getgid()
-        self._work_host = Path(work_dir).resolve() if work_dir else self.root / "home" / "work"
+        self.disk_full = False
+        work_host = Path(work_dir).resolve() if work_dir else self.root / "home" / "work"
         self._chosen = None
-        self.home, self.work = str(self.root / "home"), str(self._work_host)
+        self.home, self.work = str(self.root / "home"), str(work_host)
         self.state, self.tmp = str(self.root / "state"), str(self.root / "tmp")
         for name in ("home", "tmp", "state"):
             (self.root / name).mkdir()
-        self._work_host.mkdir(parents=True, exist_ok=True)
+        (self.root / "worker").mkdir(mode=0o700)
+        work_host.mkdir(parents=True, exist_ok=True)
+        self.files = SandboxFiles(
+            {path: Path(path) for path in (self.home, self.state, self.tmp, self.work)}, owner=None
+        )
         (self.root / "home" / ".npm-global" / "bin").mkdir(parents=True)
-        self.cgroups = Cgroups.create(self.limits.max_processes, self.limits.memory_bytes)
+        self.cgroups = Cgroups.create(self.limits.max_processes, self.limits.memory_bytes, self.limits.cpus)
         self._fds, self._groups = {}, set()
         self._init = self._slirp = self._slirp_exit = None
         uv = settings.tools.get("uv")
@@ -805,12 +937,10 @@ class UnconfinedSandbox(Sandbox):
         return reader_environment(self.settings, self.home, self.tmp)
 
     def spawn(self, argv, cwd=None, env=None, stdin=None, stdout=None, stderr=None, pass_fds=()) -> Spawned:
-        prefix = (
-            ["/bin/sh", "-c", ATTACH_TO_CGROUPS, "sh", *self.cgroups.procs_files, "--"] if self.cgroups.groups else []
-        )
+        prefix = ["/bin/bash", "-c", LAUNCH.format(park=""), "launch", *self.cgroups.procs_files, "--"]
         limits = [f"--data={self.limits.memory_bytes}", f"--fsize={self.limits.file_size_bytes}", "--core=0"]
         popen = subprocess.Popen(
-            [*prefix, tool("prlimit"), *limits, "--", *argv],
+            [*prefix, tool("nice"), "-n", str(NICENESS), tool("prlimit"), *limits, "--", *argv],
             cwd=cwd or self.work,
             env=env if env is not None else self.environment,
             stdin=stdin,
@@ -835,10 +965,6 @@ class UnconfinedSandbox(Sandbox):
             self._groups.discard(group)
         if not kept:
             self.cgroups.kill_all(wait=False)
-
-    def host_path(self, inside: str) -> Path | None:
-        path = Path(os.path.normpath(inside))
-        return path if any(path.is_relative_to(p) for p in (self.root, self._work_host)) else None
 
 
 def reader_environment(settings: SandboxSettings, home: str, tmp: str) -> dict[str, str]:
@@ -872,19 +998,34 @@ def reader_environment(settings: SandboxSettings, home: str, tmp: str) -> dict[s
 
 
 def network_routes(reachable_hosts: tuple[str, ...]) -> list[str]:
-    """`ip -batch` lines: prohibit the private ranges and the host's own addresses; let registries that resolve
-    to a private address through."""
+    """`ip -batch` lines: prohibit the private ranges and the host's own addresses; let a registry that resolves
+    to a private address through on its own ports only (443 and 80, or the port it is named with), by a rule
+    that sends just those ports to a table of their own: a mirror on the host's address opens no other service
+    of the host."""
     lines = [f"route add prohibit {cidr}" for cidr in PROHIBITED_RANGES]
     lines += [
         f"route add prohibit {address}/32"
         for address in _host_addresses()
         if not ipaddress.ip_address(address).is_loopback
     ]
-    for host in reachable_hosts:
+    for host, ports in _registry_endpoints(reachable_hosts):
         for address in _resolve(host):
             if ipaddress.ip_address(address).is_private:
-                lines.append(f"route replace {address}/32 via {SLIRP_GATEWAY} dev tap0")
+                lines.append(f"route replace {address}/32 via {SLIRP_GATEWAY} dev tap0 table {REGISTRY_TABLE}")
+                lines += [
+                    f"rule add to {address}/32 ipproto tcp dport {port} table {REGISTRY_TABLE} priority {REGISTRY_RULE}"
+                    for port in ports
+                ]
     return list(dict.fromkeys(lines))
+
+
+def _registry_endpoints(reachable_hosts: tuple[str, ...]) -> list[tuple[str, tuple[int, ...]]]:
+    """(host, ports) for each registry: "host:port" names its port, a bare host means HTTPS and HTTP."""
+    endpoints = []
+    for entry in reachable_hosts:
+        host, _, port = entry.rpartition(":") if entry.rpartition(":")[2].isdigit() else (entry, "", "")
+        endpoints.append((host, (int(port),) if port else (443, 80)))
+    return endpoints
 
 
 def _host_addresses() -> list[str]:
@@ -911,6 +1052,21 @@ def _make_root(settings: SandboxSettings, label: str) -> Path:
     root = Path(tempfile.mkdtemp(prefix=f"stackbench_sandbox_{os.getpid()}_{safe}_", dir=settings.scratch_dir))
     root.chmod(0o711)
     return root.resolve()
+
+
+def _printed(process: subprocess.Popen) -> str:
+    """The end of what a failed launch printed on stderr, without keyctl's notice of the keyring it made."""
+    return KEYRING_NOTICE.sub("", process.stderr.read().decode("utf-8", "replace"))[-500:].strip()
+
+
+def _seccomp_pipe() -> int:
+    """A pipe bubblewrap reads the seccomp filter from (the read end; it is small enough to fit)."""
+    read, write = os.pipe()
+    try:
+        os.write(write, seccomp_filter.program())
+    finally:
+        os.close(write)
+    return read
 
 
 def _read_info(fd: int) -> dict:
@@ -970,97 +1126,28 @@ def reachable_by_anyone(path: Path, execute: bool = False) -> bool:
         return False
 
 
-def _walk_folders(folder: Path):
-    for parent, _, _ in os.walk(folder):
-        yield Path(parent)
-
-
-def _walk(folder: Path):
-    yield folder
-    for parent, folders, files in os.walk(folder):
-        for name in folders + files:
-            yield Path(parent) / name
-
-
-def _owner(path: Path) -> tuple[int, int]:
-    info = path.stat()
-    return info.st_uid, info.st_gid
-
-
-def _chown_tree(folder: Path, uid: int, gid: int):
-    for target in _walk(folder):
-        try:
-            os.lchown(target, uid, gid)
-        except OSError:
-            pass
-
-
-def _folder_size(folders: list[Path], stop_at: int | None) -> int:
-    total, seen = 0, set()
-    stack = [str(folder) for folder in folders]
-    while stack:
-        folder = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            if (info.st_dev, info.st_ino) in seen:
-                continue
-            seen.add((info.st_dev, info.st_ino))
-            total += info.st_blocks * 512
-            if entry.is_dir(follow_symlinks=False):
-                stack.append(entry.path)
-        if stop_at is not None and total > stop_at:
-            return total
-    return total
-
-
-def _template_folder(settings: SandboxSettings) -> Path | None:
-    if not settings.templates_dir:
-        return None
-    python = Path(settings.profile.python)
-    key = f"{python.resolve()}|{settings.profile.python_version}|{os.stat(python.resolve()).st_mtime_ns}"
-    tool = settings.tools.get("uv")
-    if tool:
-        key += f"|{os.stat(tool).st_size}"
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    return Path(settings.templates_dir) / f"venv-{digest}"
-
-
-def _keep_template(venv: Path, template: Path):
-    """Keep a freshly made virtualenv as the template later sandboxes copy (written aside, then renamed, so two
-    workers making one at once never leave half of one)."""
-    template.parent.mkdir(parents=True, exist_ok=True)
-    aside = Path(tempfile.mkdtemp(prefix=".venv-", dir=template.parent))
-    try:
-        subprocess.run([tool("cp"), "-a", str(venv), str(aside / "venv")], check=True, timeout=120)
-        _chown_tree(aside / "venv", os.getuid(), os.getgid())
-        os.rename(aside / "venv", template)
-    except OSError:
-        pass  # another worker kept one first
-    finally:
-        shutil.rmtree(aside, ignore_errors=True)
-
-
 def sweep_leftovers(scratch_dir: str | None = None):
-    """Remove the folders of sandboxes (and Claude workspaces) whose worker died, and end every process still
-    working in one. A sandbox's own processes die with its worker (its init and network do), but a process
-    started outside a PID namespace (an unconfined run, the Claude CLI's commands) lives on until swept."""
-    folder = Path(scratch_dir or tempfile.gettempdir())
+    """Remove the folders of sandboxes (and Claude workspaces, and ready-made virtualenv copies) whose worker died,
+    and end every process still working in one. A sandbox's own processes die with its worker (its init and
+    network do), but a process started outside a PID namespace (an unconfined run, the Claude CLI's commands)
+    lives on until swept. Only real folders of this worker's user are swept: a link named like one is left alone
+    (following it would end processes and remove files wherever it points)."""
+    folder = Path(scratch_dir or tempfile.gettempdir()).resolve()  # the configured place; what is in it is not
     for root in folder.glob("stackbench_sandbox_*"):
         owner = root.name.split("_")[2]
+        try:
+            info = root.lstat()
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            continue
         if owner.isdigit() and not Path(f"/proc/{owner}").exists():
             kill_processes_working_in(root)
             shutil.rmtree(root, ignore_errors=True)
 
 
 def kill_processes_working_in(folder: Path):
-    folder = folder.resolve()
+    """End every process whose working folder lies in folder (a real folder, given as it is: never resolved)."""
     for entry in Path("/proc").glob("[0-9]*"):
         try:
             working_in = Path(os.readlink(entry / "cwd"))

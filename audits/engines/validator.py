@@ -18,11 +18,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import BinaryIO
 
 from packaging.requirements import InvalidRequirement, Requirement
 
 from audits.engines import verdicts
-from audits.engines.capture import cap_output
+from audits.engines.capture import read_capped
 from audits.engines.formats import (
     ExampleResult,
     SetupProblem,
@@ -43,6 +44,7 @@ INSTALL_TIMEOUT = 600
 LEGACY_SKIP_REASON = "Example marked as not executable"
 RUNNER_SOURCE = (Path(__file__).parent / "page_runner.py").read_text()
 RUNNER_GRACE = 15.0  # beyond an example's own time limit, before the runner itself is deemed stuck
+ANSWER_LIMIT = 64 * 1024**2  # one answer of the page runner (its outputs are capped well below this)
 NOT_FOUND = re.compile(
     r"not found in the package registry|No matching distribution found|Could not find a version that satisfies|"
     r"404 Not Found|was not found in the provided package locations",
@@ -184,25 +186,23 @@ class DocumentSandbox:
         self.sandbox.write_file(self.runner_path, RUNNER_SOURCE)
 
     def _run(self, command: list[str], timeout: float, cwd: str | None = None, env: dict | None = None):
-        """(exit status, output, timed out) of a setup command (output to a file: a flood costs no memory)."""
-        log = self.sandbox.host_path(f"{self.sandbox.state}/output-{time.monotonic_ns()}.log")
+        """(exit status, output, timed out) of a setup command (output to the worker's own file, out of the
+        sandbox's reach: a flood costs no memory, and it reads back only what the command printed)."""
         watch = Watch(self.sandbox, timeout, self.should_stop)
-        with open(log, "wb") as out:
+        with self.sandbox.private_file("setup") as log:
             spawned = self.sandbox.spawn(
-                command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
+                command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
             )
-        stop = None
-        while spawned.popen.poll() is None:
-            stop = watch.interruption()
-            if stop:
-                spawned.kill()
-                break
-            time.sleep(0.05)
-        spawned.popen.wait()
-        self.sandbox.kill_strays()
-        with open(log, "rb") as handle:
-            output, _ = cap_output(handle.read(), self.options.output_cap)
-        log.unlink(missing_ok=True)
+            stop = None
+            while spawned.popen.poll() is None:
+                stop = watch.interruption()
+                if stop:
+                    spawned.kill()
+                    break
+                time.sleep(0.05)
+            spawned.popen.wait()
+            self.sandbox.kill_strays()
+            output, _ = read_capped(log.fileno(), self.options.output_cap)
         return (None if stop else spawned.popen.returncode), output, stop == "timeout"
 
     def install(self, requirements: list[str]) -> Install:
@@ -269,24 +269,27 @@ class PageProcess:
         self.document, self.start_message, self.should_stop = document, start, should_stop
         self.replay: list[dict] = []
         self.popen = None
-        self.buffer = b""
+        self.stderr: BinaryIO | None = None
+        self.buffer = bytearray()
         self._launch()
 
     def _launch(self):
         sandbox = self.document.sandbox
         env = {**sandbox.environment, "VIRTUAL_ENV": f"{sandbox.home}/.venv", "PYTHONDONTWRITEBYTECODE": "1"}
-        self.stderr_path = sandbox.host_path(f"{sandbox.state}/runner-{time.monotonic_ns()}.log")
-        with open(self.stderr_path, "wb") as stderr:
-            self.spawned = sandbox.spawn(
-                [self.document.python, "-X", "faulthandler", self.document.runner_path],
-                cwd=sandbox.work,
-                env=env,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=stderr,
-            )
+        if self.stderr is not None:
+            self.stderr.close()
+        # The runner's stderr goes to the worker's own file: the page's code cannot turn it into a link.
+        self.stderr = sandbox.private_file("runner")
+        self.spawned = sandbox.spawn(
+            [self.document.python, "-X", "faulthandler", self.document.runner_path],
+            cwd=sandbox.work,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+        )
         self.popen = self.spawned.popen
-        self.buffer = b""
+        self.buffer = bytearray()
         answer = self._exchange(self.start_message, timeout=120)
         if answer.get("status") != "ready":
             raise ValidationError(f"the page runner did not start: {self._stderr_tail()}")
@@ -294,10 +297,8 @@ class PageProcess:
             self._exchange(request, timeout=request.get("timeout", 30) + RUNNER_GRACE)
 
     def _stderr_tail(self) -> str:
-        try:
-            return self.stderr_path.read_text(errors="replace")[-2000:].strip() or "no output"
-        except OSError:
-            return "no output"
+        printed, _ = read_capped(self.stderr.fileno(), 8000)
+        return printed[-2000:].strip() or "no output"
 
     def request(self, request: dict, timeout: float, remember: bool = False) -> dict:
         answer = self._exchange(request, timeout + RUNNER_GRACE)
@@ -329,8 +330,9 @@ class PageProcess:
         watch = Watch(self.document.sandbox, timeout, self.should_stop)
         selector = selectors.DefaultSelector()
         selector.register(self.popen.stdout, selectors.EVENT_READ)
+        answered = b"\n" in self.buffer
         try:
-            while b"\n" not in self.buffer:
+            while not answered:
                 stop = watch.interruption()
                 if stop == "timeout":
                     return {"status": "stuck"}
@@ -342,10 +344,16 @@ class PageProcess:
                     chunk = os.read(self.popen.stdout.fileno(), 1 << 16)
                     if not chunk:
                         return {"status": "died", "message": self._stderr_tail()}
+                    answered = b"\n" in chunk
+                    if not answered and len(self.buffer) + len(chunk) > ANSWER_LIMIT:
+                        # The page's code can write to the runner's pipe: a flood must not cost unbounded memory.
+                        self.buffer.clear()
+                        return {"status": "died", "message": "the page's code flooded the runner's answers"}
                     self.buffer += chunk
         finally:
             selector.close()
-        line, _, self.buffer = self.buffer.partition(b"\n")
+        line, _, rest = self.buffer.partition(b"\n")
+        self.buffer = bytearray(rest)
         try:
             return json.loads(line)
         except ValueError:
@@ -359,6 +367,8 @@ class PageProcess:
                 pass
             self.spawned.kill()
             self.popen.wait()
+        if self.stderr is not None:
+            self.stderr.close()
 
 
 # -- the page -----------------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 Severities follow the audit spec: critical blocks progress, warning confuses or costs extra work, info is a
 minor improvement."""
 
-import os
+import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,10 +23,13 @@ from audits.engines.auditors.step_reading import (
     shell_definitions,
 )
 from audits.engines.output_compare import compare, missing_lines
+from audits.engines.sandbox_files import SandboxFiles
 from stackbench_site.lib.markdown import without_fenced_blocks
 from walkthroughs.engines.formats import GAP_SEVERITY
 
-SKIPPED_FOLDERS = {"node_modules", ".venv", "venv", ".git", "__pycache__", "site-packages", ".tox", "dist", "build"}
+SKIPPED_FOLDERS = frozenset(
+    {"node_modules", ".venv", "venv", ".git", "__pycache__", "site-packages", ".tox", "dist", "build"}
+)
 INSTALL_COMMAND = re.compile(
     r"\b(?:pip3?|uv\s+pip|pipx|uv\s+tool|npm|pnpm|yarn|cargo|brew|apt(?:-get)?|gem|go)\s+"
     r"(?:install|add|get)\s+(.+)"
@@ -116,16 +119,29 @@ def _last_error_line(output: str) -> str:
     return lines[-1][:300] if lines else ""
 
 
-def _find_by_name(root: Path, name: str, limit: int = 20000) -> Path | None:
-    seen = 0
-    for folder, subfolders, files in os.walk(root):
-        subfolders[:] = [d for d in subfolders if d not in SKIPPED_FOLDERS]
-        seen += len(files)
-        if name in files or name in subfolders:
-            return Path(folder) / name
-        if seen > limit:
-            return None
-    return None
+@dataclass
+class Folders:
+    """The reader's folders as the rules may look at them: the sandbox's files (looked at without following a
+    link: where a link points is the run's business, not a host path the rules could probe), and the work folder
+    and the shell's folder as paths inside."""
+
+    files: SandboxFiles
+    work: str
+    cwd: str
+
+    def exists(self, inside: str) -> bool:
+        """Whether something is at inside (a link counts, whatever it points to; outside the reader's folders is
+        not for the rules to judge, so it counts too)."""
+        try:
+            return self.files.kind(inside) is not None
+        except OSError:
+            return True
+
+    def find(self, name: str) -> str | None:
+        return self.files.find(name, self.work, skip=SKIPPED_FOLDERS)
+
+    def relative(self, inside: str) -> str:
+        return posixpath.relpath(inside, self.work)
 
 
 # A command that waited for a person at the keyboard: a prompt cut off by the closed input.
@@ -136,7 +152,7 @@ INTERACTIVE = re.compile(
 )
 
 
-def classify_failure(outcome: Outcome, history: History, work_dir: Path, cwd: Path) -> Finding:
+def classify_failure(outcome: Outcome, history: History, folders: Folders) -> Finding:
     """Why an action failed, as the reader would experience it."""
     action, result = outcome.action, outcome.result
     output = result.output
@@ -223,7 +239,7 @@ def classify_failure(outcome: Outcome, history: History, work_dir: Path, cwd: Pa
     if missing:
         path = next(group for group in missing.groups() if group)
         name = Path(path).name
-        found = _find_by_name(work_dir, name) if name else None
+        found = folders.find(name) if name else None
         if found is None:
             return Finding(
                 "logical_flow",
@@ -234,11 +250,11 @@ def classify_failure(outcome: Outcome, history: History, work_dir: Path, cwd: Pa
                 evidence,
                 f"path:{name}",
             )
-        where = os.path.relpath(found.parent, work_dir)
+        where = folders.relative(posixpath.dirname(found))
         return Finding(
             "logical_flow",
             "warning",
-            f"`{path}` exists in `{where}`, but this step runs from `{os.path.relpath(cwd, work_dir)}`.",
+            f"`{path}` exists in `{where}`, but this step runs from `{folders.relative(folders.cwd)}`.",
             "Say which folder the reader should be in for this step (or add the `cd`).",
             evidence,
             f"path:{name}",
@@ -313,7 +329,7 @@ def environment_failure(outcome: Outcome) -> str | None:
 
 
 def assess_step(
-    step: dict, plan: StepPlan, outcomes: list[Outcome], history: History, work_dir: Path, cwd: Path
+    step: dict, plan: StepPlan, outcomes: list[Outcome], history: History, folders: Folders
 ) -> list[Finding]:
     """Critical and warning gaps come only from what following the step showed; what the text alone suggests
     is info, at most one of a kind per step."""
@@ -325,7 +341,7 @@ def assess_step(
         if note:
             history.environment_notes.setdefault(number, []).append(note)
             continue
-        finding = classify_failure(outcome, history, work_dir, cwd)
+        finding = classify_failure(outcome, history, folders)
         finding.blocks = finding.severity == "critical"
         if outcome.replaced_by:
             finding.severity, finding.blocks = "warning", False
@@ -421,7 +437,7 @@ def assess_step(
                 "xref",
             )
         )
-    findings += _missing_paths(plan, outcomes, work_dir, cwd)
+    findings += _missing_paths(plan, outcomes, folders)
     return _one_per_cause(findings, history)
 
 
@@ -525,12 +541,14 @@ def _clarity(plan: StepPlan, outcomes: list[Outcome]) -> list[Finding]:
     return findings
 
 
-def _missing_paths(plan: StepPlan, outcomes: list[Outcome], work_dir: Path, cwd: Path) -> list[Finding]:
+def _missing_paths(plan: StepPlan, outcomes: list[Outcome], folders: Folders) -> list[Finding]:
     findings = []
     for path in dict.fromkeys(plan.backticked_paths):
-        if path.startswith(("/", "~", "..")) or (cwd / path).exists() or (work_dir / path).exists():
+        if path.startswith(("/", "~", "..")):
             continue
-        if _find_by_name(work_dir, Path(path).name) is not None:
+        if folders.exists(posixpath.join(folders.cwd, path)) or folders.exists(posixpath.join(folders.work, path)):
+            continue
+        if folders.find(posixpath.basename(path)) is not None:
             continue
         if any(path in (o.action.path or "") for o in outcomes):
             continue
@@ -540,7 +558,7 @@ def _missing_paths(plan: StepPlan, outcomes: list[Outcome], work_dir: Path, cwd:
                 "info",
                 f"The step names `{path}`, but no file of that name exists after following the steps so far.",
                 f"Create `{path}` in an earlier step, or say where the reader gets it.",
-                f"Not found under the working folder after following this step (from `{os.path.relpath(cwd, work_dir)}`).",
+                f"Not found under the working folder after following this step (from `{folders.relative(folders.cwd)}`).",
                 f"path:{Path(path).name}",
             )
         )

@@ -3,7 +3,7 @@ and reports what a newcomer would trip over. No network, no model. It never read
 it sees only what next_step serves."""
 
 import asyncio
-import os
+import posixpath
 import re
 import shlex
 
@@ -16,7 +16,7 @@ from audits.engines.auditors.common import (
     write_audit_result,
 )
 from audits.engines.auditors.file_edits import apply_edit
-from audits.engines.auditors.gap_rules import History, Outcome, assess_step, raised_as_shown
+from audits.engines.auditors.gap_rules import Folders, History, Outcome, assess_step, raised_as_shown
 from audits.engines.auditors.shell import CommandResult, Terminal
 from audits.engines.auditors.step_reading import ENVIRONMENT_SHELL, Action, command_words, read_step
 from audits.engines.formats import AuditResult
@@ -24,6 +24,8 @@ from audits.engines.output_compare import missing_lines
 from audits.engines.sandbox import SandboxUnavailable, open_sandbox
 from stackbench_site.lib.clock import utcnow
 from walkthroughs.engines.claude_agent import AgentLog
+
+EDITED_FILE_LIMIT = 4 * 1024**2  # a file a step edits is read whole: a reader's config or source file
 
 
 class AuditCancelled(AuditError):
@@ -142,7 +144,8 @@ def follow_step(step: dict, terminal: Terminal, history: History, log: AgentLog,
             outcomes += checks
             if any(check.failed for check in checks):
                 break
-    findings = assess_step(step, plan, outcomes, history, terminal.work_dir, terminal.cwd_host)
+    folders = Folders(terminal.sandbox.files, terminal.sandbox.work, terminal.cwd)
+    findings = assess_step(step, plan, outcomes, history, folders)
     history.remember(step, plan, outcomes, findings)
     record = {
         "step_number": number,
@@ -281,23 +284,24 @@ def _write_file(action, terminal: Terminal) -> CommandResult:
         return CommandResult(
             f"write {action.path}", 1, f"{action.path} lies outside the reader's folders; not written", 0.0
         )
-    host = terminal.sandbox.host_path(target)
-    existed = host.is_file()
+    sandbox = terminal.sandbox
     text, verb = action.text, "wrote"
-    if existed and action.append:
-        verb = "appended to"
-    elif existed and action.update:
-        old = host.read_text(encoding="utf-8", errors="replace")
-        text, how = apply_edit(old, action.text, action.path)
-        verb = {"replaced": "replaced the whole of", "merged": "merged the block into", "appended": "appended to"}[how]
     try:
-        written = terminal.sandbox.write_file(target, text, append=existed and action.append and not action.update)
+        old = sandbox.read_file(target, EDITED_FILE_LIMIT) if action.append or action.update else None
+        if old is not None and action.append:
+            verb = "appended to"
+        elif old is not None and action.update:
+            text, how = apply_edit(old, action.text, action.path)
+            verb = {"replaced": "replaced the whole of", "merged": "merged the block into", "appended": "appended to"}[
+                how
+            ]
+        sandbox.write_file(target, text, append=old is not None and action.append and not action.update)
     except OSError as exc:
         return CommandResult(f"write {action.path}", 1, f"cannot write {action.path}: {exc.strerror or exc}", 0.0)
     return CommandResult(
         f"write {action.path}",
         0,
-        f"{verb} {os.path.relpath(written, terminal.work_dir)} ({len(text.encode())} bytes)",
+        f"{verb} {posixpath.relpath(target, sandbox.work)} ({len(text.encode())} bytes)",
         0.0,
     )
 

@@ -14,7 +14,6 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from audits.engines.capture import OutputCapture, read_capped
 from audits.engines.sandbox import Sandbox, Spawned, Watch
@@ -74,23 +73,14 @@ class Terminal:
         self.python: _PythonProcess | None = None
         self.background: list[tuple[str, int, str]] = []
 
-    @property
-    def work_dir(self) -> Path:
-        """The work folder, on the worker's side."""
-        return self.sandbox.host_path(self.sandbox.work)
-
-    @property
-    def cwd_host(self) -> Path:
-        """The shell's current folder, on the worker's side (the work folder when it went elsewhere)."""
-        return self.sandbox.host_path(self.cwd) or self.work_dir
-
     def state_file(self, name: str) -> str:
         return f"{self.sandbox.state}/{name}"
 
     # -- shell -----------------------------------------------------------------------------------------
     def _start_shell(self):
-        here = self.sandbox.host_path(self.cwd)
-        cwd = self.cwd if here is not None and here.is_dir() else self.sandbox.work
+        # A folder that is a link is the reader's to follow (bubblewrap enters it inside), never the worker's.
+        still_there = self.sandbox.files.contains(self.cwd) and self.sandbox.files.kind(self.cwd) in ("folder", "link")
+        cwd = self.cwd if still_there else self.sandbox.work
         self.shell = self.sandbox.spawn(
             ["/bin/bash", "--noprofile", "--norc"],
             cwd=cwd,
@@ -216,12 +206,13 @@ class Terminal:
             return CommandResult(command, result.exit_code, result.output, result.duration)
         pid = int(pid_text)
         self.background.append((command, pid, log))
-        log_host, status_host = self.sandbox.host_path(log), self.sandbox.host_path(status)
         deadline = started + settle_seconds
-        while time.monotonic() < deadline and not status_host.exists():
+        while time.monotonic() < deadline and not self._newest_server_ended() and not self.should_stop():
             time.sleep(0.1)
-        output, truncated = read_capped(log_host, self.limits.output_bytes)
-        if not status_host.exists():
+        # The log and the status are written inside, so the run could make them anything: they are read without
+        # following links, only when regular files, and within bounds.
+        output, truncated = self.sandbox.files.read_capped(log, self.limits.output_bytes)
+        if not self._newest_server_ended():
             return CommandResult(
                 command,
                 0,
@@ -229,7 +220,7 @@ class Terminal:
                 time.monotonic() - started,
                 truncated=truncated,
             )
-        code = status_host.read_text().strip()
+        code = self.sandbox.files.read_capped(status, 64)[0].strip()
         return CommandResult(
             command, int(code) if code.isdigit() else 1, output, time.monotonic() - started, truncated=truncated
         )
@@ -247,7 +238,7 @@ class Terminal:
         """What the newest background command has printed so far."""
         if not self.background:
             return ""
-        output, _ = read_capped(self.sandbox.host_path(self.background[-1][2]), self.limits.output_bytes)
+        output, _ = self.sandbox.files.read_capped(self.background[-1][2], self.limits.output_bytes)
         return output
 
     def wait_for_url(self, wait_seconds: float) -> str | None:
@@ -258,7 +249,7 @@ class Terminal:
             match = ANNOUNCED_URL.search(self.server_log())
             if match:
                 return match.group(0).rstrip(".,;)")
-            if time.monotonic() >= deadline or self._newest_server_ended():
+            if time.monotonic() >= deadline or self._newest_server_ended() or self.should_stop():
                 return None
             time.sleep(0.2)
 
@@ -266,7 +257,7 @@ class Terminal:
         if not self.background:
             return True
         status = self.background[-1][2].removesuffix(".log") + ".status"
-        return self.sandbox.host_path(status).exists()
+        return self.sandbox.files.kind(status) is not None
 
     def request(self, url: str, wait_seconds: float = 60.0) -> CommandResult:
         """GET url from inside the sandbox (where the server listens), waiting up to wait_seconds for the port to
@@ -285,9 +276,7 @@ class Terminal:
         if self.python is None or not self.python.matches(interpreter, env):
             if self.python:
                 self.python.stop()
-            self.python = _PythonProcess(
-                self.sandbox, interpreter, env, self.state_file(f"python-{uuid.uuid4().hex[:8]}.log")
-            )
+            self.python = _PythonProcess(self.sandbox, interpreter, env)
         result = self.python.run(
             code,
             name,
@@ -307,7 +296,10 @@ class Terminal:
         env_file = self.state_file("env0")
         probe = self.run(f"command -v python3 || command -v python; env -0 > {env_file}", timeout=10)
         interpreter = probe.output.strip().splitlines()[0] if probe.output.strip() else "python3"
-        raw = self.sandbox.host_path(env_file).read_bytes().decode("utf-8", "replace")
+        try:
+            raw = self.sandbox.files.read(env_file, ENVIRONMENT_LIMIT).decode("utf-8", "replace")
+        except OSError:
+            return interpreter, self.env  # not a file the shell wrote: the reader's starting environment
         env = dict(item.split("=", 1) for item in raw.split("\0") if "=" in item)
         return interpreter, env
 
@@ -317,7 +309,7 @@ class Terminal:
         own folders."""
         relative = relative.replace("~", self.sandbox.home, 1) if relative.startswith("~") else relative
         target = posixpath.normpath(posixpath.join(self.cwd, relative))
-        return target if self.sandbox.host_path(target) is not None else None
+        return target if self.sandbox.files.contains(target) else None
 
     def close(self):
         if self.python:
@@ -326,6 +318,8 @@ class Terminal:
             self._kill_shell()
 
 
+ENVIRONMENT_LIMIT = 1024**2  # the reader's variables, dumped by env -0
+REPLY_LIMIT = 1024**2  # the Python driver's reply: an error and the names a snippet defined
 ANNOUNCED_URL = re.compile(r"https?://(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1?\])(?::\d+)?/?[^\s\x1b'\"]*")
 REQUEST_SCRIPT = """
 import sys, time, urllib.error, urllib.request
@@ -380,21 +374,21 @@ for line in requests:
 
 
 class _PythonProcess:
-    def __init__(self, sandbox: Sandbox, interpreter: str, env: dict[str, str], log: str):
+    def __init__(self, sandbox: Sandbox, interpreter: str, env: dict[str, str]):
         self.sandbox, self.interpreter, self.env = sandbox, interpreter, env
-        self.log = sandbox.host_path(log)
+        # What the snippets print goes to a file of the worker's, out of the sandbox's reach: read back, it is
+        # only ever what they printed.
+        self.log = sandbox.private_file("python")
         request_read, self.request_write = os.pipe()
         self.reply_read, reply_write = os.pipe()
-        with open(self.log, "wb") as out:
-            sandbox.give(self.log)
-            self.process = sandbox.spawn(
-                [interpreter, "-u", "-c", PYTHON_DRIVER, str(request_read), str(reply_write)],
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                pass_fds=(request_read, reply_write),
-            )
+        self.process = sandbox.spawn(
+            [interpreter, "-u", "-c", PYTHON_DRIVER, str(request_read), str(reply_write)],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            pass_fds=(request_read, reply_write),
+        )
         os.close(request_read)
         os.close(reply_write)
         self.requests = os.fdopen(self.request_write, "w")
@@ -403,7 +397,7 @@ class _PythonProcess:
         return self.process.popen.poll() is None and interpreter == self.interpreter and env == self.env
 
     def run(self, code: str, name: str, mode: str, cwd: str, watch: Watch, limit: int) -> CommandResult:
-        offset = self.log.stat().st_size
+        offset = os.fstat(self.log.fileno()).st_size
         try:
             self.requests.write(json.dumps({"code": code, "name": name, "mode": mode, "cwd": cwd}) + "\n")
             self.requests.flush()
@@ -412,7 +406,7 @@ class _PythonProcess:
         reply, outcome = self._await_reply(watch)
         if outcome == "done" and watch.flooded():
             outcome = "process_limit"  # it ended, but left a flood of processes behind
-        output, truncated = read_capped(self.log, limit, offset)
+        output, truncated = read_capped(self.log.fileno(), limit, offset)
         duration = time.monotonic() - watch.started
         if outcome != "done":
             return CommandResult(
@@ -445,6 +439,8 @@ class _PythonProcess:
                 if not chunk:
                     return None, "done"
                 buffer += chunk
+                if len(buffer) > REPLY_LIMIT:
+                    return None, "done"  # the snippet wrote to the driver's pipe: no reply, a failure
                 if buffer.endswith(b"\n"):
                     return json.loads(buffer), "done"
         finally:
@@ -453,7 +449,7 @@ class _PythonProcess:
     def stop(self):
         self.process.kill()
         self.process.popen.wait()
-        for closing in (self.requests.close, lambda: os.close(self.reply_read)):
+        for closing in (self.requests.close, lambda: os.close(self.reply_read), self.log.close):
             try:
                 closing()
             except OSError:

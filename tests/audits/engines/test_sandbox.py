@@ -2,7 +2,9 @@
 processes, no mocks. The worker runs as root here (as `bin/start` runs it), which is what the isolation must
 hold against."""
 
+import ctypes
 import os
+import shlex
 import socket
 import subprocess
 import sys
@@ -35,12 +37,6 @@ def terminal(make_sandbox):
     yield make
     for term in made:
         term.close()
-
-
-@pytest.fixture
-def root_worker():
-    if os.geteuid() != 0:
-        pytest.skip("checks what a step can do against a worker that runs as root")
 
 
 class _Hello(BaseHTTPRequestHandler):
@@ -117,19 +113,35 @@ def test_the_app_folder_var_and_the_workers_home_are_not_there(terminal, root_wo
         settings.VAR_DIR / "admin_password.txt",
     ):
         assert "rc=0" not in term.run(f"cat {path} > /dev/null; echo rc=$?").output, path
-    assert term.run(f"ls -A {settings.BASE_DIR}").output.strip() in ("", "var")
+    assert term.run(f"ls -A {settings.BASE_DIR}").exit_code != 0
     assert term.run(f"touch {settings.BASE_DIR}/pwned; echo rc=$?").output.strip() != "rc=0"
     assert not (settings.BASE_DIR / "pwned").exists()
-    assert term.run("ls -A /root").output.strip() == ""
+    assert term.run("ls -A /root").exit_code != 0
+
+
+def test_the_host_shows_only_what_a_newcomers_machine_has(terminal, root_worker):
+    term = terminal()
+    top = set(term.run("ls -A /").output.split())
+    assert top <= {"bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "home", "tmp", "var", "run"} | {
+        "proc",
+        "dev",
+    }, top
+    for absent in ("/sys", "/srv", "/opt", "/root", "/var/log", "/var/lib", "/work"):
+        assert term.run(f"test -e {absent}").exit_code != 0, absent
+    # What others may not read on the host is not even there to be named.
+    assert term.run("wc -c < /etc/shadow").output.strip() == "0"
+    assert term.run("ls -A /etc/ssl/private").output.strip() == ""
+    # The reader's tools still work without them.
+    assert term.run("nproc && python3 -c 'import os; print(os.cpu_count())' && node -e 'console.log(1)'").ok
 
 
 def test_another_runs_folder_cannot_be_read(make_sandbox, root_worker):
     first, second = make_sandbox(label="first"), make_sandbox(label="second")
     first.write_file(f"{WORK}/private.txt", "run one's notes")
-    assert first.host_path(f"{WORK}/private.txt").exists()
+    assert first.files.kind(f"{WORK}/private.txt") == "file"
     other = Terminal(second)
     try:
-        read = other.run(f"cat {first.host_path(WORK)}/private.txt")
+        read = other.run(f"cat {first.root}/home/work/private.txt")
         assert not read.ok and "run one's notes" not in read.output
         assert "stackbench_sandbox_" not in other.run("ls -A /tmp /home").output
     finally:
@@ -278,17 +290,36 @@ def test_a_huge_file_is_stopped_by_the_file_size_limit(terminal):
     term = terminal(file_size_bytes=1024 * 1024)
     result = term.run("head -c 5000000 /dev/zero > big.bin; echo rc=$?")
     assert "rc=0" not in result.output
-    assert (term.work_dir / "big.bin").stat().st_size <= 1024 * 1024
+    assert len(term.sandbox.files.read(f"{WORK}/big.bin", 10 * 1024**2)) <= 1024 * 1024
 
 
-def test_filling_the_disk_stops_the_command(terminal):
+def test_filling_the_disk_stops_the_command_and_a_full_disk_takes_no_more(terminal):
     term = terminal(disk_bytes=50 * 1024**2, file_size_bytes=20 * 1024**2, timeout=60)
     result = term.run("for i in $(seq 1 20); do head -c 10000000 /dev/urandom > f$i.bin; sleep 0.3; done")
     assert result.disk_limit and "filled the sandbox's disk" in result.output
+    # As on a full disk: what adds nothing still runs, what writes more is stopped at once.
     assert term.run("echo fresh").output == "fresh\n"
+    started = time.monotonic()
+    assert term.run("head -c 19000000 /dev/urandom > more.bin; sleep 30").disk_limit
+    assert time.monotonic() - started < 10
+    assert term.run("rm -f f*.bin more.bin && echo freed").output == "freed\n"
+    assert term.run("head -c 10000000 /dev/urandom > again.bin && echo written").output == "written\n"
 
 
-def test_cancel_ends_every_process_of_the_run_within_two_seconds(make_sandbox, root_worker):
+def test_a_step_making_files_without_end_is_stopped_near_the_file_limit(terminal):
+    term = terminal(max_files=20_000, timeout=120)
+    maker = "python3 -c \"import os\nfor i in range(10**7): open(f'f{i}', 'w').close()\""
+    result = term.run(f"mkdir many && cd many && {maker}")
+    assert result.disk_limit and "filled the sandbox's disk" in result.output
+    made = int(term.run("ls -f ~/work/many | wc -l").output)
+    assert 20_000 < made < 20_000 + 60_000, made
+    # Each later step starts over the limit and may not add: a dozen steps cannot each add as many again.
+    for _ in range(3):
+        assert term.run(f"cd ~/work/many && {maker.replace('f{i}', 'g{i}')}").disk_limit
+    assert int(term.run("ls -f ~/work/many | wc -l").output) < made + 3 * 10_000
+
+
+def test_cancel_ends_every_process_of_the_run_within_five_seconds(make_sandbox, root_worker):
     sandbox = make_sandbox()
     stop = threading.Event()
     term = Terminal(sandbox, should_stop=stop.is_set)
@@ -299,8 +330,9 @@ def test_cancel_ends_every_process_of_the_run_within_two_seconds(make_sandbox, r
     started = time.monotonic()
     term.close()
     sandbox.close()
-    wait_for(lambda: not processes_of(sandbox.uid), timeout=2, message="every process of the run to end")
-    assert time.monotonic() - started < 2
+    # Killed at once; gone once the machine's init reaps them, which on some machines takes a second or two.
+    wait_for(lambda: not processes_of(sandbox.uid), timeout=5, message="every process of the run to end")
+    assert time.monotonic() - started < 5
 
 
 def test_twenty_sandboxes_at_once_each_start_with_their_own_tmp_and_home(make_sandbox):
@@ -410,3 +442,128 @@ def test_processes_left_in_a_dead_workers_group_are_ended_and_the_group_removed(
     sweep_leftovers()
     assert lingering.wait(timeout=5) == -9
     assert not group.exists()
+
+
+def test_a_work_folder_swapped_for_a_link_to_a_root_only_folder_copies_nothing_out(make_sandbox, tmp_path, root_only):
+    folder, _ = root_only
+    chosen = tmp_path / "chosen"
+    chosen.mkdir()
+    sandbox = make_sandbox(work_dir=chosen)
+    swap = f"cd {HOME} && mv work work.real && ln -s {folder} work && echo swapped"
+    assert sandbox.run(["/bin/bash", "-c", swap], timeout=30).stdout.strip() == "swapped"
+    sandbox.close()
+    assert list(chosen.iterdir()) == []
+
+
+def test_a_link_left_in_a_reused_working_folder_is_replaced_never_written_through(make_sandbox, tmp_path, root_only):
+    folder, secret = root_only
+    chosen = tmp_path / "chosen"
+    chosen.mkdir()
+    os.symlink(secret, chosen / "notes.txt")  # what an earlier run left behind
+    os.symlink(folder, chosen / "build")
+    sandbox = make_sandbox(work_dir=chosen)
+    rewrite = "rm -f notes.txt build && echo mine > notes.txt && mkdir build && echo out > build/app.js"
+    assert sandbox.run(["/bin/bash", "-c", rewrite], timeout=30).returncode == 0
+    sandbox.close()
+    assert secret.read_text() == "ROOT-ONLY-SECRET-7f3a" and secret.stat().st_uid == 0
+    assert sorted(path.name for path in folder.iterdir()) == ["secret.txt"]
+    assert (chosen / "notes.txt").read_text() == "mine\n" and not (chosen / "notes.txt").is_symlink()
+    assert (chosen / "build" / "app.js").read_text() == "out\n"
+
+
+def test_keys_in_the_workers_session_keyring_are_not_the_runs(terminal, root_worker):
+    """A worker started from a login session holds that session's keyring, and every process it starts inherits
+    it: this thread joins a keyring of its own and keeps a key there, as such a worker would."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    keyctl, add_key = (250, 248) if os.uname().machine == "x86_64" else (219, 217)
+    if libc.syscall(keyctl, 1, b"stackbench-test-session") == -1:  # KEYCTL_JOIN_SESSION_KEYRING
+        pytest.skip("no keyrings on this kernel")
+    secret = b"KEYRING-SECRET-91"
+    assert libc.syscall(add_key, b"user", b"stackbench-test-key", secret, len(secret), -3) > 0  # @s
+    term = terminal()
+    assert "stackbench-test-key" not in term.run("cat /proc/keys").output
+    assert "KEYRING-SECRET-91" not in term.run("keyctl print %user:stackbench-test-key").output
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("PIP_INDEX_URL", "https://deploy:s3cret@mirror.example/simple"),
+        ("PIP_EXTRA_INDEX_URL", "https://pypi.example/simple https://token@private.example/simple"),
+        ("UV_INDEX", "internal=https://user:pw@index.example/simple"),
+        ("https_proxy", "http://proxyuser:proxypass@proxy.example:3128"),
+    ],
+)
+def test_a_credential_inside_a_passed_through_value_stops_the_run_naming_the_variable(name, value):
+    with pytest.raises(SandboxUnavailable, match=rf"^{name} carries a user name or password"):
+        open_sandbox(SandboxSettings(environment={name: value}), "x")
+
+
+def test_a_registry_at_the_hosts_own_address_opens_that_port_and_no_other(make_sandbox, root_worker):
+    from audits.engines.sandbox import _host_addresses
+
+    address = next((a for a in _host_addresses() if a != "127.0.0.1"), None)
+    if address is None:
+        pytest.skip("the machine has no address but its loopback")
+    registry, database = (HTTPServer((address, 0), _Hello) for _ in range(2))
+    for server in (registry, database):
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        term = Terminal(make_sandbox(timeout=20, reachable_hosts=(f"{address}:{registry.server_address[1]}",)))
+        assert _reaches(term, address, registry.server_address[1])
+        assert not _reaches(term, address, database.server_address[1])
+        term.close()
+    finally:
+        registry.shutdown()
+        database.shutdown()
+
+
+def test_calls_a_tutorial_never_needs_are_refused_and_what_it_does_need_works(terminal):
+    term = terminal()
+    probe = (
+        "import ctypes, errno, os, threading, subprocess\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "def call(*args):\n"
+        "    return errno.errorcode.get(ctypes.get_errno(), '') if libc.syscall(*args) == -1 else 'allowed'\n"
+        "print('keyctl', call(250, 0, 0))\n"  # KEYCTL_GET_KEYRING_ID on x86_64; arm64 numbers differ
+        "print('ptrace', call(101, 16, os.getppid()))\n"
+        "print('io_uring', call(425, 1, 0))\n"
+        "print('userns', call(272, 0x10000000))\n"
+        "t = threading.Thread(target=lambda: None); t.start(); t.join()\n"
+        "print('thread ok', subprocess.run(['true']).returncode)\n"
+    )
+    if os.uname().machine != "x86_64":
+        pytest.skip("the probe names x86_64 system call numbers")
+    output = term.run(f"python3 -c {shlex.quote(probe)}").output
+    assert output.split("\n")[:5] == ["keyctl EPERM", "ptrace EPERM", "io_uring ENOSYS", "userns EPERM", "thread ok 0"]
+    assert "Operation not permitted" in term.run("unshare -U true").output
+
+
+def test_a_run_gets_only_its_share_of_the_cpus(terminal):
+    from audits.engines.cgroups import _parent_for
+
+    if _parent_for("cpu") is None:
+        pytest.skip("the machine lets the worker make no cpu cgroup")
+    term = terminal(cpus=0.5, timeout=30)
+    busy = "for i in 1 2 3 4; do timeout 2 sh -c 'while :; do :; done' & done; wait"
+    timed = term.run(f"TIMEFORMAT='%U %S'; time ( {busy} )").output.split()
+    used = float(timed[-2]) + float(timed[-1])
+    assert used < 1.5, f"{used} s of CPU in 2 s with half a CPU"
+
+
+def test_the_leftover_sweep_follows_no_link_named_like_a_leftover(tmp_path):
+    from audits.engines.sandbox import sweep_leftovers
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    working = subprocess.Popen(["sleep", "600"], cwd=elsewhere, start_new_session=True)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    os.symlink(elsewhere, scratch / "stackbench_sandbox_999999999_planted")
+    try:
+        sweep_leftovers(str(scratch))
+        with pytest.raises(subprocess.TimeoutExpired):
+            working.wait(timeout=1)
+        assert elsewhere.is_dir()
+    finally:
+        working.kill()

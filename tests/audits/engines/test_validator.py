@@ -1,6 +1,7 @@
 """Validation in real virtualenvs: offline against wheels the tests build, and against PyPI for the fixture."""
 
 import json
+import resource
 
 import pytest
 
@@ -380,3 +381,49 @@ def test_a_library_that_needs_a_python_the_worker_lacks_says_so(offline):
     result = validate_document(analysis("import sbdemo", version="3.0.0"), offline)
     assert result.results[0].status == "failure"
     assert "it does not support Python 3." in result.setup_problems[0].message
+
+
+def test_a_file_the_page_shows_is_never_written_through_a_link_an_example_planted(offline, root_only):
+    folder, secret = root_only
+    result = validate_document(
+        page(
+            script(f"import os\nos.symlink('{folder}/made/config.toml', 'config.toml')\n", 5),
+            script("print(open('config.toml').read())\n", 20),
+            files=[{"path": "config.toml", "content": "planted = true\n", "line": 12}],
+        ),
+        offline,
+    )
+    assert sorted(path.name for path in folder.iterdir()) == ["secret.txt"]
+    assert "planted" not in secret.read_text()
+    assert result.results[0].status == "success"
+
+
+def test_what_the_runner_and_its_setup_print_is_read_from_files_the_page_cannot_replace(offline, root_only):
+    _, secret = root_only
+    relink = (
+        "import glob, os\n"
+        "for path in glob.glob('/run/stackbench/*.log'):\n"
+        f"    os.remove(path); os.symlink('{secret}', path)\n"
+        "os.kill(os.getpid(), 9)\n"
+    )
+    result = validate_document(page(script(relink, 5), script("print('next')\n#> next\n", 10)), offline)
+    assert "ROOT-ONLY" not in result.model_dump_json()
+    assert result.results[1].status == "success"
+
+
+def test_a_flood_into_the_runners_own_pipe_costs_bounded_memory(offline):
+    # Every pipe the runner's process may write to, its answers to the worker among them.
+    flood = (
+        "import fcntl, os\n"
+        "pipes = [fd for fd in range(3, 64) if os.path.exists(f'/proc/self/fd/{fd}')\n"
+        "         and os.readlink(f'/proc/self/fd/{fd}').startswith('pipe:')\n"
+        "         and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY]\n"
+        "chunk = b'x' * 2**20\n"
+        "while True:\n"
+        "    for fd in pipes:\n"
+        "        os.write(fd, chunk)\n"
+    )
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = validate_document(page(script(flood, 5), script("print('after')\n#> after\n", 10)), offline)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 300_000  # kilobytes
+    assert result.results[0].status == "failure" and result.results[1].status == "success"

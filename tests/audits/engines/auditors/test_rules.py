@@ -1,11 +1,12 @@
 import json
+import time
 
 import pytest
 
 from audits.engines.auditors.common import AuditError, AuditObserver
 from audits.engines.auditors.rules import AuditCancelled
 from audits.engines.auditors.run import run_audit
-from tests.builders import audit_request
+from tests.builders import audit_request, sandbox_processes, wait_for
 
 
 def _expected(sample_dir):
@@ -154,3 +155,105 @@ def test_a_package_one_step_installs_is_there_in_the_next_step_and_gone_in_the_n
     second = run_audit(audit_request(using, tmp_path / "second"))
     assert any(g.severity == "critical" and "six" in g.description for g in second.gaps), second.gaps
     assert worker_packages() == before
+
+
+def _execution_log(result) -> list[dict]:
+    return json.loads(result.execution_log)
+
+
+def test_a_file_step_never_writes_through_a_link_the_tutorial_planted(make_walkthrough, tmp_path, root_only):
+    folder, secret = root_only
+    before = secret.stat()
+    hostile = make_walkthrough(
+        [
+            ("Links", f"```bash\nln -s {folder}/made/app.py app.py\nln -s {secret} settings.toml\n```\n", ""),
+            ("Create", "Create `app.py`:\n\n```python\nprint('planted')\n```\n", ""),
+            ("Update", "Update `settings.toml`:\n\n```toml\n[tool]\nplanted = true\n```\n", ""),
+        ],
+        name="wt_hostile_writes",
+    )
+    result = run_audit(audit_request(hostile, tmp_path / "out"))
+    assert sorted(path.name for path in folder.iterdir()) == ["secret.txt"]
+    after = secret.stat()
+    assert secret.read_text() == "ROOT-ONLY-SECRET-7f3a" and (after.st_mode, after.st_uid, after.st_gid) == (
+        before.st_mode,
+        before.st_uid,
+        before.st_gid,
+    )
+    # The reader, who follows links with its own rights, cannot write there either: that is what the audit shows.
+    writes = [a for step in _execution_log(result)[1:] for a in step["actions"] if a["kind"] == "file"]
+    assert [a["exit_code"] for a in writes] == [1, 1] and "ROOT-ONLY" not in result.model_dump_json()
+
+
+def test_a_link_the_tutorial_made_inside_its_own_folder_is_followed_as_the_reader_would(make_walkthrough, tmp_path):
+    linked = make_walkthrough(
+        [
+            ("Dev config", "```bash\necho 'debug = false' > dev.toml\nln -s dev.toml config.toml\n```\n", ""),
+            ("Update", "Add to `config.toml`:\n\n```toml\nport = 8000\n```\n", ""),
+            ("Check", "```bash\ncat dev.toml\n```\n\nIt prints:\n\n```\ndebug = false\nport = 8000\n```\n", ""),
+        ],
+        name="wt_linked_config",
+    )
+    result = run_audit(audit_request(linked, tmp_path / "out"))
+    assert [g for g in result.gaps if g.severity != "info"] == [], result.gaps
+
+
+def test_a_file_written_into_the_readers_virtualenv_changes_no_later_run(make_walkthrough, tmp_path, make_sandbox):
+    poisoning = make_walkthrough(
+        [
+            (
+                "Go there",
+                "```bash\ncd \"$(python -c 'import site; print(site.getsitepackages()[0])')\"\n"
+                "echo \"print('POISONED-BY-ECHO')\" >> _distutils_hack/override.py\n```\n",
+                "",
+            ),
+            ("Create", "Create `_distutils_hack/__init__.py`:\n\n```python\nprint('POISONED')\n```\n", ""),
+        ],
+        name="wt_poison",
+    )
+    run_audit(audit_request(poisoning, tmp_path / "out"))
+    later = make_sandbox(label="later").run(["python", "-c", "import _distutils_hack; print('clean')"], timeout=60)
+    assert later.stdout.strip() == "clean", later.stdout
+
+
+def test_what_the_rules_look_for_on_disk_never_tells_whether_a_host_file_exists(make_walkthrough, tmp_path, root_only):
+    folder, _ = root_only
+    probing = make_walkthrough(
+        [
+            ("Swap", f"```bash\ncd ~ && mv work work.real && ln -s {folder} work && cd work.real\n```\n", ""),
+            ("Exists?", "```bash\ncat secret.txt\n```\n", ""),
+        ],
+        name="wt_oracle",
+    )
+    result = run_audit(audit_request(probing, tmp_path / "out"))
+    # A file in the root-only folder reads as a file that is nowhere: never as one that "exists in" the work folder.
+    (gap,) = [g for g in result.gaps if g.step_number == 2]
+    assert (gap.gap_type, gap.severity) == ("logical_flow", "critical") and "no earlier step creates" in gap.description
+    assert not any("exists in" in g.description for g in result.gaps), result.gaps
+
+
+def test_a_cancelled_audit_ends_within_five_seconds_even_when_the_servers_log_is_a_fifo(
+    make_walkthrough, tmp_path, root_worker
+):
+    log = "/run/stackbench/background-0.log"
+    serving = make_walkthrough(
+        [("Serve", f"```bash\nrm -f {log}; mkfifo {log}; python3 -m http.server 8000\n```\n", "")], name="wt_fifo"
+    )
+    cancelled_at = []
+
+    class CancelAfterASecond(AuditObserver):
+        started = None
+
+        def step_started(self, number, total, title):
+            self.started = time.monotonic()
+
+        def should_stop(self):
+            if self.started and time.monotonic() - self.started > 1:
+                cancelled_at.append(time.monotonic())
+                return True
+            return False
+
+    with pytest.raises(AuditCancelled):
+        run_audit(audit_request(serving, tmp_path / "out"), observer=CancelAfterASecond())
+    assert time.monotonic() - cancelled_at[0] < 5
+    wait_for(lambda: not sandbox_processes(), timeout=5, message="every process of the run to end")

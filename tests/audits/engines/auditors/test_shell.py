@@ -1,9 +1,10 @@
+import resource
 import time
 
 import pytest
 
 from audits.engines.auditors.shell import Terminal
-from audits.engines.sandbox import HOME, WORK
+from audits.engines.sandbox import HOME, STATE, WORK
 from tests.builders import processes_of, wait_for
 
 
@@ -18,7 +19,7 @@ def test_cd_and_exports_carry_over_like_one_terminal(terminal):
     assert terminal.run("mkdir -p app && cd app && export GREETING=hello").ok
     result = terminal.run('echo "$GREETING from $(basename "$PWD")"')
     assert result.output == "hello from app\n"
-    assert terminal.cwd == f"{WORK}/app" and terminal.cwd_host == terminal.work_dir / "app"
+    assert terminal.cwd == f"{WORK}/app" and terminal.sandbox.files.kind(terminal.cwd) == "folder"
 
 
 def test_an_activated_virtualenv_carries_over_to_python_snippets(terminal):
@@ -103,3 +104,50 @@ def test_files_can_be_written_only_in_the_readers_own_folders(terminal):
     assert terminal.resolve_inside("~/.config/x") == f"{HOME}/.config/x"
     assert terminal.resolve_inside("../../../etc/passwd") is None
     assert terminal.resolve_inside("/etc/passwd") is None
+
+
+def test_a_servers_log_relinked_to_a_root_only_file_is_never_read_back(terminal, root_only):
+    _, secret = root_only
+    log, status = f"{STATE}/background-0.log", f"{STATE}/background-0.status"
+    # The server's own command swaps its log (and its exit status) for links to a host file the worker can read.
+    started = terminal.start_background(f"rm -f {log}; ln -s {secret} {log}; ln -s {secret} {status}; sleep 60", 1)
+    assert "ROOT-ONLY" not in started.output
+    assert "ROOT-ONLY" not in terminal.server_log()
+
+
+def test_what_a_snippet_prints_is_read_from_a_file_it_cannot_replace(terminal, root_only):
+    _, secret = root_only
+    planted = terminal.run_python(
+        f"import glob, os\nfor path in glob.glob('{STATE}/*'):\n"
+        f"    os.remove(path); os.symlink('{secret}', path)\nprint('relinked')",
+        "<step 1>",
+    )
+    assert planted.ok, planted.output
+    after = terminal.run_python("print('after')", "<step 2>")
+    assert after.output == "after\n"
+    assert "ROOT-ONLY" not in planted.output + after.output
+
+
+def test_the_workers_environment_never_reaches_a_snippet_through_a_planted_link(terminal):
+    # What /proc/self/environ shows: the worker's environment as it started (DATABASE_URL, keys in production).
+    with open("/proc/self/environ", "rb") as own:
+        started_with = {item.split(b"=", 1)[0].decode() for item in own.read().split(b"\0") if b"=" in item}
+    workers_own = started_with - set(terminal.env) - {"PWD", "OLDPWD", "SHLVL", "_"}  # every shell sets these
+    if not workers_own:
+        pytest.skip("the worker started with no variable the reader lacks")
+    assert terminal.run(f"ln -sf /proc/self/environ {STATE}/env0").ok
+    result = terminal.run_python("import os\nprint('\\n'.join(sorted(os.environ)))", "<step>")
+    assert result.ok and not workers_own & set(result.output.split()), workers_own & set(result.output.split())
+    assert "HOME" in result.output.split()  # the reader's own environment, as the shell started
+
+
+def test_a_log_that_became_a_device_or_a_fifo_costs_no_memory_and_no_wait(terminal):
+    log = f"{STATE}/background-0.log"
+    assert terminal.start_background("sleep 60", 0.2).ok
+    for planted in (f"ln -sf /dev/zero {log}", f"rm -f {log} && mkfifo {log}"):
+        assert terminal.run(planted).ok
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        started = time.monotonic()
+        assert terminal.server_log() == "" and terminal.wait_for_url(0.5) is None
+        assert time.monotonic() - started < 2
+        assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 50_000  # kilobytes
