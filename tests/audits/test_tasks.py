@@ -1,11 +1,12 @@
 import json
 
 import pytest
+from django.urls import reverse
 from django_celery_results.models import TaskResult
 
 from audits.actions import RunNotStarted, do_start_audit
 from audits.importing import import_paths
-from audits.models import Run, RunStatus
+from audits.models import Run, RunStatus, ShareLink
 from audits.tasks import run_audit_task
 from tests.builders import wait_for
 from walkthroughs.models import Walkthrough
@@ -207,3 +208,44 @@ def test_the_dashboard_says_when_the_recovery_schedule_has_stopped(viewer_client
     assert 'id="recovery-alert"' in page and "stalled runs were last checked 20\xa0minutes ago" in page
     recover_stale_runs_task()
     assert 'id="recovery-alert"' not in viewer_client.get("/").content.decode()
+
+
+def test_a_walkthrough_relinking_its_logs_to_a_host_file_shows_nobody_that_file(
+    celery_worker, make_walkthrough, root_only, maintainer_client, client
+):
+    _, secret = root_only
+    relink = (
+        "import glob, os\n"
+        "for path in glob.glob('/run/stackbench/*'):\n"
+        f"    os.remove(path); os.symlink('{secret}', path)\n"
+    )
+    hostile = make_walkthrough(
+        [
+            ("Relink", f"```python\n{relink}```\n", ""),
+            ("Print", "```python\nprint('hello')\n```\n\nIt prints `hello`.", ""),
+            (
+                "Serve",
+                f"```bash\nrm -f /run/stackbench/background-0.log; ln -s {secret} /run/stackbench/background-0.log; "
+                "python3 -m http.server 8000\n```\n",
+                "",
+            ),
+        ],
+        name="wt_relinks_logs",
+    )
+    import_paths([hostile], library_name="hostile")
+    run = do_start_audit(Walkthrough.objects.get(walkthrough_id="wt_relinks_logs"), origin="test")
+    run = wait_for(lambda: _finished(run.pk), timeout=120, message="the audit run to finish")
+    assert run.status == RunStatus.SUCCEEDED, run.error
+    maintainer_client.post(reverse("run_share", args=[run.pk]), {"days": "7"})
+    share = ShareLink.objects.get(run=run)
+    shown = [
+        maintainer_client.get(reverse("run", args=[run.pk])),
+        maintainer_client.get(reverse("run_file", args=[run.pk, "agent_logs/audit_tools.jsonl"])),
+        maintainer_client.get(reverse("run_file", args=[run.pk, "agent_logs/audit.log"])),
+        client.get(share.get_absolute_url()),
+        client.get(reverse("shared_run_file", args=[share.token, "agent_logs/audit_tools.jsonl"])),
+    ]
+    for response in shown:
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+        assert response.status_code == 200 and b"ROOT-ONLY" not in body, response
+    assert "hello" in run.output_file("agent_logs/audit_tools.jsonl").read_text()
