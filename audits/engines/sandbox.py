@@ -79,10 +79,14 @@ START_TIMEOUT = 10.0
 DISK_CHECK_SECONDS = 2.0
 STRAY_ROUNDS = 20  # kill-and-look rounds before a flood of strays ends the whole sandbox
 NAMESPACE_FDS = ("pid", "owner", "user", "net")
-# The first process of every launch: into the sandbox's cgroups (the files named before --), then on to the rest.
-LAUNCH = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; {park}exec "$@"'
+# The first process of every launch: stderr parked on the spare descriptor named first, into the sandbox's cgroups
+# (the files named before --), then on to the rest; RESTORE_STDERR takes stderr back from the spare descriptor.
+LAUNCH = (
+    'spare=$1; shift; while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; '
+    '[ "$spare" = - ] || eval "exec $spare>&2 2>/dev/null"; exec "$@"'
+)
+RESTORE_STDERR = 'eval "exec 2>&$1 $1>&-"; shift; exec "$@"'
 NICENESS = 10  # the dashboard and the worker come first; a run takes what is left (and its cgroup's share)
-KEYRING_NOTICE = re.compile(r"^Joined session keyring: \d+\n?", re.MULTILINE)
 
 
 class SandboxUnavailable(Exception):
@@ -381,12 +385,11 @@ class Sandbox:
         environment = env if env is not None else self.environment
         join = self._join_arguments()
         passed = (*self._fds.values(), info_write, filter_fd, *pass_fds)
-        parked = max(passed) + 1
         # bubblewrap hands the namespace descriptors it joined on to the command: close them first (bash, as dash
-        # cannot name descriptors above 9), and put back the stderr parked while the launcher ran.
+        # cannot name descriptors above 9).
         closing = " ".join(f"{fd}>&-" for name, fd in self._fds.items() if name in NAMESPACE_FDS)
         command = [
-            *self._launcher(network=True, parked_stderr=parked),
+            *self._launcher(passed, network=True),
             tool("bwrap"),
             *join,
             *self._mounts(),
@@ -403,7 +406,7 @@ class Sandbox:
             "--",
             "/bin/bash",
             "-c",
-            f'exec 2>&{parked} {parked}>&- {closing}; exec "$@"',
+            f'exec {closing}; exec "$@"',
             "bash",
             *argv,
         ]
@@ -670,39 +673,46 @@ class Sandbox:
             mounts += ["--ro-bind-fd", str(fd[f"ro:{inside}"]), inside]
         return mounts
 
-    def _launcher(self, network: bool, parked_stderr: int | None = None) -> list[str]:
+    def _launcher(self, passed: tuple[int, ...], network: bool) -> list[str]:
         """What every process of the sandbox starts through: its cgroups, a new session keyring, a lower CPU
-        priority, its rlimits, its network, its uid. With parked_stderr, stderr is kept on that descriptor while
-        keyctl (which announces the keyring there) runs; the command inside puts it back."""
-        park = f"exec {parked_stderr}>&2 2>/dev/null; " if parked_stderr is not None else ""
-        prefix = ["/bin/bash", "-c", LAUNCH.format(park=park), "launch", *self.cgroups.procs_files, "--"]
+        priority, its rlimits, its uid, its network. keyctl announces the keyring it made on stderr: stderr waits on
+        a spare descriptor (above those passed) while it runs, and is back for everything after."""
+        spare = str(max(passed, default=2) + 1)
+        prefix = ["/bin/bash", "-c", LAUNCH, "launch", spare, *self.cgroups.procs_files, "--"]
         prefix += [tool("nice"), "-n", str(NICENESS), tool("keyctl"), "session", "-"]
+        prefix += ["/bin/bash", "-c", RESTORE_STDERR, "restore", spare]
         limits = [f"--data={self.limits.memory_bytes}", f"--fsize={self.limits.file_size_bytes}", "--core=0"]
         if self.is_root and self.cgroups.pids is None:
             # Without a pids cgroup, the per-uid count caps a fork bomb (the sandbox's uid is its own). With one, the
             # cgroup refuses first, and counts what it refused.
             limits.append(f"--nproc={self.limits.max_processes}")
         prefix += [tool("prlimit"), *limits, "--"]
-        if network:
-            prefix += [tool("nsenter"), f"--net=/proc/self/fd/{self._fds['net']}", "--"]
         drop = ["--reuid", str(self.uid), "--regid", str(self.gid), "--clear-groups"] if self.is_root else []
-        return [*prefix, tool("setpriv"), *drop, "--no-new-privs", "--", tool("env"), "-i", "--"]
+        prefix += [tool("setpriv"), *drop, "--no-new-privs", "--"]
+        if network:
+            # Into the sandbox's network through its user namespace, as its root there (the run's own uid outside):
+            # no privilege of the worker's is needed, so a worker that is not root starts sandboxes too.
+            fd = self._fds
+            prefix += [tool("nsenter"), f"--user=/proc/self/fd/{fd['owner']}", f"--net=/proc/self/fd/{fd['net']}"]
+            prefix += ["--preserve-credentials", "--"]
+        return [*prefix, tool("env"), "-i", "--"]
 
     def _join_arguments(self) -> list[str]:
         # bubblewrap makes two user namespaces (the first maps root, for /dev/pts): the PID namespace belongs to
         # the first, the commands run in the second.
         fd = self._fds
         if os.fstat(fd["owner"]).st_ino == os.fstat(fd["user"]).st_ino:
-            users = ["--userns", str(fd["user"]), "--uid", str(READER_UID), "--gid", str(READER_UID)]
+            users = ["--uid", str(READER_UID), "--gid", str(READER_UID)]
         else:
-            users = ["--userns", str(fd["owner"]), "--userns2", str(fd["user"]), "--uid", "0", "--gid", "0"]
+            users = ["--userns2", str(fd["user"]), "--uid", "0", "--gid", "0"]
         return [*users, "--pidns", str(fd["pid"])]
 
     def _start(self):
         """Start the sandbox's init (which holds its namespaces) and its network."""
         info_read, info_write = os.pipe()
+        mount_fds = tuple(value for name, value in self._fds.items() if name not in NAMESPACE_FDS)
         command = [
-            *self._launcher(network=False),
+            *self._launcher((*mount_fds, info_write), network=False),
             tool("bwrap"),
             "--unshare-user",
             "--uid",
@@ -726,7 +736,6 @@ class Sandbox:
             "sleep",
             "infinity",
         ]
-        mount_fds = tuple(value for name, value in self._fds.items() if name not in NAMESPACE_FDS)
         try:
             self._init = subprocess.Popen(
                 command,
@@ -774,9 +783,9 @@ class Sandbox:
             # in a sandbox of its own (an empty root) under its own seccomp filter.
             self._slirp = subprocess.Popen(
                 [
-                    tool("keyctl"),
-                    "session",
-                    "-",
+                    *["/bin/bash", "-c", LAUNCH, "launch", str(max(owner, net, ready_write, exit_read) + 1), "--"],
+                    *[tool("keyctl"), "session", "-"],
+                    *["/bin/bash", "-c", RESTORE_STDERR, "restore", str(max(owner, net, ready_write, exit_read) + 1)],
                     *drop,
                     # As root of the sandbox's user namespace (only there): slirp4netns then locks itself into an
                     # empty mount namespace and drops every capability before it reads a packet.
@@ -937,7 +946,7 @@ class UnconfinedSandbox(Sandbox):
         return reader_environment(self.settings, self.home, self.tmp)
 
     def spawn(self, argv, cwd=None, env=None, stdin=None, stdout=None, stderr=None, pass_fds=()) -> Spawned:
-        prefix = ["/bin/bash", "-c", LAUNCH.format(park=""), "launch", *self.cgroups.procs_files, "--"]
+        prefix = ["/bin/bash", "-c", LAUNCH, "launch", "-", *self.cgroups.procs_files, "--"]
         limits = [f"--data={self.limits.memory_bytes}", f"--fsize={self.limits.file_size_bytes}", "--core=0"]
         popen = subprocess.Popen(
             [*prefix, tool("nice"), "-n", str(NICENESS), tool("prlimit"), *limits, "--", *argv],
@@ -1055,8 +1064,8 @@ def _make_root(settings: SandboxSettings, label: str) -> Path:
 
 
 def _printed(process: subprocess.Popen) -> str:
-    """The end of what a failed launch printed on stderr, without keyctl's notice of the keyring it made."""
-    return KEYRING_NOTICE.sub("", process.stderr.read().decode("utf-8", "replace"))[-500:].strip()
+    """The end of what a failed launch printed on stderr."""
+    return process.stderr.read().decode("utf-8", "replace")[-500:].strip()
 
 
 def _seccomp_pipe() -> int:

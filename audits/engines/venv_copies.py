@@ -2,8 +2,8 @@
 
 A sandbox's virtualenv must be its own down to the inode: hard links into the template would let one run (or the
 worker writing a file for it) change every later run's Python. A full copy costs a few hundred milliseconds, so
-one is made ahead in the background for the next sandbox, already given to the unprivileged uid that sandbox will
-run as; a sandbox takes it with a rename. Copies lie in the sandboxes' scratch folder (so the rename stays on one
+copies are made ahead in the background for the next sandboxes, each already given to the unprivileged uid its
+sandbox will run as; a sandbox takes one with a rename. Copies lie in the sandboxes' scratch folder (so the rename stays on one
 filesystem) under a name carrying the worker's pid, so the leftover sweep removes those of a dead worker.
 """
 
@@ -38,7 +38,9 @@ class VenvCopy:
 CP = shutil.which("cp", path="/usr/bin:/bin") or "cp"
 _ready: dict[Path, list[VenvCopy]] = {}
 _making: set[Path] = set()
-_lock = threading.Lock()
+_changed = threading.Condition()
+IN_FLIGHT_WAIT = 30.0  # seconds a sandbox waits for the copy already being made before making its own
+READY_COPIES = 2  # kept ready per template: runs started back to back (run everything) each find one
 
 
 def template_folder(templates_dir: str | None, python: str, python_version: str, uv: str | None) -> Path | None:
@@ -58,7 +60,8 @@ def keep_template(venv: Path, template: Path):
     template.parent.mkdir(parents=True, exist_ok=True)
     aside = Path(tempfile.mkdtemp(prefix=".venv-", dir=template.parent))
     try:
-        sandbox_files.copy_tree(venv, aside / "venv", (os.getuid(), os.getgid()))
+        (aside / "venv").mkdir()
+        sandbox_files.copy_tree(venv.parent, venv.name, aside / "venv", (os.getuid(), os.getgid()))
         os.rename(aside / "venv", template)
     except OSError:
         pass  # another worker kept one first
@@ -67,9 +70,10 @@ def keep_template(venv: Path, template: Path):
 
 
 def take_copy(template: Path, scratch: Path, as_root: bool) -> VenvCopy:
-    """A private copy of the template: one made ahead when ready, else made now; either way the next one is then
-    made in the background."""
-    with _lock:
+    """A private copy of the template: one made ahead (waiting for the one being made, which is sooner than
+    starting another beside it), else one made now; either way the next one is then made in the background."""
+    with _changed:
+        _changed.wait_for(lambda: _ready.get(template) or template not in _making, timeout=IN_FLIGHT_WAIT)
         ready = _ready.get(template)
         copy = ready.pop() if ready else None
     if copy is None:
@@ -94,21 +98,28 @@ def _make_copy(template: Path, scratch: Path, as_root: bool) -> VenvCopy:
 
 
 def _make_ahead(template: Path, scratch: Path, as_root: bool):
-    with _lock:
-        if template in _making or _ready.get(template):
+    with _changed:
+        if template in _making or len(_ready.get(template, [])) >= READY_COPIES:
             return
         _making.add(template)
 
     def make():
-        try:
-            copy = _make_copy(template, scratch, as_root)
-        except (OSError, subprocess.SubprocessError):
-            return
-        finally:
-            with _lock:
-                _making.discard(template)
-        with _lock:
-            _ready.setdefault(template, []).append(copy)
+        """Copies, one after another, until READY_COPIES are ready (or one cannot be made)."""
+        while True:
+            copy = None
+            try:
+                copy = _make_copy(template, scratch, as_root)
+            except (OSError, subprocess.SubprocessError):
+                pass
+            with _changed:
+                if copy is not None:
+                    _ready.setdefault(template, []).append(copy)
+                done = copy is None or len(_ready[template]) >= READY_COPIES
+                if done:
+                    _making.discard(template)
+                _changed.notify_all()
+            if done:
+                return
 
     threading.Thread(target=make, name="venv-copy-ahead", daemon=True).start()
 

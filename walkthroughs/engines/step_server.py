@@ -47,9 +47,11 @@ class StepServerError(Exception):
 class ServerConfig:
     output_dir: Path | None = None
     allowed_roots: list[Path] = field(default_factory=list)
+    working_dir: Path | None = None  # an allowed root too; default: the process's (a server run in another
+    # process's event loop names its own)
 
     def roots(self) -> list[Path]:
-        roots = [Path.cwd()] + ([self.output_dir] if self.output_dir else []) + list(self.allowed_roots)
+        roots = [self.working_dir or Path.cwd()] + ([self.output_dir] if self.output_dir else []) + self.allowed_roots
         return [Path(os.path.realpath(root)) for root in roots]
 
     @classmethod

@@ -12,6 +12,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -567,3 +568,91 @@ def test_the_leftover_sweep_follows_no_link_named_like_a_leftover(tmp_path):
         assert elsewhere.is_dir()
     finally:
         working.kill()
+
+
+def test_on_a_fresh_machine_the_first_sandbox_makes_the_template_and_later_ones_get_private_copies(tmp_path):
+    import dataclasses
+
+    fresh = dataclasses.replace(sandbox_settings(), templates_dir=str(tmp_path / "templates"))
+    first = open_sandbox(fresh, "first")
+    try:
+        (template,) = (tmp_path / "templates").iterdir()
+        assert first.run(["python", "-c", "print('first')"], timeout=60).stdout.strip() == "first"
+    finally:
+        first.close()
+    second = open_sandbox(fresh, "second")
+    try:
+        (pip,) = template.glob("lib/python*/site-packages/pip/__init__.py")
+        relative = pip.relative_to(template)
+        assert second.run(["python", "-c", "import pip"], timeout=60).returncode == 0
+        assert (second.root / "home" / ".venv" / relative).stat().st_ino != pip.stat().st_ino
+    finally:
+        second.close()
+
+
+NOT_ROOT_WORKER = """
+import json, sys
+from pathlib import Path
+from audits.engines.auditors.shell import Terminal
+from audits.engines.sandbox import Profile, SandboxSettings, open_sandbox
+folder = Path(sys.argv[1])
+settings = SandboxSettings(
+    profile=Profile(python="/usr/bin/python3"), tools={"uv": sys.argv[2]}, environment=json.loads(sys.argv[3]),
+    templates_dir=str(folder / "templates"), scratch_dir=str(folder),
+)
+sandbox = open_sandbox(settings, "not-root")
+term = Terminal(sandbox)
+sandbox.write_file("/home/reader/work/hello.py", "print('hello from a file')\\n")
+ran = term.run("id -un && python hello.py && echo written > out.txt")
+served = term.start_background("python3 -m http.server 8000", settle_seconds=1)
+print(json.dumps({"ran": ran.output, "out": sandbox.read_file("/home/reader/work/out.txt", 100),
+                  "served": served.ok, "request": term.request("http://127.0.0.1:8000/", 20).output[:8],
+                  "uid": sandbox.uid}))
+term.close()
+sandbox.close()
+"""
+
+
+def test_a_worker_that_is_not_root_runs_sandboxes_the_same_way(root_worker):
+    """What the README recommends for production: the worker as an unprivileged user. The engines need nothing of
+    root's; here they run as nobody, with Debian's Python and the packages of the app's virtualenv."""
+    import json
+    import shutil
+    import sysconfig
+    import tempfile
+
+    from stackbench_site.configuration import find_uv
+
+    if not Path("/usr/bin/python3").exists():
+        pytest.skip("needs Debian's python3")
+    folder = Path(tempfile.mkdtemp(prefix="stackbench-not-root-"))  # pytest's own folders are root's only
+    os.chown(folder, 65534, 65534)
+    try:
+        done = subprocess.run(
+            ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "/usr/bin/python3", "-c"]
+            + [NOT_ROOT_WORKER, str(folder), find_uv(), json.dumps(sandbox_settings().environment)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd="/",
+            env={
+                "PATH": "/usr/bin:/bin",
+                "PYTHONPATH": f"{settings.BASE_DIR}:{sysconfig.get_paths()['purelib']}",
+                "HOME": str(folder),
+            },
+        )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["ran"] == "reader\nhello from a file\n" and seen["out"] == "written\n"
+    assert seen["served"] and seen["request"].startswith("HTTP 200") and seen["uid"] == 65534
+
+
+def test_what_the_launcher_prints_reaches_the_command_s_stderr_but_keyctl_s_notice_does_not(make_sandbox):
+    sandbox = make_sandbox()
+    refused = sandbox.spawn(["true"], cwd="/no/such/folder", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, printed = refused.popen.communicate(timeout=30)
+    assert refused.popen.returncode != 0 and b"chdir" in printed and b"keyring" not in printed
+    ran = sandbox.spawn(["sh", "-c", "echo out; echo err >&2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert ran.popen.communicate(timeout=30) == (b"out\n", b"err\n")
