@@ -146,8 +146,8 @@ class SandboxFiles:
 
     # -- looking ----------------------------------------------------------------------------------------------
     def kind(self, inside: str) -> str | None:
-        """ "file", "folder", "link" (also when a folder on the way is one), "other", or None when nothing is
-        there. A link is never followed: where it points is the run's business."""
+        """What is at inside: "file", "folder", "link" (also when a folder on the way is one), "other", or None
+        for nothing. A link is never followed: where it points is the run's business."""
         root, names = self._where(inside)
         try:
             fd = open_folder(root, names[:-1])

@@ -656,3 +656,15 @@ def test_what_the_launcher_prints_reaches_the_command_s_stderr_but_keyctl_s_noti
     assert refused.popen.returncode != 0 and b"chdir" in printed and b"keyring" not in printed
     ran = sandbox.spawn(["sh", "-c", "echo out; echo err >&2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert ran.popen.communicate(timeout=30) == (b"out\n", b"err\n")
+
+
+def test_slirp4netns_reads_the_runs_packets_locked_in_a_sandbox_of_its_own(make_sandbox):
+    sandbox = make_sandbox()
+    slirp = sandbox._slirp.pid
+    status = dict(
+        line.split(":\t", 1) for line in Path(f"/proc/{slirp}/status").read_text().splitlines() if ":\t" in line
+    )
+    # It keeps one capability, in the run's user namespace only: binding a low port (CAP_NET_BIND_SERVICE).
+    assert status["Seccomp"].strip() == "2" and status["CapEff"].strip() == "0000000000000400", status
+    assert os.stat(f"/proc/{slirp}/ns/mnt").st_ino != os.stat("/proc/self/ns/mnt").st_ino
+    assert os.listdir(f"/proc/{slirp}/root") != os.listdir("/")  # an empty root of its own, not the host's

@@ -242,7 +242,9 @@ def test_processes_an_example_leaves_behind_are_killed_before_the_next_one(offli
     first, second = validate_document(
         analysis(detached_bomb, "import subprocess\nsubprocess.run(['true'])"), offline
     ).results
-    assert first.status == "success"
+    # The bomb may reach the limit before the example's answer does (a run gets only its share of the CPUs): then
+    # the example that started it is the one that failed, never the next.
+    assert first.status == "success" or "limit of 64 processes" in first.error_message, first
     assert second.status == "success", second.error_message
 
 
