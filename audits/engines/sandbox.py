@@ -553,7 +553,8 @@ class Sandbox:
             "confinement": self.confinement,
             **self.settings.profile.describe(),
             "limits": f"{self.limits.max_processes} processes, {self.limits.memory_bytes // 1024**2} MB memory, "
-            f"{self.limits.disk_bytes // 1024**2} MB disk",
+            f"{self.limits.disk_bytes // 1024**2} MB disk, {self.limits.max_files:,} files"
+            + (f", {self.limits.cpus:g} CPU" if self.cgroups.cpu is not None else ""),
             "cgroups": ", ".join(self.cgroups.describe()) or "none (rlimits only)",
         }
 

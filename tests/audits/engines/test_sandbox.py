@@ -668,3 +668,9 @@ def test_slirp4netns_reads_the_runs_packets_locked_in_a_sandbox_of_its_own(make_
     assert status["Seccomp"].strip() == "2" and status["CapEff"].strip() == "0000000000000400", status
     assert os.stat(f"/proc/{slirp}/ns/mnt").st_ino != os.stat("/proc/self/ns/mnt").st_ino
     assert os.listdir(f"/proc/{slirp}/root") != os.listdir("/")  # an empty root of its own, not the host's
+
+
+def test_a_runs_machine_states_every_limit_it_ran_under(make_sandbox):
+    described = make_sandbox(max_files=1234, cpus=1.5).describe()
+    assert "1,234 files" in described["limits"]
+    assert ("1.5 CPU" in described["limits"]) == ("cpu" in described["cgroups"])
