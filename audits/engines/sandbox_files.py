@@ -300,7 +300,9 @@ def walk(root: Path) -> Iterator[tuple[int, os.DirEntry, os.stat_result, int]]:
         os.close(fd)
 
 
-def _walk_folder(fd: int, depth: int) -> Iterator[tuple[int, os.DirEntry, os.stat_result, int]]:
+def _entries(fd: int) -> Iterator[tuple[os.DirEntry, os.stat_result]]:
+    """The entries of the folder fd with their lstat, read as they come (a folder of a million costs no more
+    memory than one); what cannot be listed, or is gone by the time it is looked at, is skipped."""
     try:
         entries = os.scandir(fd)
     except OSError:
@@ -308,24 +310,28 @@ def _walk_folder(fd: int, depth: int) -> Iterator[tuple[int, os.DirEntry, os.sta
     with entries:
         for entry in entries:
             try:
-                info = entry.stat(follow_symlinks=False)
+                yield entry, entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            if not stat.S_ISDIR(info.st_mode):
-                yield fd, entry, info, depth + 1
-                continue
-            if depth >= MAX_DEPTH:
-                yield fd, entry, info, MAX_DEPTH + 1
-                continue
+
+
+def _walk_folder(fd: int, depth: int) -> Iterator[tuple[int, os.DirEntry, os.stat_result, int]]:
+    for entry, info in _entries(fd):
+        if not stat.S_ISDIR(info.st_mode):
             yield fd, entry, info, depth + 1
-            try:
-                child = _step_into(os.dup(fd), entry.name)
-            except OSError:
-                continue
-            try:
-                yield from _walk_folder(child, depth + 1)
-            finally:
-                os.close(child)
+            continue
+        if depth >= MAX_DEPTH:
+            yield fd, entry, info, MAX_DEPTH + 1
+            continue
+        yield fd, entry, info, depth + 1
+        try:
+            child = _step_into(os.dup(fd), entry.name)
+        except OSError:
+            continue
+        try:
+            yield from _walk_folder(child, depth + 1)
+        finally:
+            os.close(child)
 
 
 def tree_usage(root: Path, stop_bytes: int | None = None, stop_files: int | None = None) -> Usage:
@@ -377,22 +383,16 @@ def copy_tree(parent: Path, name: str, destination: Path, owner: Owner | None):
 
 
 def _copy_folder(source_fd: int, target_fd: int, owner: Owner | None, depth: int):
-    try:
-        entries = os.scandir(source_fd)
-    except OSError:
-        return
-    with entries:
-        for entry in entries:
-            try:
-                info = entry.stat(follow_symlinks=False)
-                if stat.S_ISDIR(info.st_mode) and depth < MAX_DEPTH:
-                    _copy_subfolder(source_fd, target_fd, entry.name, info, owner, depth)
-                elif stat.S_ISREG(info.st_mode):
-                    _copy_file(source_fd, target_fd, entry.name, info, owner)
-                elif stat.S_ISLNK(info.st_mode):
-                    _copy_link(source_fd, target_fd, entry.name, owner)
-            except (Planted, FileNotFoundError, NotADirectoryError):
-                continue  # changed under us, or nothing a reader's files are made of
+    for entry, info in _entries(source_fd):
+        try:
+            if stat.S_ISDIR(info.st_mode) and depth < MAX_DEPTH:
+                _copy_subfolder(source_fd, target_fd, entry.name, info, owner, depth)
+            elif stat.S_ISREG(info.st_mode):
+                _copy_file(source_fd, target_fd, entry.name, info, owner)
+            elif stat.S_ISLNK(info.st_mode):
+                _copy_link(source_fd, target_fd, entry.name, owner)
+        except (Planted, FileNotFoundError, NotADirectoryError):
+            continue  # changed under us, or nothing a reader's files are made of
 
 
 def _copy_subfolder(source_fd: int, target_fd: int, name: str, info: os.stat_result, owner, depth: int):
