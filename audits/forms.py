@@ -2,8 +2,8 @@ from django import forms
 from django.conf import settings
 from django.template.defaultfilters import filesizeformat
 
+from stackbench.formats.walkthrough import NAME_MAX
 from stackbench_site.configuration import claude_unavailable_reason
-from walkthroughs.engines.formats import NAME_MAX
 from walkthroughs.models import Backend
 
 

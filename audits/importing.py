@@ -12,10 +12,10 @@ from typing import Any
 
 from django.db import transaction
 
-from audits.engines.formats import AuditResult, ValidationResult, ValidationSummary, validation_file_name
 from audits.models import ExampleResult, Gap, Run, RunBackend, RunKind, RunStatus, ValidationDocument, record_problems
-from stackbench_site.lib.jsonfiles import MAX_FILE_BYTES, FormatError, parse_json_text, parse_model, write_model
-from walkthroughs.engines.formats import NAME_MAX, ExtractionAnalysis, Session, WalkthroughExport, walkthrough_id_for
+from stackbench.formats.results import AuditResult, ValidationResult, ValidationSummary, validation_file_name
+from stackbench.formats.walkthrough import NAME_MAX, ExtractionAnalysis, Session, WalkthroughExport, walkthrough_id_for
+from stackbench.lib.jsonfiles import MAX_FILE_BYTES, FormatError, parse_json_text, parse_model, write_model
 from walkthroughs.models import DocPage, Library, Walkthrough
 
 UNASSIGNED_LIBRARY = "unassigned"

@@ -11,13 +11,13 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
-from audits.engines.fingerprints import example_fingerprint, gap_fingerprint
-from audits.engines.formats import EXAMPLE_SEVERITY, GATE_LEVELS
-from audits.engines.formats import ExampleResult as ExampleResultFormat
-from audits.engines.formats import ValidationResult as ValidationResultFormat
-from walkthroughs.engines.formats import GAP_SEVERITY
-from walkthroughs.engines.formats import Gap as GapFormat
-from walkthroughs.engines.snippets import code_hash
+from stackbench.formats.results import EXAMPLE_SEVERITY, GATE_LEVELS
+from stackbench.formats.results import ExampleResult as ExampleResultFormat
+from stackbench.formats.results import ValidationResult as ValidationResultFormat
+from stackbench.formats.walkthrough import GAP_SEVERITY
+from stackbench.formats.walkthrough import Gap as GapFormat
+from stackbench.lib.fingerprints import example_fingerprint, gap_fingerprint
+from stackbench.lib.snippets import code_hash
 from walkthroughs.models import Backend, DocPage, Library, Walkthrough
 
 SHARE_SALT = "stackbench.share-link"

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from django.db.models import Count, F, Max, OuterRef, Q, Subquery, Window
 from django.db.models.functions import RowNumber
 
-from audits.engines.formats import EXAMPLE_SEVERITY
 from audits.models import QUIET_STATES, ExampleResult, Gap, Problem, Run, RunKind, RunStatus, ValidationDocument
-from walkthroughs.engines.formats import GAP_SEVERITY
+from stackbench.formats.results import EXAMPLE_SEVERITY
+from stackbench.formats.walkthrough import GAP_SEVERITY
 from walkthroughs.models import DocPage, Walkthrough
 
 

@@ -11,16 +11,16 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 from django.utils import timezone
 
-from audits.engines import cgroups, sandbox
-from audits.engines.auditors.common import AuditError, AuditObserver, AuditRequest
-from audits.engines.auditors.rules import AuditCancelled
-from audits.engines.auditors.run import run_audit
-from audits.engines.formats import ValidationSummary, validation_file_name
-from audits.engines.validator import ValidationError, ValidationObserver, validate_document
 from audits.models import ExampleResult, Run, RunKind, RunStatus, ServiceBeat, ValidationDocument, record_problems
+from stackbench.auditing.common import AuditError, AuditObserver, AuditRequest
+from stackbench.auditing.rules import AuditCancelled
+from stackbench.auditing.run import run_audit
+from stackbench.formats.results import ValidationSummary, validation_file_name
+from stackbench.lib.jsonfiles import write_model
+from stackbench.sandbox import cgroups, sandbox
+from stackbench.validation.validator import ValidationError, ValidationObserver, validate_document
 from stackbench_site.celery import QueueUnreachable, app, queue
 from stackbench_site.configuration import claude_settings, sandbox_settings, validation_options
-from stackbench_site.lib.jsonfiles import write_model
 
 logger = logging.getLogger(__name__)
 

@@ -20,9 +20,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stackbench_site.settings")
 
-from audits.engines.auditors.common import AuditRequest
-from audits.engines.auditors.run import run_audit
-from audits.engines.sandbox import open_sandbox
+from stackbench.auditing.common import AuditRequest
+from stackbench.auditing.run import run_audit
+from stackbench.sandbox.sandbox import open_sandbox
 from stackbench_site.configuration import sandbox_settings
 
 

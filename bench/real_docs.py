@@ -24,10 +24,10 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stackbench_site.settings")
 
-from audits.engines.validator import validate_all  # noqa: E402
+from stackbench.docs.extractor import extract_docs  # noqa: E402
+from stackbench.formats.walkthrough import RUNNABLE_STYLES  # noqa: E402
+from stackbench.validation.validator import validate_all  # noqa: E402
 from stackbench_site.configuration import validation_options  # noqa: E402
-from walkthroughs.engines.extractor import extract_docs  # noqa: E402
-from walkthroughs.engines.formats import RUNNABLE_STYLES  # noqa: E402
 
 LABELS = BASE_DIR / "bench" / "real_docs" / "labels.json"
 SDISTS = BASE_DIR / "var" / "bench" / "sdists"

@@ -24,10 +24,10 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stackbench_site.settings")
 
-from audits.engines.auditors.common import AuditRequest  # noqa: E402
-from audits.engines.auditors.run import run_audit  # noqa: E402
+from stackbench.auditing.common import AuditRequest  # noqa: E402
+from stackbench.auditing.run import run_audit  # noqa: E402
+from stackbench.generation.rules import generate_walkthrough  # noqa: E402
 from stackbench_site.configuration import sandbox_settings  # noqa: E402
-from walkthroughs.engines.generator import generate_walkthrough  # noqa: E402
 
 LABELS = BASE_DIR / "bench" / "real_tutorials" / "labels.json"
 DOWNLOADS = BASE_DIR / "var" / "bench" / "tutorials"

@@ -17,9 +17,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stackbench_site.settings")
 
-from audits.engines import validator
+from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis
+from stackbench.validation import validator
 from stackbench_site.configuration import validation_options
-from walkthroughs.engines.formats import CodeExample, ExtractionAnalysis
 
 DOCUMENTS = {
     ("toolz", "0.12.1"): [

@@ -14,13 +14,13 @@ from ninja.security import HttpBearer
 from pydantic import Field, StringConstraints
 
 from audits.actions import RunNotStarted, do_run_everything, do_start_audit, do_start_validation
-from audits.engines.formats import DEFAULT_GATE_LEVEL, GATE_LEVELS, ExampleSeverity
-from audits.engines.formats import ExampleResult as ExampleResultFormat
 from audits.models import ApiToken, ExampleResult, Gap, Problem, Run, RunKind, RunStatus, gate_problems
+from stackbench.formats.results import DEFAULT_GATE_LEVEL, GATE_LEVELS, ExampleSeverity
+from stackbench.formats.results import ExampleResult as ExampleResultFormat
+from stackbench.formats.walkthrough import Gap as GapFormat
+from stackbench.formats.walkthrough import GapSeverity, GapType
 from stackbench_site.celery import QueueUnreachable
 from stackbench_site.configuration import claude_unavailable_reason
-from walkthroughs.engines.formats import Gap as GapFormat
-from walkthroughs.engines.formats import GapSeverity, GapType
 from walkthroughs.models import Library, Walkthrough
 from walkthroughs.tasks import start_sync
 

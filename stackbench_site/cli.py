@@ -13,11 +13,11 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stackbench_site.settings")
 
 from django.conf import settings
 
-from audits.engines.auditors.common import AuditError, AuditObserver, AuditRequest
-from audits.engines.formats import DEFAULT_GATE_LEVEL, GATE_LEVELS
+from stackbench.auditing.common import AuditError, AuditObserver, AuditRequest
+from stackbench.formats.results import DEFAULT_GATE_LEVEL, GATE_LEVELS
+from stackbench.formats.walkthrough import GAP_SEVERITY, GAP_TYPES, doc_name
+from stackbench.lib.jsonfiles import FormatError, load_json_file, write_model, write_text_atomically
 from stackbench_site import configuration
-from stackbench_site.lib.jsonfiles import FormatError, load_json_file, write_model, write_text_atomically
-from walkthroughs.engines.formats import GAP_SEVERITY, GAP_TYPES, doc_name
 
 
 class CommandError(Exception):
@@ -98,7 +98,7 @@ def _walkthrough_defaults(walkthrough_path: Path) -> tuple[str, str]:
 
 
 def command_audit(args):
-    from audits.engines.auditors.run import run_audit
+    from stackbench.auditing.run import run_audit
 
     path = Path(args.walkthrough).resolve()
     if not path.is_file():
@@ -142,7 +142,7 @@ def _print_audit_summary(result, request):
 
 
 def command_validate(args):
-    from audits.engines.validator import ValidationError, ValidationObserver, load_analyses, validate_all
+    from stackbench.validation.validator import ValidationError, ValidationObserver, load_analyses, validate_all
 
     class PrintProgress(ValidationObserver):
         def document_finished(self, page, result):
@@ -292,7 +292,7 @@ def command_token(args):
 
 
 def command_extract(args):
-    from walkthroughs.engines.extractor import extract_docs
+    from stackbench.docs.extractor import extract_docs
 
     docs = Path(args.docs)
     if not docs.is_dir():
@@ -315,8 +315,8 @@ def command_extract(args):
 
 
 def command_generate(args):
-    from walkthroughs.engines.claude_generator import GenerationError, generate_with_claude
-    from walkthroughs.engines.generator import generate_walkthrough
+    from stackbench.generation.claude import GenerationError, generate_with_claude
+    from stackbench.generation.rules import generate_walkthrough
 
     doc = Path(args.doc_path)
     if not doc.is_file():
@@ -340,7 +340,7 @@ def command_generate(args):
 
 
 def command_mcp_server(server_args):
-    from walkthroughs.engines.step_server import main as serve
+    from stackbench.auditing.step_server import main as serve
 
     serve(server_args)
 

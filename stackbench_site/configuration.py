@@ -9,10 +9,10 @@ from pathlib import Path
 from django.conf import settings
 from uv import find_uv_bin
 
-from audits.engines import machine
-from audits.engines.sandbox import Limits, SandboxSettings
-from audits.engines.validator import ValidationOptions
-from walkthroughs.engines.claude_agent import ClaudeSettings
+from stackbench.agent.runner import ClaudeSettings
+from stackbench.sandbox import machine
+from stackbench.sandbox.sandbox import Limits, SandboxSettings
+from stackbench.validation.validator import ValidationOptions
 
 
 def sandbox_limits(**overrides) -> Limits:

@@ -3,9 +3,9 @@ the periodic recovery of stalled runs has stopped (a banner says so)."""
 
 from django.conf import settings
 
-from audits.engines.formats import EXAMPLE_SEVERITY
 from audits.models import ServiceBeat
-from walkthroughs.engines.formats import GAP_SEVERITY
+from stackbench.formats.results import EXAMPLE_SEVERITY
+from stackbench.formats.walkthrough import GAP_SEVERITY
 
 
 def severities(request):

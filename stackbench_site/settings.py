@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import dj_database_url
 
-from stackbench_site.lib.env import BadSetting, envbool, envfloat, envint, envlist, envstr
+from stackbench_site.env import BadSetting, envbool, envfloat, envint, envlist, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(envstr("STACKBENCH_VAR", str(BASE_DIR / "var"))).resolve()
@@ -199,7 +199,7 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # Commands taken from docs (audits), code examples (validations) and the Claude agent's tools are untrusted: each
-# run gets a sandbox (bubblewrap + slirp4netns, see audits/engines/sandbox.py) under these limits. What of the
+# run gets a sandbox (bubblewrap + slirp4netns, see stackbench/sandbox/sandbox.py) under these limits. What of the
 # worker's environment commands see: proxies, locale, certificates, and pip/uv options that are not secrets.
 STACKBENCH_COMMAND_TIMEOUT = envfloat("STACKBENCH_COMMAND_TIMEOUT", 120.0)
 STACKBENCH_OUTPUT_CAP_BYTES = envint("STACKBENCH_OUTPUT_CAP_BYTES", 200_000)

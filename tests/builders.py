@@ -21,11 +21,11 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from audits.engines.auditors.common import AuditRequest
-from audits.engines.formats import AuditResult, ValidationResult, ValidationSummary
+from stackbench.auditing.common import AuditRequest
+from stackbench.formats.results import AuditResult, ValidationResult, ValidationSummary
+from stackbench.formats.walkthrough import Gap, Session
 from stackbench_site.configuration import sandbox_settings
 from stackbench_site.launcher import worker_command
-from walkthroughs.engines.formats import Gap, Session
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = BASE_DIR / "sample_data"
@@ -285,7 +285,7 @@ def processes_of(uid: int) -> list[int]:
 
 def sandbox_processes() -> list[int]:
     """Host pids of the live processes running as any sandbox's own uid (when the worker is root)."""
-    from audits.engines.venv_copies import SANDBOX_UIDS
+    from stackbench.sandbox.venv_copies import SANDBOX_UIDS
 
     return _live_processes(lambda uid: SANDBOX_UIDS[0] <= uid < SANDBOX_UIDS[1])
 

@@ -38,8 +38,8 @@ settings.load_profile("stackbench")
 # Engines import no Django and no Celery (import-linter checks it), so the database and broker of a pass cannot
 # change their outcome: the second pass of bin/test (PostgreSQL + Redis) leaves them to the first. The Claude tests
 # stay in both: some of them store runs.
-ENGINE_FOLDERS = ("tests/audits/engines/", "tests/walkthroughs/engines/", "tests/stackbench_site/lib/")
-BOTH_PASSES = ("tests/audits/engines/auditors/test_claude.py",)
+ENGINE_FOLDERS = ("tests/stackbench/",)
+BOTH_PASSES = ("tests/stackbench/auditing/test_claude.py",)
 
 
 def pytest_ignore_collect(collection_path, config):
@@ -130,7 +130,7 @@ def make_sandbox():
     test; keyword arguments are limits (timeout=5, max_processes=64, ...) and reachable_hosts."""
     import dataclasses
 
-    from audits.engines.sandbox import open_sandbox
+    from stackbench.sandbox.sandbox import open_sandbox
     from stackbench_site.configuration import sandbox_settings
 
     made = []
@@ -169,7 +169,7 @@ def root_only(tmp_path_factory, root_worker):
 @pytest.fixture
 def pids_cgroup():
     """For tests that start a fork bomb: without a pids cgroup counting refused forks, a flood is only capped."""
-    from audits.engines.cgroups import Cgroups
+    from stackbench.sandbox.cgroups import Cgroups
 
     probe = Cgroups.create(64, 2**30)
     has_pids = probe.pids is not None
@@ -213,7 +213,7 @@ def import_audit(tmp_path):
     """Store an audit run the way an import does (fast, deterministic)."""
     from audits.importing import import_paths
     from audits.models import Run
-    from stackbench_site.lib.jsonfiles import write_model
+    from stackbench.lib.jsonfiles import write_model
 
     counter = {"n": 0}
 

@@ -1,5 +1,5 @@
-"""The engines stand alone: every module under an engines/ folder, and stackbench_site/lib, imports in a fresh
-interpreter with no Django settings, and brings in neither Django nor Celery."""
+"""The engines stand alone: every module of the stackbench package imports in a fresh interpreter with no Django
+settings, and brings in neither Django nor Celery."""
 
 import os
 import pkgutil
@@ -8,7 +8,7 @@ import sys
 
 from tests.builders import BASE_DIR
 
-ENGINE_PACKAGES = ["walkthroughs.engines", "audits.engines", "stackbench_site.lib"]
+ENGINE_PACKAGES = ["stackbench"]
 
 
 def engine_modules() -> list[str]:
@@ -21,8 +21,8 @@ def engine_modules() -> list[str]:
 
 def test_there_are_engine_modules_to_check():
     modules = engine_modules()
-    assert "audits.engines.validator" in modules and "walkthroughs.engines.step_server" in modules
-    assert "audits.engines.auditors.rules" in modules and "stackbench_site.lib.markdown" in modules
+    assert "stackbench.validation.validator" in modules and "stackbench.auditing.step_server" in modules
+    assert "stackbench.auditing.rules" in modules and "stackbench.lib.markdown" in modules
 
 
 def test_every_engine_module_imports_without_django_configured():

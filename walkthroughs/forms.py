@@ -3,7 +3,7 @@ import re
 from django import forms
 from django.conf import settings
 
-from stackbench_site.lib.git import GitError, is_remote, is_repository, remote_branches
+from stackbench.lib.git import GitError, is_remote, is_repository, remote_branches
 from walkthroughs.models import Library, Network, repository_refusal
 
 

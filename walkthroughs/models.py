@@ -9,13 +9,13 @@ from django.db import models, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from stackbench_site.lib.git import GitError, git, is_remote, is_repository
-from stackbench_site.lib.jsonfiles import FormatError
-from stackbench_site.lib.markdown import fenced_blocks
-from walkthroughs.engines.formats import CodeExample as CodeExampleFormat
-from walkthroughs.engines.formats import ExtractionAnalysis, WalkthroughExport
-from walkthroughs.engines.snippets import code_hash
-from walkthroughs.engines.symposium import SymposiumWalkthrough, parse_walkthrough
+from stackbench.formats.symposium import SymposiumWalkthrough, parse_walkthrough
+from stackbench.formats.walkthrough import CodeExample as CodeExampleFormat
+from stackbench.formats.walkthrough import ExtractionAnalysis, WalkthroughExport
+from stackbench.lib.git import GitError, git, is_remote, is_repository
+from stackbench.lib.jsonfiles import FormatError
+from stackbench.lib.markdown import fenced_blocks
+from stackbench.lib.snippets import code_hash
 
 
 def content_hash(data) -> str:

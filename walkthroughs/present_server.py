@@ -26,7 +26,7 @@ def build_server():
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from walkthroughs.engines.presenting import present
+    from stackbench.symposium.presenting import present
     from walkthroughs.models import Feedback, Library, PresentedWalkthrough, PresentError
 
     server = MCPServer(

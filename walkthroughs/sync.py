@@ -5,10 +5,10 @@ import re
 
 from django.utils import timezone
 
-from stackbench_site.lib.git import GitError, clone_or_fetch, git, is_remote
-from walkthroughs.engines.extractor import extract_docs
-from walkthroughs.engines.formats import WalkthroughExport
-from walkthroughs.engines.generator import generate_walkthrough
+from stackbench.docs.extractor import extract_docs
+from stackbench.formats.walkthrough import WalkthroughExport
+from stackbench.generation.rules import generate_walkthrough
+from stackbench.lib.git import GitError, clone_or_fetch, git, is_remote
 from walkthroughs.models import DocPage, Library, Walkthrough, repository_refusal
 
 

@@ -18,14 +18,14 @@ from audits.reports import (
     step_histories,
     step_timeline,
 )
+from stackbench.formats.symposium import ActionElement, GitDiffElement
+from stackbench.lib.git import GitError
+from stackbench.lib.markdown import highlight_rows
+from stackbench.symposium.gitdiff import file_diff
+from stackbench.symposium.presenting import find_element, present
 from stackbench_site.celery import QueueUnreachable
 from stackbench_site.configuration import claude_unavailable_reason
 from stackbench_site.htmx import render_page_or_partial
-from stackbench_site.lib.git import GitError
-from stackbench_site.lib.markdown import highlight_rows
-from walkthroughs.engines.gitdiff import file_diff
-from walkthroughs.engines.presenting import find_element, present
-from walkthroughs.engines.symposium import ActionElement, GitDiffElement
 from walkthroughs.forms import LibraryForm, PresentForm
 from walkthroughs.models import DocPage, Feedback, Library, PresentedWalkthrough, PresentError, Walkthrough
 from walkthroughs.tasks import start_sync

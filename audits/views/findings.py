@@ -7,8 +7,8 @@ from django.views.decorators.http import require_GET
 
 from audits.models import ExampleResult, Gap, TriageState
 from audits.views.runs import page_of
+from stackbench.formats.walkthrough import GAP_TYPES
 from stackbench_site.htmx import render_page_or_partial
-from walkthroughs.engines.formats import GAP_TYPES
 from walkthroughs.models import DocPage, Library, Walkthrough
 
 # Newest means the most recent runs (by id, which follows creation), so the index on (run, step) serves it.

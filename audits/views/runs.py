@@ -12,18 +12,18 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from audits.actions import RunNotStarted, do_run_everything, do_start_audit, do_start_validation
-from audits.engines.formats import EXAMPLE_SEVERITY
 from audits.forms import AuditRunForm, UploadForm, ValidationRunForm
 from audits.importing import FileSet, import_fileset
 from audits.models import HAND_TRIAGE_STATES, QUIET_STATES, Batch, Run, RunKind, RunStatus
 from audits.reports import compare_runs
+from stackbench.formats.results import EXAMPLE_SEVERITY
+from stackbench.formats.symposium import GitDiffBody
+from stackbench.lib.git import GitError
+from stackbench.lib.markdown import highlight_rows
+from stackbench.symposium.gitdiff import diff_tree, file_diff
+from stackbench.symposium.presenting import GitDiffView
 from stackbench_site.configuration import claude_unavailable_reason
 from stackbench_site.htmx import render_page_or_partial
-from stackbench_site.lib.git import GitError
-from stackbench_site.lib.markdown import highlight_rows
-from walkthroughs.engines.gitdiff import diff_tree, file_diff
-from walkthroughs.engines.presenting import GitDiffView
-from walkthroughs.engines.symposium import GitDiffBody
 from walkthroughs.models import Library, Walkthrough
 
 PAGE_SIZE = 50

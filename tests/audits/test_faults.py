@@ -166,7 +166,7 @@ def test_a_dead_run_found_while_the_broker_is_down_is_requeued_by_a_later_check(
 
 
 def test_a_validation_whose_worker_is_killed_resumes_its_document(workers, tmp_path):
-    from walkthroughs.engines.formats import ExtractionAnalysis
+    from stackbench.formats.walkthrough import ExtractionAnalysis
 
     slow = "import time\ntime.sleep(2)\nprint('ok')"
     analysis = ExtractionAnalysis(
@@ -231,7 +231,7 @@ def test_cancelling_kills_the_whole_process_tree_of_a_long_command_within_second
 
 def test_cancelling_a_validation_stops_a_long_example(workers):
     from audits.actions import do_start_validation
-    from walkthroughs.engines.formats import ExtractionAnalysis
+    from stackbench.formats.walkthrough import ExtractionAnalysis
 
     marker = "sleep 7272.5"
     code = "import subprocess, time\nsubprocess.Popen(['sleep', '7272.5'])\ntime.sleep(300)"
@@ -464,7 +464,7 @@ def test_a_database_restart_during_a_validation_costs_it_no_attempt(site_on_priv
     site = site_on_private_postgres
     run_id = site.start_run(
         "from audits.actions import do_start_validation; from walkthroughs.models import DocPage, Library; "
-        "from walkthroughs.engines.formats import ExtractionAnalysis; "
+        "from stackbench.formats.walkthrough import ExtractionAnalysis; "
         "library = Library.objects.create(name='sbdemo', default_version='1.0.0'); "
         "code = 'import time\\ntime.sleep(3)\\nprint(1)'; "
         "analysis = ExtractionAnalysis(page='slow.md', library='sbdemo', version='1.0.0', "

@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audits.engines.formats import ValidationSummary
 from audits.importing import FileSet, import_fileset, import_paths
 from audits.models import ExampleResult, Gap, Run, RunStatus, ValidationDocument
-from stackbench_site.lib.jsonfiles import write_model
+from stackbench.formats.results import ValidationSummary
+from stackbench.formats.walkthrough import Session
+from stackbench.lib.jsonfiles import write_model
 from tests.builders import SEED_GAPS, audit_result, seed_documents, validation_doc
 from tests.strategies import UPLOAD_NAMES, raw_files
-from walkthroughs.engines.formats import Session
 from walkthroughs.models import CodeExample, DocPage, Library, Step, Walkthrough
 
 pytestmark = pytest.mark.django_db

@@ -84,7 +84,7 @@ def test_the_task_runs_inline_and_stores_gaps_as_they_are_reported(kv_walkthroug
 
 
 def test_a_run_records_the_readers_machine_its_library_asks_for(kv_walkthrough):
-    from audits.engines.machine import pythons
+    from stackbench.sandbox.machine import pythons
 
     oldest = next(iter(pythons()))
     library = kv_walkthrough.library

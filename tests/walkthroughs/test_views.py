@@ -77,8 +77,8 @@ def test_markdown_cannot_inject_script(viewer_client, make_walkthrough):
 
 
 def test_the_doc_page_shows_examples_and_their_latest_results(viewer_client, sample_dir, tmp_path):
-    from audits.engines.formats import ValidationResult
-    from stackbench_site.lib.jsonfiles import write_model
+    from stackbench.formats.results import ValidationResult
+    from stackbench.lib.jsonfiles import write_model
 
     import_paths([sample_dir / "extraction"])
     write_model(
@@ -150,8 +150,8 @@ def test_the_library_form_says_pypi_and_every_page_leads_to_the_api_tokens(db):
 
 
 def test_the_trend_shows_example_failures_as_a_series_of_their_own(viewer_client, tmp_path):
-    from audits.engines.formats import ValidationSummary
-    from stackbench_site.lib.jsonfiles import write_model
+    from stackbench.formats.results import ValidationSummary
+    from stackbench.lib.jsonfiles import write_model
     from tests.builders import validation_doc
 
     for day, statuses in (("01", ["failure", "failure"]), ("02", ["failure", "success"])):

@@ -6,7 +6,7 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.utils.timesince import timesince
 
-from stackbench_site.lib.markdown import highlight_code, render_inline, render_markdown
+from stackbench.lib.markdown import highlight_code, render_inline, render_markdown
 
 register = template.Library()
 

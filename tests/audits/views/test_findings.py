@@ -1,9 +1,9 @@
 import pytest
 from django.urls import reverse
 
-from audits.engines.formats import ValidationResult
 from audits.importing import import_paths
-from stackbench_site.lib.jsonfiles import write_model
+from stackbench.formats.results import ValidationResult
+from stackbench.lib.jsonfiles import write_model
 from tests.builders import KV_GAPS, count_queries
 
 pytestmark = pytest.mark.django_db

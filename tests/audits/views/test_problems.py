@@ -80,9 +80,9 @@ def test_bulk_changes_are_confirmed_with_their_count_first(triager_client, kv, i
 
 
 def test_audit_gaps_and_example_failures_on_the_same_snippet_are_linked(viewer_client, make_walkthrough, tmp_path):
-    from audits.engines.formats import ValidationResult
     from audits.importing import import_paths
-    from stackbench_site.lib.jsonfiles import write_model
+    from stackbench.formats.results import ValidationResult
+    from stackbench.lib.jsonfiles import write_model
     from tests.builders import audit_result
 
     code = "from toolz import pipee\nprint(pipee)"

@@ -192,8 +192,8 @@ def test_the_run_page_shows_the_readers_machine_and_warns_when_the_sandbox_was_w
 
 
 def test_a_validation_run_page_leads_with_its_summary_and_failures_and_folds_the_rest(viewer_client, tmp_path):
-    from audits.engines.formats import ValidationSummary
-    from stackbench_site.lib.jsonfiles import write_model
+    from stackbench.formats.results import ValidationSummary
+    from stackbench.lib.jsonfiles import write_model
     from tests.builders import validation_doc
 
     clean = validation_doc("a-clean.md", ["success", "skipped"])

@@ -1,0 +1,315 @@
+"""The rule-based auditor: an MCP client of the step server that follows each step in one sandboxed terminal
+and reports what a newcomer would trip over. No network, no model. It never reads the walkthrough file:
+it sees only what next_step serves."""
+
+import asyncio
+import posixpath
+import re
+import shlex
+
+from stackbench.agent.runner import AgentLog
+from stackbench.auditing.common import (
+    AuditError,
+    AuditObserver,
+    AuditRequest,
+    SessionFollower,
+    StepClient,
+    write_audit_result,
+)
+from stackbench.auditing.file_edits import apply_edit
+from stackbench.auditing.gap_rules import Folders, History, Outcome, assess_step, raised_as_shown
+from stackbench.auditing.step_reading import ENVIRONMENT_SHELL, Action, command_words, read_step
+from stackbench.auditing.terminal import CommandResult, Terminal
+from stackbench.formats.results import AuditResult
+from stackbench.lib.clock import utcnow
+from stackbench.lib.output_compare import missing_lines
+from stackbench.sandbox.sandbox import SandboxUnavailable, open_sandbox
+
+EDITED_FILE_LIMIT = 4 * 1024**2  # a file a step edits is read whole: a reader's config or source file
+
+
+class AuditCancelled(AuditError):
+    pass
+
+
+async def audit_with_rules(request: AuditRequest, observer: AuditObserver) -> AuditResult:
+    started = utcnow()
+    log = AgentLog(request.logs_dir)
+    follower = SessionFollower(request.session_path, observer)
+    # The sandbox starts while the step server does (each takes a moment; together they take the longer one).
+    making = asyncio.create_task(
+        asyncio.to_thread(open_sandbox, request.sandbox, request.walkthrough_id, request.working_dir)
+    )
+    sandbox = terminal = None
+    execution_log, title, total, cancelled = [], request.walkthrough_id, 0, False
+    try:
+        async with StepClient(request, log, follower) as client:
+            try:
+                sandbox = await making
+            except SandboxUnavailable as exc:
+                raise AuditError(f"no sandbox for the tutorial's commands: {exc}") from None
+            observer.sandbox_ready(sandbox.describe())
+            terminal = Terminal(sandbox, observer.should_stop)
+            log.line(
+                f"audit of {request.walkthrough_path} in {sandbox.work} ({describe(sandbox)}; sandbox ready in "
+                f"{sandbox.start_seconds:.2f} s)"
+            )
+            info = await client.call(
+                "start_walkthrough", {"walkthrough_path": str(request.walkthrough_path), "resume": False}
+            )
+            title, total = info["title"], info["total_steps"]
+            history = History(
+                seen_text=f"{info['title']}\n{info.get('description') or ''}",
+                library=request.library_name,
+                library_version=request.library_version,
+            )
+            while True:
+                if observer.should_stop():
+                    cancelled = True
+                    break
+                step = await client.call("next_step")
+                if step.get("status") == "complete":
+                    break
+                findings, record = await asyncio.to_thread(follow_step, step, terminal, history, log, observer)
+                execution_log.append(record)
+                for finding in findings:
+                    await client.call("report_gap", finding.arguments())
+            await client.call("walkthrough_status")
+    finally:
+        if terminal is not None:
+            terminal.close()
+        # A sandbox still starting when the step server failed is closed once it has started.
+        sandbox = sandbox or await _result_or_none(making)
+        if sandbox is not None:
+            sandbox.close()
+        try:
+            log.line("audit cancelled" if cancelled else "audit finished")
+        finally:
+            log.close()
+    result = write_audit_result(request, started, follower.poll(), total, title, execution_log)
+    if cancelled:
+        raise AuditCancelled("the audit was cancelled")
+    return result
+
+
+async def _result_or_none(task: asyncio.Task):
+    try:
+        return await task
+    except Exception:
+        return None
+
+
+def follow_step(step: dict, terminal: Terminal, history: History, log: AgentLog, observer: AuditObserver):
+    """Do what the step says, in order, stopping at the first failure as a reader would; then judge it."""
+    number = step["step_number"]
+    plan = read_step(step, path_for_lookup=terminal.env["PATH"])
+    outcomes: list[Outcome] = []
+    unexplained = {placeholder for placeholder, _ in plan.placeholders}
+    after_placeholder = False
+    for index, action in enumerate(plan.actions):
+        if observer.should_stop():
+            break
+        skip = action.skip_reason or (
+            "contains a placeholder the reader must fill in"
+            if any(placeholder in action.text for placeholder in unexplained)
+            else ""
+        )
+        if not skip and action.kind == "command" and ENVIRONMENT_SHELL.match(action.text):
+            # The reader now types inside that shell; the auditor's terminal cannot follow them in, so what
+            # the page shows there is not compared (claiming a difference it cannot see would be a false alarm).
+            skip = "opens an interactive shell the auditor cannot type into; outputs shown after it are not compared"
+            for later in plan.actions[index + 1 :]:
+                later.expected_output = None
+        if not skip and after_placeholder and action.kind != "python":
+            skip = "follows a command the reader could not run as shown"
+        after_placeholder = after_placeholder or skip.startswith("contains a placeholder")
+        if skip:
+            outcomes.append(Outcome(action, skipped=skip))
+            log.line(f"step {number}: skipped ({skip}) {action.text[:120]!r}")
+            continue
+        result = _perform_logged(action, terminal, number, log, observer)
+        if not result.ok and (raised_as_shown(action, result.output) or _ended_as_shown(action, result)):
+            result.exit_code = 0  # the page shows this ending (a traceback, pytest's "no tests ran"): as documented
+        fallback = _fallback_for(action, result, plan, history)
+        if fallback is not None:
+            # The reader hits the missing tool, then does what the step offers instead.
+            outcomes.append(Outcome(action, result, replaced_by=fallback.text))
+            action, result = fallback, _perform_logged(fallback, terminal, number, log, observer)
+        outcomes.append(Outcome(action, result))
+        if not result.ok:
+            break
+
+        if action.kind == "background":
+            checks = _check_server(action, plan, terminal, number, log, observer)
+            outcomes += checks
+            if any(check.failed for check in checks):
+                break
+    folders = Folders(terminal.sandbox.files, terminal.sandbox.work, terminal.cwd)
+    findings = assess_step(step, plan, outcomes, history, folders)
+    history.remember(step, plan, outcomes, findings)
+    record = {
+        "step_number": number,
+        "title": step.get("title", ""),
+        "actions": [
+            {
+                "kind": o.action.kind,
+                "source": o.action.source,
+                "command": o.action.path or o.action.text[:2000],
+                "skipped": o.skipped or None,
+                "exit_code": o.result.exit_code if o.result else None,
+                "duration_seconds": round(o.result.duration, 3) if o.result else None,
+                "output_tail": o.result.output[-2000:] if o.result else None,
+            }
+            for o in outcomes
+        ],
+        "skipped_alternatives": plan.skipped_alternatives,
+        "environment_notes": history.environment_notes.get(number, []),
+        "gaps": [f.gap_type for f in findings],
+    }
+    return findings, record
+
+
+def _ended_as_shown(action: Action, result: CommandResult) -> bool:
+    """A command that exits non-zero after printing what its page shows it printing did what the page says."""
+    shown = [line for line in (action.expected_output or "").splitlines() if line.strip()]
+    if action.kind != "command" or result.exit_code in (None, 126, 127) or len(shown) < 2:
+        return False
+    return len(missing_lines(action.expected_output, result.output)) * 2 <= len(shown)
+
+
+def _perform_logged(action: Action, terminal: Terminal, number: int, log: AgentLog, observer) -> CommandResult:
+    observer.command_started(action.path and f"write {action.path}" or action.text.strip().splitlines()[0][:300])
+    result = _perform(action, terminal, number)
+    tool = {"file": "Write", "python": "Python", "request": "WebFetch"}.get(action.kind, "Bash")
+    log.tool_call(
+        tool,
+        {"path": action.path} if action.kind == "file" else {"command": action.text},
+        {"exit_code": result.exit_code, "timed_out": result.timed_out, "output": result.output},
+        result.duration,
+        is_error=not result.ok,
+    )
+    return result
+
+
+# When a tool is missing, the one a newcomer reaches for instead (the operations may name it too).
+EQUIVALENT_TOOLS = {
+    "pnpx": "npx",
+    "bunx": "npx",
+    "pnpm dlx": "npx",
+    "yarn dlx": "npx",
+    "pnpm create": "npm create",
+    "yarn create": "npm create",
+    "bun create": "npm create",
+    "pnpm add": "npm install",
+    "yarn add": "npm install",
+    "bun add": "npm install",
+    "pnpm install": "npm install",
+    "yarn install": "npm install",
+    "bun install": "npm install",
+    "pnpm run": "npm run",
+    "yarn run": "npm run",
+    "bun run": "npm run",
+    "python": "python3",
+    "pip": "pip3",
+}
+
+
+def _fallback_for(action: Action, result: CommandResult, plan, history: History) -> Action | None:
+    """The command the step offers for the reader who lacks the tool: the same command in the operations (or
+    among the alternatives the page lists) with another tool, or the well-known equivalent. A missing tool that
+    is the library the tutorial is about (its page assumes it installed) is installed at the audited version."""
+    if action.kind not in ("command", "background") or result.exit_code != 127:
+        return None
+    words = command_words(action.text)
+    if not words:
+        return None
+    tool = words[0]
+    if history.library and _normalized(tool) == _normalized(history.library):
+        pinned = f"{history.library}=={history.library_version}" if history.library_version else history.library
+        return Action(action.kind, f"python3 -m pip install --quiet {shlex.quote(pinned)} && {action.text}", "fallback")
+    rest = action.text.split(tool, 1)[1]
+    for other in plan.operation_commands + plan.skipped_alternatives:
+        other_words = command_words(other)
+        if other_words and other_words[0] != tool and rest.strip() and other.rstrip().endswith(rest.strip()):
+            return Action(action.kind, other, source="operations")
+    for missing, instead in sorted(EQUIVALENT_TOOLS.items(), key=lambda pair: -len(pair[0])):
+        if re.match(rf"^\s*{re.escape(missing)}(?=\s|$)", action.text):
+            return Action(action.kind, re.sub(rf"^\s*{re.escape(missing)}", instead, action.text, count=1), "fallback")
+    return None
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _check_server(action: Action, plan, terminal: Terminal, number: int, log: AgentLog, observer) -> list[Outcome]:
+    """A server the step starts is asked for every local URL the step mentions (or, when it mentions none,
+    the one the server announces), as a reader opens them in a browser."""
+    urls = list(plan.urls)
+    if not urls:
+        announced = terminal.wait_for_url(20.0)
+        urls = [announced] if announced else []
+    outcomes = []
+    for url in urls:
+        request = Action("request", url, source="content")
+        result = _perform_logged(request, terminal, number, log, observer)
+        result.output += _server_log_tail(terminal)
+        outcomes.append(Outcome(request, result))
+        if not result.ok:
+            break
+    return outcomes
+
+
+def _server_log_tail(terminal: Terminal) -> str:
+    lines = terminal.server_log().rstrip().splitlines()[-15:]
+    return "\n\n[server log]\n" + "\n".join(lines) if lines else ""
+
+
+def _perform(action, terminal: Terminal, step_number: int) -> CommandResult:
+    if action.kind == "file":
+        return _write_file(action, terminal)
+    if action.kind == "background":
+        terminal.stop_servers()
+        return terminal.start_background(action.text)
+    if action.kind == "request":
+        return terminal.request(action.text)
+    if action.kind == "python":
+        return terminal.run_python(action.text, f"<step {step_number}>", mode=action.mode)
+    return terminal.run(action.text)
+
+
+def _write_file(action, terminal: Terminal) -> CommandResult:
+    target = terminal.resolve_inside(action.path)
+    if target is None:
+        return CommandResult(
+            f"write {action.path}", 1, f"{action.path} lies outside the reader's folders; not written", 0.0
+        )
+    sandbox = terminal.sandbox
+    text, verb = action.text, "wrote"
+    try:
+        old = sandbox.read_file(target, EDITED_FILE_LIMIT) if action.append or action.update else None
+        if old is not None and action.append:
+            verb = "appended to"
+        elif old is not None and action.update:
+            text, how = apply_edit(old, action.text, action.path)
+            verb = {"replaced": "replaced the whole of", "merged": "merged the block into", "appended": "appended to"}[
+                how
+            ]
+        sandbox.write_file(target, text, append=old is not None and action.append and not action.update)
+    except OSError as exc:
+        return CommandResult(f"write {action.path}", 1, f"cannot write {action.path}: {exc.strerror or exc}", 0.0)
+    return CommandResult(
+        f"write {action.path}",
+        0,
+        f"{verb} {posixpath.relpath(target, sandbox.work)} ({len(text.encode())} bytes)",
+        0.0,
+    )
+
+
+def describe(sandbox) -> str:
+    """The reader's machine in one line, for the log."""
+    facts = sandbox.describe()
+    return (
+        f"sandbox: {facts['confinement']}; Python {facts['python']}, Node {facts['node']}, network: "
+        f"{facts['network']}; {facts['limits']}; cgroups: {facts['cgroups']}"
+    )

@@ -1,0 +1,670 @@
+"""Rule-based extraction of code examples from a docs folder (markdown, MDX, reStructuredText), in the exact
+extraction-analysis format of formats.md, plus extra fields that say how a reader would use each block.
+
+A page is read as its reader sees it: include directives expanded (includes.py), MkDocs admonitions and tabs
+opened, MyST directives that hold markdown read inside. Every code block is then one of:
+
+- a doctest session (`>>>` prompts, in any fence: {doctest}, pycon, python or none), run as a session;
+- a script: a Python-tagged fence, or an untagged one that holds a program;
+- the output of the script before it (an untagged or text block right after it, or after a sentence that
+  announces output), kept as that script's expected output;
+- shell commands, whose `pip install` lines and `export` lines the validator applies for the reader;
+- a file the reader creates (a fence titled with a file name);
+- anything else, skipped with the reason.
+
+Hidden setup the docs' own doctest run uses (sphinx.ext.doctest's testsetup blocks and conf.py's
+doctest_global_setup) is kept as page setup, not as examples. Every example that is not run says why in its own
+words: the placeholder it holds, the `...` the reader fills in, the language it is in."""
+
+import ast
+import fnmatch
+import re
+import shlex
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+from stackbench.docs import python_code
+from stackbench.docs.distributions import distribution_for, module_names_of, normalized
+from stackbench.docs.includes import Expanded, expand
+from stackbench.formats.walkthrough import (
+    CodeExample,
+    ExtractionAnalysis,
+    PageFile,
+    PageRequirement,
+    PageVariable,
+    SetupCode,
+)
+from stackbench.lib.clock import utcnow
+from stackbench.lib.markdown import FenceInfo, fence_info, tokens
+
+DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst")
+MAX_DOC_BYTES = 2_000_000
+PYTHON_TAGS = {"python", "py", "python3", "py3", "pycon", "ipython", "ipython3", "doctest", "pytb"}
+# Fences whose tag says nothing about a language: what they hold decides.
+NEUTRAL_TAGS = {"", "text", "txt", "plain", "plaintext", "none", "default", "code", "output", "nohighlight", "raw"}
+SHELL_TAGS = {"bash", "sh", "shell", "console", "zsh", "shell-session", "shellsession", "sh-session", "fish", "ps1"}
+# MyST directives: which hold code, which hold markdown to read inside, which hide setup.
+DOCTEST_DIRECTIVES = {"doctest"}
+SETUP_DIRECTIVES = {"testsetup"}
+HIDDEN_DIRECTIVES = {"testcleanup"}
+SCRIPT_DIRECTIVES = {"testcode"}
+OUTPUT_DIRECTIVES = {"testoutput"}
+CODE_DIRECTIVES = {"code-block", "code", "sourcecode", "code-cell", "ipython"}
+MARKDOWN_DIRECTIVES = {
+    "note",
+    "warning",
+    "tip",
+    "important",
+    "hint",
+    "caution",
+    "attention",
+    "danger",
+    "error",
+    "seealso",
+    "admonition",
+    "versionadded",
+    "versionchanged",
+    "deprecated",
+    "tab-item",
+    "tab-set",
+    "dropdown",
+    "card",
+    "grid-item",
+    "grid-item-card",
+    "grid",
+    "div",
+    "margin",
+    "sidebar",
+    "topic",
+    "rubric",
+    "todo",
+    "only",
+    "container",
+}
+# A sentence between a script and a block that announces the block as what the script prints.
+OUTPUT_CUE = re.compile(
+    r"\b(output|outputs|print|prints|printed|result|results|returns?|shows?|displays?|gives?|produces?|emits?|"
+    r"renders?|see|looks? like|get|gets)\b",
+    re.IGNORECASE,
+)
+MKDOCS_CONTAINER = re.compile(r"^(\s*)(?:!!!|\?\?\?\+?|===)\s")
+INSTALL = re.compile(
+    r"^\s*(?:\$\s+|>\s+|%\s+)?(?:(?:python3?|py)\s+-m\s+)?(?:uv\s+pip|pip3?|uv|poetry|pipenv|pdm|rye)\s+"
+    r"(?:install|add)\s+(.+)$"
+)
+EXPORT = re.compile(r"^\s*(?:\$\s+)?export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+FILE_TITLE = re.compile(r"^[\w./~-]*\.?[\w-]+(?:\.[\w-]+)*$")
+RST_DIRECTIVE = re.compile(
+    r"^(\s*)\.\.\s+(code-block|code|sourcecode|doctest|testsetup|testcleanup|testcode|testoutput)::\s*(.*?)\s*$"
+)
+RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+:.])\1{2,}\s*$")
+
+
+def slugify(text: str) -> str:
+    """GitHub-style heading anchor."""
+    text = re.sub(r"[`*_~\[\]()]", "", text.strip().lower())
+    text = re.sub(r"[^\w\- ]", "", text)
+    return re.sub(r"\s", "-", text)
+
+
+@dataclass
+class Block:
+    """A fence as the page shows it."""
+
+    info: FenceInfo
+    code: str
+    line: int  # 1-based line of the expanded page where the code starts
+    hierarchy: list[str]
+    prose_before: str = ""  # the text between the previous block and this one
+    options: dict[str, str] = field(default_factory=dict)  # a MyST directive's :options:
+
+
+@dataclass
+class ExtractionReport:
+    analyses: list[tuple[str, ExtractionAnalysis]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+# -- reading the page -------------------------------------------------------------------------------------------
+def open_mkdocs_containers(text: str) -> str:
+    """MkDocs admonitions (!!! note) and content tabs (=== "Tab") indent their content by four spaces, which
+    CommonMark would read as an indented code block or a paragraph: dedent it in place (lines keep their
+    numbers) so the fences inside are read as fences."""
+    lines = text.split("\n")
+    out, opened = [], []  # opened: indents of the containers the current line may sit in
+    for line in lines:
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        while opened and stripped and indent < opened[-1] + 4:
+            opened.pop()
+        shift = 4 * len(opened)
+        out.append(line[shift:] if line[:shift].strip() == "" else line)
+        if MKDOCS_CONTAINER.match(line):
+            out[-1] = ""
+            opened.append(indent)
+    return "\n".join(out)
+
+
+def markdown_blocks(text: str, first_line: int = 1, hierarchy: list[str] | None = None) -> list[Block]:
+    blocks: list[Block] = []
+    stack = [(0, title) for title in hierarchy or []]
+    parsed = tokens(open_mkdocs_containers(text))
+    prose: list[str] = []
+    for index, token in enumerate(parsed):
+        if token.type == "heading_open":
+            level = int(token.tag[1])
+            title = parsed[index + 1].content.strip()
+            stack = [item for item in stack if item[0] < level] + [(level, title)]
+            prose = [title]  # a block under a new heading does not continue the one before it
+        elif token.type == "inline" and parsed[index - 1].type == "paragraph_open":
+            prose.append(token.content)
+        elif token.type == "fence" and token.map:
+            info = fence_info(token.info)
+            line = first_line + token.map[0] + 1
+            titles = [title for _, title in stack]
+            if info.directive in MARKDOWN_DIRECTIVES or (info.directive and info.directive.startswith("tab")):
+                body, skipped = _directive_body(token.content)
+                blocks += markdown_blocks(body, line + skipped, titles)
+                prose = []
+                continue
+            content, options, skipped = token.content, {}, 0
+            if info.directive:
+                content, options, skipped = directive_options(token.content)
+            blocks.append(Block(info, content, line + skipped, titles, "\n".join(prose), options))
+            prose = []
+    return blocks
+
+
+def _directive_body(content: str) -> tuple[str, int]:
+    """A MyST directive's content without its leading options (and how many lines those were)."""
+    body, _, skipped = directive_options(content)
+    return body, skipped
+
+
+def directive_options(content: str) -> tuple[str, dict[str, str], int]:
+    """A MyST directive's content without its leading options (`:key: value` lines, or a `---` block of
+    `key: value` lines), the options, and how many lines they took."""
+    lines = content.split("\n")
+    options: dict[str, str] = {}
+    skipped = 0
+    if lines and lines[0].strip() == "---" and "---" in (line.strip() for line in lines[1:]):
+        end = next(n for n in range(1, len(lines)) if lines[n].strip() == "---")
+        for line in lines[1:end]:
+            key, _, value = line.partition(":")
+            options[key.strip()] = value.strip()
+        skipped = end + 1
+    while skipped < len(lines) and (match := re.match(r"^\s*:([\w-]+):\s*(.*)$", lines[skipped])):
+        options[match.group(1)] = match.group(2).strip()
+        skipped += 1
+    while skipped < len(lines) - 1 and not lines[skipped].strip() and options:
+        skipped += 1
+    return "\n".join(lines[skipped:]), options, skipped
+
+
+def rst_blocks(text: str) -> list[Block]:
+    lines = text.split("\n")
+    blocks, stack, underline_order, prose = [], [], [], []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if (
+            index + 1 < len(lines)
+            and line.strip()
+            and RST_UNDERLINE.match(lines[index + 1])
+            and len(lines[index + 1].strip()) >= len(line.strip())
+        ):
+            char = lines[index + 1].strip()[0]
+            if char not in underline_order:
+                underline_order.append(char)
+            level = underline_order.index(char) + 1
+            stack = [item for item in stack if item[0] < level] + [(level, line.strip())]
+            index += 2
+            prose = []
+            continue
+        directive = RST_DIRECTIVE.match(line)
+        doctest_paragraph = line.lstrip().startswith(">>> ") and (index == 0 or not lines[index - 1].strip())
+        if directive or doctest_paragraph:
+            indent = len((directive or re.match(r"^(\s*)", line)).group(1))
+            start = index
+            if directive:
+                index += 1
+                while index < len(lines) and re.match(r"^\s+:\w[\w-]*:", lines[index]):
+                    index += 1  # directive options such as :linenos:
+                while index < len(lines) and not lines[index].strip():
+                    index += 1
+                start, body = index, []
+                while index < len(lines) and (
+                    not lines[index].strip() or len(lines[index]) - len(lines[index].lstrip()) > indent
+                ):
+                    body.append(lines[index])
+                    index += 1
+            else:
+                body = []
+                while index < len(lines) and lines[index].strip():
+                    body.append(lines[index])
+                    index += 1
+            while body and not body[-1].strip():
+                body.pop()
+            margin = min((len(b) - len(b.lstrip()) for b in body if b.strip()), default=0)
+            code = "\n".join(b[margin:] for b in body) + "\n"
+            if directive and directive.group(2) in ("code-block", "code", "sourcecode"):
+                info = FenceInfo(directive.group(3).lower() or "python")
+            elif directive:
+                info = FenceInfo("", directive.group(2), directive.group(3))
+            else:
+                info = FenceInfo("pycon")
+            blocks.append(Block(info, code, start + 1, [t for _, t in stack], " ".join(prose)))
+            prose = []
+            continue
+        if line.strip():
+            prose.append(line.strip())
+        index += 1
+    return blocks
+
+
+# -- reading one block ------------------------------------------------------------------------------------------
+def _is_python_tag(language: str) -> bool:
+    return language in PYTHON_TAGS
+
+
+def _is_neutral_tag(language: str) -> bool:
+    """No tag, a plain-text tag, or a tag no highlighter knows: the content decides."""
+    if language in NEUTRAL_TAGS:
+        return True
+    try:
+        get_lexer_by_name(language)
+    except ClassNotFound:
+        return True
+    return False
+
+
+def is_program(tree: ast.Module) -> bool:
+    """An untagged block that is a program, not a displayed value: it imports, defines, assigns, loops or holds
+    more than one statement. A lone call (`Point(x=1, y=2)`) is how output and signatures are shown."""
+    if any(isinstance(node, python_code.PROGRAM_STATEMENTS) for node in tree.body):
+        return True
+    calls = [n for n in tree.body if isinstance(n, ast.Expr) and isinstance(n.value, (ast.Call, ast.Await))]
+    return len(tree.body) > 1 and len(calls) == len(tree.body)
+
+
+def _announces_output(prose: str) -> bool:
+    """The text between a script and a block presents the block as the script's output."""
+    text = prose.strip()
+    if not text:
+        return True
+    last = re.split(r"(?<=[.!?])\s+", text)[-1]
+    return len(text) <= 300 and bool(OUTPUT_CUE.search(last)) and (text.endswith(":") or len(text) <= 120)
+
+
+FILE_COMMENT = re.compile(r"^\s*(?:#|//|;)\s*([\w./~-]+\.(?:toml|ya?ml|json|ini|cfg|conf|env|txt|csv))\s*$")
+
+
+def _title_file(info: FenceInfo, code: str) -> str | None:
+    """The file a block shows: named in its title (```toml title="config.toml"), or, for a data file, in a
+    comment on its first line (# config.toml)."""
+    title = info.attribute("title")
+    if title and FILE_TITLE.match(title) and ("." in title or "/" in title):
+        return title
+    if info.language not in PYTHON_TAGS and info.language not in SHELL_TAGS:
+        first = next((line for line in code.split("\n") if line.strip()), "")
+        match = FILE_COMMENT.match(first)
+        if match:
+            return match.group(1)
+    return None
+
+
+def _option_file(options: dict[str, str]) -> str | None:
+    """The file a MyST code-block names in its :caption: or :name: option (`:caption: hello.py`)."""
+    for key in ("caption", "name", "filename"):
+        value = options.get(key, "").strip()
+        if value and FILE_TITLE.match(value) and "." in value:
+            return value
+    return None
+
+
+def shell_requirements(code: str) -> list[str]:
+    """The packages `pip install` (and uv/poetry/pdm add) lines of a shell block install."""
+    found = []
+    for line in _shell_lines(code):
+        match = INSTALL.match(line)
+        if not match:
+            continue
+        try:
+            words = shlex.split(match.group(1), comments=True)
+        except ValueError:
+            continue
+        skip_next = False
+        for word in words:
+            if skip_next:
+                skip_next = False
+                continue
+            if word in (
+                "-r",
+                "-c",
+                "-e",
+                "--requirement",
+                "--constraint",
+                "--editable",
+                "-i",
+                "--index-url",
+                "--extra-index-url",
+                "-f",
+                "--find-links",
+                "--python",
+                "-p",
+                "--group",
+            ):
+                skip_next = True
+                continue
+            if word.startswith("-") or word in (".", "..") or "/" in word or word.startswith(("&", "|", ";")):
+                if word.startswith(("&", "|", ";")):
+                    break
+                continue
+            found.append(word)
+    return found
+
+
+def shell_variables(code: str) -> list[tuple[str, str]]:
+    variables = []
+    for line in _shell_lines(code):
+        match = EXPORT.match(line)
+        if not match:
+            continue
+        try:
+            words = shlex.split(match.group(2), comments=True)
+        except ValueError:
+            continue
+        variables.append((match.group(1), words[0] if words else ""))
+    return variables
+
+
+def _shell_lines(code: str) -> list[str]:
+    """Logical lines: continuations (a trailing backslash) joined."""
+    return code.replace("\\\n", " ").split("\n")
+
+
+def placeholder_reason(code: str, tree: ast.Module | None) -> str | None:
+    """Why a program cannot run as written: a value the reader must put in, or code they must fill in."""
+    value = python_code.fill_in(python_code.without_documented_output(code, tree))
+    if value:
+        return f"it holds the placeholder `{value}`, which the reader replaces with their own value"
+    if tree is not None:
+        line = python_code.ellipsis_gap(tree)
+        if line is not None:
+            return f"its line {line} has `...` where the reader fills in their own code"
+    return None
+
+
+# -- the page ---------------------------------------------------------------------------------------------------
+@dataclass
+class PageReading:
+    """What the page holds, block by block, as the validator will need it."""
+
+    examples: list[CodeExample] = field(default_factory=list)
+    setup: list[SetupCode] = field(default_factory=list)
+    requirements: list[PageRequirement] = field(default_factory=list)
+    environment: list[PageVariable] = field(default_factory=list)
+    files: list[PageFile] = field(default_factory=list)
+
+
+def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, page: str) -> PageReading:
+    reading = PageReading()
+    last_script: CodeExample | None = None
+    for index, block in enumerate(blocks):
+        # Indentation every line shares is the page's layout (a block nested in a list), not the code's.
+        code = textwrap.dedent(block.code)
+        if not code.strip():
+            continue
+        info = block.info
+        origin = expanded.origin(block.line) if expanded is not None else None
+        line = origin.line if origin is not None else block.line
+        source = origin.source if origin is not None and origin.source != page else None
+        heading = block.hierarchy[-1] if block.hierarchy else ""
+        common = dict(
+            library=library,
+            code=code,
+            line=line,
+            context=heading,
+            section_hierarchy=block.hierarchy,
+            markdown_anchor=slugify(heading) if heading else None,
+            code_block_index=index,
+            snippet_source=source,
+        )
+        directive = info.directive
+        if directive in SETUP_DIRECTIVES:
+            reading.setup.append(SetupCode(code=code, line=line, source=page))
+            continue
+        if directive in HIDDEN_DIRECTIVES or (
+            directive
+            and directive not in (DOCTEST_DIRECTIVES | SCRIPT_DIRECTIVES | OUTPUT_DIRECTIVES | CODE_DIRECTIVES)
+        ):
+            continue  # cleanup code, or a directive that is not a code block at all (toctree, mermaid, figure)
+        language = info.language or ("pycon" if directive in DOCTEST_DIRECTIVES else "")
+        if directive in SCRIPT_DIRECTIVES:
+            language = "python"
+        title_file = _title_file(info, code) or _option_file(block.options)
+        session = python_code.is_session(code) and (_is_python_tag(language) or _is_neutral_tag(language))
+        if session:
+            statements = python_code.session_statements(code)
+            example = CodeExample(
+                **common,
+                language="python",
+                style="doctest",
+                imports=python_code.imported_modules(python_code.parse(python_code.session_source(code))) or None,
+            )
+            if not statements:
+                example.execution_context, example.skip_reason = "not_executable", "no statement to run"
+            elif "+SKIP" in block.options.get("options", ""):
+                example.execution_context = "not_executable"
+                example.skip_reason = "the docs mark this session to be skipped (:options: +SKIP)"
+            reading.examples.append(example)
+            last_script = None
+            continue
+        if directive in OUTPUT_DIRECTIVES or (
+            last_script is not None
+            and last_script.expected_output is None
+            and title_file is None
+            and _reads_as_output(language, code, block.prose_before)
+        ):
+            if last_script is not None:
+                last_script.expected_output = code
+                last_script.expected_output_line = line
+                shown = f"example {last_script.code_block_index} (line {last_script.line})"
+            else:
+                shown = "no example before it"
+            reading.examples.append(
+                CodeExample(
+                    **common,
+                    language=language or "text",
+                    style="output",
+                    execution_context="not_executable",
+                    skip_reason=f"output: what {shown} prints",
+                )
+            )
+            last_script = None
+            continue
+        if title_file and not _is_python_tag(language):
+            reading.files.append(PageFile(path=title_file, content=code, line=line))
+            reading.examples.append(
+                CodeExample(
+                    **common,
+                    language=language or "text",
+                    style="file",
+                    execution_context="not_executable",
+                    skip_reason=f"a file the reader creates ({title_file}); it is written before the examples after it",
+                )
+            )
+            last_script = None
+            continue
+        if language in SHELL_TAGS:
+            wanted = shell_requirements(code)
+            reading.requirements += [PageRequirement(requirement=r, line=line) for r in wanted]
+            reading.environment += [PageVariable(name=n, value=v, line=line) for n, v in shell_variables(code)]
+            done = " and ".join(
+                part
+                for part in (
+                    "its installs are made before the examples run" if wanted else "",
+                    "its variables are set for the examples after it" if shell_variables(code) else "",
+                )
+                if part
+            )
+            reading.examples.append(
+                CodeExample(
+                    **common,
+                    language=language,
+                    style="shell",
+                    execution_context="not_executable",
+                    skip_reason="shell commands" + (f": {done}" if done else ", not Python"),
+                )
+            )
+            last_script = None
+            continue
+        tree = python_code.parse(code)
+        python = _is_python_tag(language) or (_is_neutral_tag(language) and tree is not None and is_program(tree))
+        if not python:
+            reason = f"not Python ({language})" if language and language not in NEUTRAL_TAGS else "text, not a program"
+            reading.examples.append(
+                CodeExample(
+                    **common,
+                    language=language or "text",
+                    style="other",
+                    execution_context="not_executable",
+                    skip_reason=reason,
+                )
+            )
+            last_script = None
+            continue
+        if title_file and title_file.endswith(".py"):
+            # A module the reader saves under that name: later examples import it.
+            reading.files.append(PageFile(path=title_file, content=code, line=line))
+        imports = python_code.imported_modules(tree)
+        example = CodeExample(
+            **common,
+            language="python",
+            style="script" if _is_python_tag(language) else "untagged",
+            imports=imports or None,
+            has_main="__main__" in code,
+            dependencies=dependencies_of(imports, library),
+        )
+        reason = placeholder_reason(code, tree)
+        shape = python_code.fragment(code) if tree is None else None
+        if shape:
+            example.execution_context, example.skip_reason = "not_executable", f"A fragment: {shape}."
+        elif reason:
+            example.execution_context, example.skip_reason = "not_executable", f"Not run: {reason}."
+        elif tree is not None and python_code.awaits_at_top_level(tree):
+            example.execution_context = "async"
+        documented = python_code.documented_output(code, tree)
+        if documented is not None:
+            example.expected_output = documented
+        reading.examples.append(example)
+        last_script = example if tree is not None and example.execution_context != "not_executable" else None
+    for example in reading.examples:
+        example.is_executable = example.execution_context != "not_executable"
+    return reading
+
+
+def _reads_as_output(language: str, code: str, prose: str) -> bool:
+    """A block after a script that shows what the script prints: plain text, JSON or a displayed value, right
+    after the script or after a sentence announcing it."""
+    if language in SHELL_TAGS or python_code.is_session(code):
+        return False
+    if not (_is_neutral_tag(language) or language in ("json", "console", "log")):
+        return False  # a Python-tagged block is code, whatever it looks like
+    tree = python_code.parse(code)
+    if tree is not None and is_program(tree) and language != "json":
+        return False
+    return _announces_output(prose)
+
+
+def dependencies_of(imports: list[str], library: str) -> list[str]:
+    own = module_names_of(library)
+    packages: list[str] = []
+    for name in imports:
+        if name.split(".")[0].lower() in own:
+            continue
+        package = distribution_for(name)
+        if package and normalized(package) != normalized(library) and package not in packages:
+            packages.append(package)
+    return packages
+
+
+def sphinx_global_setup(docs_root: Path) -> SetupCode | None:
+    """conf.py's doctest_global_setup (sphinx.ext.doctest), read without running conf.py."""
+    conf = docs_root / "conf.py"
+    if not conf.is_file():
+        return None
+    try:
+        tree = ast.parse(conf.read_text(encoding="utf-8"))
+    except (SyntaxError, ValueError, UnicodeDecodeError):
+        return None
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "doctest_global_setup" for t in node.targets)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            return SetupCode(code=node.value.value, line=0, source="conf.py")
+    return None
+
+
+def analyse_page(path: Path, docs_root: Path, library: str, version: str | None) -> ExtractionAnalysis | None:
+    page = str(path.relative_to(docs_root).as_posix())
+    if path.suffix == ".rst":
+        expanded = None
+        blocks = rst_blocks(path.read_text(encoding="utf-8"))
+    else:
+        expanded = expand(path, docs_root)
+        blocks = markdown_blocks(expanded.text)
+    reading = read_blocks(blocks, library, expanded, page)
+    if not reading.examples:
+        return None
+    setup = reading.setup
+    if any(e.style == "doctest" for e in reading.examples):
+        global_setup = sphinx_global_setup(docs_root)
+        setup = ([global_setup] if global_setup else []) + setup
+    return ExtractionAnalysis(
+        page=page,
+        library=library,
+        version=version,
+        language="python",
+        examples=reading.examples,
+        processed_at=utcnow(),
+        setup=setup,
+        requirements=reading.requirements,
+        environment=reading.environment,
+        files=reading.files,
+    )
+
+
+def extract_docs(docs: Path, library: str, version: str | None, include: str | None = None) -> ExtractionReport:
+    docs = Path(docs)
+    report = ExtractionReport()
+    for path in sorted(p for p in docs.rglob("*") if p.is_file() and p.suffix.lower() in DOC_SUFFIXES):
+        relative = path.relative_to(docs).as_posix()
+        if include and not fnmatch.fnmatch(relative, include):
+            continue
+        if ".git" in path.parts or "node_modules" in path.parts:
+            continue
+        try:
+            if path.stat().st_size > MAX_DOC_BYTES:
+                report.warnings.append(f"{relative}: skipped, larger than {MAX_DOC_BYTES} bytes")
+                continue
+            if b"\0" in path.read_bytes()[:8000]:
+                report.warnings.append(f"{relative}: skipped, not a text file")
+                continue
+            analysis = analyse_page(path, docs, library, version)
+        except UnicodeDecodeError:
+            report.warnings.append(f"{relative}: skipped, not UTF-8 text")
+            continue
+        except OSError as exc:
+            report.warnings.append(f"{relative}: skipped, cannot read ({exc.strerror})")
+            continue
+        if analysis is not None:
+            report.analyses.append((relative, analysis))
+    return report

@@ -1,0 +1,294 @@
+"""What an example's outcome means for the docs team, decided from what the page runner saw.
+
+error: the docs are wrong (a syntax error, a name used before the page defines it, an API this version does not
+have, a documented value that differs). warning: the environment or the library's internals (a package that
+would not install, an optional dependency the page never installs, an exception raised deep in the library).
+info: it works, with a deprecation or an output that differs only in format. Not findings at all, and so
+skipped with the reason: illustrations (names no page and no package defines, the reader's own modules),
+examples that need the reader's own environment (credentials, a server, their files), examples that build on
+one that failed (counted once, where it failed) and programs that keep running (servers)."""
+
+import sys
+from dataclasses import dataclass, field
+
+from stackbench.lib.output_compare import compare, differing_line
+
+# Exceptions that say the reader's own machine is missing: credentials, a service, the network.
+ENVIRONMENT_EXCEPTIONS = {
+    "builtins.ConnectionError",
+    "builtins.TimeoutError",
+    "socket.gaierror",
+    "botocore.exceptions.NoCredentialsError",
+    "botocore.exceptions.PartialCredentialsError",
+    "botocore.exceptions.NoRegionError",
+    "botocore.exceptions.EndpointConnectionError",
+    "botocore.exceptions.CredentialRetrievalError",
+    "azure.core.exceptions.ClientAuthenticationError",
+    "azure.core.exceptions.ServiceRequestError",
+    "azure.identity._exceptions.CredentialUnavailableError",
+    "google.auth.exceptions.DefaultCredentialsError",
+    "google.auth.exceptions.RefreshError",
+    "google.auth.exceptions.TransportError",
+    "requests.exceptions.ConnectionError",
+    "httpx.ConnectError",
+    "httpx.ConnectTimeout",
+    "urllib3.exceptions.NewConnectionError",
+    "urllib3.exceptions.MaxRetryError",
+    "urllib.error.URLError",
+    "aiohttp.client_exceptions.ClientConnectorError",
+    "redis.exceptions.ConnectionError",
+    "pymongo.errors.ServerSelectionTimeoutError",
+    "kombu.exceptions.OperationalError",
+}
+ENVIRONMENT_WORDS = (
+    "credentials",
+    "connection refused",
+    "name or service not known",
+    "temporary failure in name resolution",
+    "network is unreachable",
+    "no route to host",
+    "could not connect",
+)
+MISSING_FILE = {"builtins.FileNotFoundError", "builtins.PermissionError", "builtins.NotADirectoryError"}
+
+
+@dataclass
+class Verdict:
+    status: str  # success, failure, skipped
+    severity: str | None = None
+    message: str | None = None
+    suggestion: str | None = None
+
+    @property
+    def finding(self) -> bool:
+        return self.status == "failure" or self.severity is not None
+
+
+SUCCESS = Verdict("success")
+
+
+@dataclass
+class PageKnowledge:
+    """What the page says besides the example: which names which examples define, what was installed."""
+
+    library: str
+    version: str
+    python: str = ""
+    library_modules: list[str] = field(default_factory=list)
+    # name -> (example index, page line) of the examples that define it, by their fate
+    defined_later: dict[str, tuple[int, int]] = field(default_factory=dict)
+    defined_by_failed: dict[str, tuple[int, int]] = field(default_factory=dict)
+    defined_by_skipped: dict[str, tuple[int, int, str]] = field(default_factory=dict)
+    # module -> ("installed" | "failed" | "unpublished" | "unknown", the requirement tried)
+    modules: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # module -> the library extra that provides it
+    extras: dict[str, str] = field(default_factory=dict)
+    # names the failing example uses that nothing provides (not the one it failed on)
+    unresolved: list[str] = field(default_factory=list)
+
+    @property
+    def release(self) -> str:
+        return f"{self.library} {self.version}".strip()
+
+    def is_library_module(self, module: str | None) -> bool:
+        top = (module or "").split(".")[0]
+        return bool(top) and top in self.library_modules
+
+    def module_state(self, module: str) -> tuple[str, str]:
+        parts = module.split(".")
+        for length in range(len(parts), 0, -1):
+            state = self.modules.get(".".join(parts[:length]))
+            if state:
+                return state
+        return ("unknown", "")
+
+
+def judge_exception(exc: dict, page: PageKnowledge, where_said: str = "") -> Verdict:
+    """The verdict on an exception an example raised. where_said locates it for the reader ("line 12")."""
+    kind, message = exc.get("type", "Exception"), exc.get("message", "")
+    mro = set(exc.get("mro", []))
+    frames = exc.get("frames", [])
+    innermost = frames[-1] if frames else {"where": "example", "filename": "", "lineno": 0, "name": ""}
+    in_docs = innermost["where"] in ("example", "page")
+    error = f"{kind}: {message}" + (f" ({where_said})" if where_said else "")
+
+    if "builtins.SyntaxError" in mro and in_docs:
+        return Verdict("failure", "error", error, f"Fix the {kind} in the example.")
+    environment = _environment_need(exc, mro, message)
+    if environment:
+        return Verdict("skipped", None, f"Needs the reader's environment: {environment}. Not a doc defect.")
+    if "builtins.ModuleNotFoundError" in mro:
+        return _missing_module(exc, page, in_docs, error)
+    if "builtins.ImportError" in mro and "relative import" in message:
+        return Verdict("skipped", None, "Illustrative: a relative import, from the reader's own package.")
+    if "builtins.ImportError" in mro and exc.get("missing"):
+        module, missing = exc.get("name") or "", exc["missing"]
+        if page.is_library_module(module):
+            return Verdict(
+                "failure", "error", error, _sentence(f"`{missing}` is not in `{module}` in {page.release}" + _hint(exc))
+            )
+        return Verdict(
+            "failure",
+            "warning",
+            error,
+            f"`{module}` has no `{missing}` in the version installed "
+            "with the library: a version conflict between the page and its dependencies.",
+        )
+    if "builtins.NameError" in mro and in_docs:
+        return _missing_name(exc, page, error)
+    if "builtins.AttributeError" in mro and in_docs:
+        owner = exc.get("owner") or ""
+        if owner.split(".")[0] in sys.stdlib_module_names and not exc.get("suggestions"):
+            python = f"Python {page.python}" if page.python else "this Python"
+            return Verdict(
+                "skipped",
+                None,
+                f"Needs another Python: `{owner}.{exc.get('name')}` is not in "
+                f"{python}'s standard library (it came in a newer one). Not a doc defect.",
+            )
+        if page.is_library_module(owner):
+            return Verdict(
+                "failure",
+                "error",
+                error,
+                _sentence(f"`{exc.get('name')}` does not exist on `{owner}` in {page.release}" + _hint(exc)),
+            )
+        return Verdict("failure", "error", error, _sentence("Fix the attribute the example uses" + _hint(exc)))
+    if innermost["where"] == "package":
+        place = innermost["filename"].split("site-packages/")[-1]
+        return Verdict(
+            "failure",
+            "warning",
+            error,
+            f"Raised inside an installed package ({place}, line {innermost['lineno']}, in {innermost['name']}): "
+            f"check that the example's input is valid for {page.release}.",
+        )
+    return Verdict("failure", "error", error, "Fix the example so it runs as documented.")
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith(("?", ".")) else text + "."
+
+
+def _hint(exc: dict) -> str:
+    suggestions = exc.get("suggestions") or []
+    return f"; did you mean `{suggestions[0]}`?" if suggestions else ""
+
+
+def _environment_need(exc: dict, mro: set, message: str) -> str | None:
+    if mro & ENVIRONMENT_EXCEPTIONS:
+        return f"{exc['type']} ({message[:160]})"
+    lowered = message.lower()
+    if any(word in lowered for word in ENVIRONMENT_WORDS) and "builtins.NameError" not in mro:
+        return f"{exc['type']} ({message[:160]})"
+    if exc.get("filename") == "/dev/tty" or exc.get("errno") in (6, 25):  # ENXIO, ENOTTY
+        return "an interactive terminal"
+    if mro & MISSING_FILE and exc.get("filename"):
+        return f"the file {exc['filename']}, which the page does not create"
+    return None
+
+
+def _missing_module(exc: dict, page: PageKnowledge, in_docs: bool, error: str) -> Verdict:
+    module = exc.get("name") or ""
+    if page.is_library_module(module):
+        return Verdict(
+            "failure", "error" if in_docs else "warning", error, f"`{module}` does not exist in {page.release}."
+        )
+    state, requirement = page.module_state(module)
+    if state == "failed":
+        return Verdict(
+            "failure",
+            "warning",
+            error,
+            f"Needs `{requirement}`, which could not be installed (see the page's setup problems).",
+        )
+    if state == "unpublished" or (state == "unknown" and in_docs and not requirement):
+        return Verdict(
+            "skipped",
+            None,
+            f"Illustrative: imports `{module}`, which is no published package (the reader's own code).",
+        )
+    if not in_docs:
+        extra = page.extras.get(module.split(".")[0]) or page.extras.get(module)
+        install = f'`pip install "{page.library}[{extra}]"`' if extra else f"how to install `{module}`"
+        return Verdict(
+            "failure",
+            "warning",
+            error,
+            f"{page.library} needs the optional dependency `{module}` here, and the page does not say to install "
+            f"it: add {install} to the page.",
+        )
+    return Verdict("failure", "warning", error, f"`{module}` is not installed; the page should say how to install it.")
+
+
+def _missing_name(exc: dict, page: PageKnowledge, error: str) -> Verdict:
+    name = exc.get("name") or ""
+    if page.unresolved and name not in page.defined_by_failed and name not in page.defined_by_skipped:
+        return Verdict(
+            "skipped",
+            None,
+            f"Illustrative: uses `{page.unresolved[0]}`, which neither the page nor any installed package defines.",
+        )
+    if name in page.defined_by_failed:
+        index, line = page.defined_by_failed[name]
+        return Verdict("skipped", None, f"Builds on example {index} (line {line}), which failed; counted there.")
+    if name in page.defined_by_skipped:
+        index, line, reason = page.defined_by_skipped[name]
+        return Verdict("skipped", None, f"Builds on example {index} (line {line}), which is not run: {reason}")
+    if exc.get("importable"):
+        return Verdict("failure", "warning", error, f"Add `import {name}` to the example: `{name}` is never imported.")
+    if exc.get("provided_by"):
+        module = exc["provided_by"][0]
+        return Verdict(
+            "failure", "warning", error, f"Add `from {module} import {name}` to the example: it is never imported."
+        )
+    if name in page.defined_later:
+        index, line = page.defined_later[name]
+        return Verdict(
+            "failure",
+            "warning",
+            error,
+            f"`{name}` is only defined later, in example {index} (line {line}): a reader following the page has no "
+            f"`{name}` yet. Define it before, or say where it comes from.",
+        )
+    if exc.get("suggestions"):
+        return Verdict("failure", "error", error, f"`{name}` is not defined{_hint(exc)}")
+    return Verdict(
+        "skipped",
+        None,
+        f"Illustrative: uses `{name}`, which neither the page nor any installed package defines.",
+    )
+
+
+def judge_output(expected: str, actual: str, where_said: str = "") -> Verdict:
+    """A documented output against what was printed."""
+    match = compare(expected, actual)
+    if match == "same":
+        return SUCCESS
+    line = differing_line(expected, actual)
+    shown = f" The page shows `{line[0][:200]}`; it printed `{line[1][:200]}`." if line else ""
+    if match == "format":
+        return Verdict(
+            "success", "info", "The output differs from the page only in format (times, addresses, ids)." + shown, None
+        )
+    return Verdict(
+        "failure",
+        "error",
+        "The output differs from what the page shows" + (f" ({where_said})" if where_said else "") + "." + shown,
+        "Update the output the page shows, or the code, so they agree.",
+    )
+
+
+def judge_warnings(warnings: list[dict]) -> Verdict:
+    deprecations = [
+        w for w in warnings if w["category"] in ("DeprecationWarning", "FutureWarning", "PendingDeprecationWarning")
+    ]
+    if not deprecations:
+        return SUCCESS
+    first = deprecations[0]
+    return Verdict(
+        "success",
+        "info",
+        f"{first['category']}: {first['message']}",
+        "The example works but uses something deprecated; update it to the recommended API.",
+    )

@@ -1,0 +1,259 @@
+import json
+import time
+
+import pytest
+
+from stackbench.auditing.common import AuditError, AuditObserver
+from stackbench.auditing.rules import AuditCancelled
+from stackbench.auditing.run import run_audit
+from tests.builders import audit_request, sandbox_processes, wait_for
+
+
+def _expected(sample_dir):
+    return json.loads((sample_dir / "walkthroughs" / "wt_kv_quickstart.expected.json").read_text())
+
+
+def test_the_kv_quickstart_gets_exactly_the_expected_gaps(kv_walkthrough_path, sample_dir, tmp_path):
+    result = run_audit(audit_request(kv_walkthrough_path, tmp_path, "sqlite3", "3.40"))
+    expected = _expected(sample_dir)
+    for step, gap_types in expected["gaps_expected"].items():
+        found = {g.gap_type for g in result.gaps if g.step_number == int(step)}
+        assert set(gap_types) <= found, f"step {step}: {found}"
+    for step in expected["clean_steps"]:
+        assert not [g for g in result.gaps if g.step_number == step and g.severity in ("critical", "warning")]
+    assert (result.total_steps, result.completed_steps, result.failed_steps, result.success) == (5, 5, 0, False)
+
+
+def test_the_audit_writes_the_spec_files(kv_walkthrough_path, tmp_path):
+    run_audit(audit_request(kv_walkthrough_path, tmp_path, "sqlite3", "3.40"))
+    audit = json.loads((tmp_path / "wt_kv_quickstart_audit.json").read_text())
+    assert set(audit) == {
+        "walkthrough_id",
+        "walkthrough_title",
+        "library_name",
+        "library_version",
+        "started_at",
+        "completed_at",
+        "duration_seconds",
+        "total_steps",
+        "completed_steps",
+        "failed_steps",
+        "success",
+        "gaps",
+        "clarity_gaps",
+        "prerequisite_gaps",
+        "logical_flow_gaps",
+        "execution_gaps",
+        "completeness_gaps",
+        "cross_reference_gaps",
+        "critical_gaps",
+        "warning_gaps",
+        "info_gaps",
+        "execution_log",
+        "agent_log_path",
+    }
+    assert (audit["walkthrough_id"], audit["library_name"], audit["library_version"]) == (
+        "wt_kv_quickstart",
+        "sqlite3",
+        "3.40",
+    )
+    assert audit["critical_gaps"] == 1 and audit["logical_flow_gaps"] == 1 and audit["clarity_gaps"] == 1
+    steps = json.loads(audit["execution_log"])
+    assert [s["step_number"] for s in steps] == [1, 2, 3, 4, 5]
+    assert steps[1]["actions"][0] == {**steps[1]["actions"][0], "kind": "file", "command": "kv.py", "exit_code": 0}
+    session = json.loads((tmp_path / "wt_kv_quickstart_session.json").read_text())
+    assert session["is_complete"] and session["gaps"] == audit["gaps"]
+    log = (tmp_path / "agent_logs" / "audit.log").read_text()
+    assert "mcp__walkthrough__next_step" in log and "Bash" in log
+    trace = [json.loads(line) for line in (tmp_path / "agent_logs" / "audit_tools.jsonl").read_text().splitlines()]
+    tools = [record["tool"] for record in trace]
+    assert tools[0] == "mcp__walkthrough__start_walkthrough" and tools[-1] == "mcp__walkthrough__walkthrough_status"
+    assert tools.count("mcp__walkthrough__next_step") == 6 and tools.count("mcp__walkthrough__report_gap") == 2
+    assert {"Bash", "Write"} <= set(tools)
+    assert all({"time", "tool", "input", "output", "duration_ms"} <= set(record) for record in trace)
+
+
+def test_progress_reaches_the_observer_step_by_step_with_each_gap(kv_walkthrough_path, tmp_path):
+    events = []
+
+    class Recorder(AuditObserver):
+        def step_started(self, number, total, title):
+            events.append(("step", number, total))
+
+        def gap_reported(self, seq, gap):
+            events.append(("gap", seq, gap.step_number))
+
+    run_audit(audit_request(kv_walkthrough_path, tmp_path), observer=Recorder())
+    assert events == [
+        ("step", 1, 5),
+        ("step", 2, 5),
+        ("step", 3, 5),
+        ("gap", 0, 3),
+        ("step", 4, 5),
+        ("gap", 1, 4),
+        ("step", 5, 5),
+    ]
+
+
+def test_a_cancelled_audit_stops_and_still_writes_what_it_found(kv_walkthrough_path, tmp_path):
+    class StopAtThree(AuditObserver):
+        step = 0
+
+        def step_started(self, number, total, title):
+            self.step = number
+
+        def should_stop(self):
+            return self.step >= 3
+
+    with pytest.raises(AuditCancelled):
+        run_audit(audit_request(kv_walkthrough_path, tmp_path), observer=StopAtThree())
+    audit = json.loads((tmp_path / "wt_kv_quickstart_audit.json").read_text())
+    assert audit["completed_steps"] == 3 and audit["failed_steps"] == 2 and not audit["success"]
+
+
+def test_an_unreadable_walkthrough_or_output_folder_is_a_clear_error(tmp_path, kv_walkthrough_path):
+    broken = tmp_path / "wt_broken.json"
+    broken.write_text("{")
+    with pytest.raises(AuditError, match="not valid JSON"):
+        run_audit(audit_request(broken, tmp_path / "out"))
+    with pytest.raises(AuditError, match="does not exist"):
+        run_audit(audit_request(tmp_path / "missing.json", tmp_path / "out"))
+    readonly = tmp_path / "readonly"
+    readonly.write_text("a file, not a folder")
+    with pytest.raises(AuditError, match="cannot write to the output folder"):
+        run_audit(audit_request(kv_walkthrough_path, readonly / "out"))
+    with pytest.raises(AuditError, match="unknown backend"):
+        run_audit(audit_request(kv_walkthrough_path, tmp_path / "out"), backend="magic")
+
+
+def test_a_given_working_directory_keeps_what_the_steps_made(kv_walkthrough_path, tmp_path):
+    run_audit(audit_request(kv_walkthrough_path, tmp_path / "out", working_dir=tmp_path / "work"))
+    assert (tmp_path / "work" / "kv-demo" / "kv.py").exists()
+    assert (tmp_path / "work" / "kv-demo" / "kv.db").exists()
+
+
+def test_a_package_one_step_installs_is_there_in_the_next_step_and_gone_in_the_next_run(make_walkthrough, tmp_path):
+    import subprocess
+    import sys
+
+    def worker_packages():
+        return subprocess.run([sys.executable, "-m", "pip", "freeze"], capture_output=True, text=True).stdout
+
+    before = worker_packages()
+    installing = make_walkthrough(
+        [
+            ("Install six", "```bash\npip install six==1.16.0\n```\n\nYou should see `Successfully installed`.", ""),
+            ("Use it", "```bash\npython -c 'import six; print(six.__version__)'\n```\n\nIt prints 1.16.0.", ""),
+        ],
+        name="wt_installs",
+    )
+    first = run_audit(audit_request(installing, tmp_path / "first"))
+    assert [g for g in first.gaps if g.severity in ("critical", "warning")] == []
+    using = make_walkthrough(
+        [("Use it", "```bash\npython -c 'import six'\n```\n\nIt prints nothing.", "")], name="wt_uses"
+    )
+    second = run_audit(audit_request(using, tmp_path / "second"))
+    assert any(g.severity == "critical" and "six" in g.description for g in second.gaps), second.gaps
+    assert worker_packages() == before
+
+
+def _execution_log(result) -> list[dict]:
+    return json.loads(result.execution_log)
+
+
+def test_a_file_step_never_writes_through_a_link_the_tutorial_planted(make_walkthrough, tmp_path, root_only):
+    folder, secret = root_only
+    before = secret.stat()
+    hostile = make_walkthrough(
+        [
+            ("Links", f"```bash\nln -s {folder}/made/app.py app.py\nln -s {secret} settings.toml\n```\n", ""),
+            ("Create", "Create `app.py`:\n\n```python\nprint('planted')\n```\n", ""),
+            ("Update", "Update `settings.toml`:\n\n```toml\n[tool]\nplanted = true\n```\n", ""),
+        ],
+        name="wt_hostile_writes",
+    )
+    result = run_audit(audit_request(hostile, tmp_path / "out"))
+    assert sorted(path.name for path in folder.iterdir()) == ["secret.txt"]
+    after = secret.stat()
+    assert secret.read_text() == "ROOT-ONLY-SECRET-7f3a" and (after.st_mode, after.st_uid, after.st_gid) == (
+        before.st_mode,
+        before.st_uid,
+        before.st_gid,
+    )
+    # The reader, who follows links with its own rights, cannot write there either: that is what the audit shows.
+    writes = [a for step in _execution_log(result)[1:] for a in step["actions"] if a["kind"] == "file"]
+    assert [a["exit_code"] for a in writes] == [1, 1] and "ROOT-ONLY" not in result.model_dump_json()
+
+
+def test_a_link_the_tutorial_made_inside_its_own_folder_is_followed_as_the_reader_would(make_walkthrough, tmp_path):
+    linked = make_walkthrough(
+        [
+            ("Dev config", "```bash\necho 'debug = false' > dev.toml\nln -s dev.toml config.toml\n```\n", ""),
+            ("Update", "Add to `config.toml`:\n\n```toml\nport = 8000\n```\n", ""),
+            ("Check", "```bash\ncat dev.toml\n```\n\nIt prints:\n\n```\ndebug = false\nport = 8000\n```\n", ""),
+        ],
+        name="wt_linked_config",
+    )
+    result = run_audit(audit_request(linked, tmp_path / "out"))
+    assert [g for g in result.gaps if g.severity != "info"] == [], result.gaps
+
+
+def test_a_file_written_into_the_readers_virtualenv_changes_no_later_run(make_walkthrough, tmp_path, make_sandbox):
+    poisoning = make_walkthrough(
+        [
+            (
+                "Go there",
+                "```bash\ncd \"$(python -c 'import site; print(site.getsitepackages()[0])')\"\n"
+                "echo \"print('POISONED-BY-ECHO')\" >> _distutils_hack/override.py\n```\n",
+                "",
+            ),
+            ("Create", "Create `_distutils_hack/__init__.py`:\n\n```python\nprint('POISONED')\n```\n", ""),
+        ],
+        name="wt_poison",
+    )
+    run_audit(audit_request(poisoning, tmp_path / "out"))
+    later = make_sandbox(label="later").run(["python", "-c", "import _distutils_hack; print('clean')"], timeout=60)
+    assert later.stdout.strip() == "clean", later.stdout
+
+
+def test_what_the_rules_look_for_on_disk_never_tells_whether_a_host_file_exists(make_walkthrough, tmp_path, root_only):
+    folder, _ = root_only
+    probing = make_walkthrough(
+        [
+            ("Swap", f"```bash\ncd ~ && mv work work.real && ln -s {folder} work && cd work.real\n```\n", ""),
+            ("Exists?", "```bash\ncat secret.txt\n```\n", ""),
+        ],
+        name="wt_oracle",
+    )
+    result = run_audit(audit_request(probing, tmp_path / "out"))
+    # A file in the root-only folder reads as a file that is nowhere: never as one that "exists in" the work folder.
+    (gap,) = [g for g in result.gaps if g.step_number == 2]
+    assert (gap.gap_type, gap.severity) == ("logical_flow", "critical") and "no earlier step creates" in gap.description
+    assert not any("exists in" in g.description for g in result.gaps), result.gaps
+
+
+def test_a_cancelled_audit_ends_within_five_seconds_even_when_the_servers_log_is_a_fifo(
+    make_walkthrough, tmp_path, root_worker
+):
+    log = "/run/stackbench/background-0.log"
+    serving = make_walkthrough(
+        [("Serve", f"```bash\nrm -f {log}; mkfifo {log}; python3 -m http.server 8000\n```\n", "")], name="wt_fifo"
+    )
+    cancelled_at = []
+
+    class CancelAfterASecond(AuditObserver):
+        started = None
+
+        def step_started(self, number, total, title):
+            self.started = time.monotonic()
+
+        def should_stop(self):
+            if self.started and time.monotonic() - self.started > 1:
+                cancelled_at.append(time.monotonic())
+                return True
+            return False
+
+    with pytest.raises(AuditCancelled):
+        run_audit(audit_request(serving, tmp_path / "out"), observer=CancelAfterASecond())
+    assert time.monotonic() - cancelled_at[0] < 5
+    wait_for(lambda: not sandbox_processes(), timeout=5, message="every process of the run to end")

@@ -1,0 +1,108 @@
+from stackbench.auditing.step_reading import (
+    command_words,
+    is_setup_only,
+    read_step,
+    shell_definitions,
+    without_function_bodies,
+)
+
+
+def test_command_words_are_the_programs_each_segment_runs():
+    assert command_words("FOO=1 sudo apt-get install x && cd app | grep y; $(git rev-parse HEAD)") == [
+        "apt-get",
+        "cd",
+        "grep",
+        "git",
+    ]
+
+
+def test_shell_grammar_is_not_taken_for_programs():
+    assert command_words("for f in *.txt; do wc -l $f; done") == ["wc"]
+    assert command_words("if curl -s x; then jq .; fi") == ["curl", "jq"]
+    assert command_words("function shout { echo HEY; }") == ["echo"]
+
+
+def test_functions_and_aliases_a_command_defines_are_found():
+    assert shell_definitions("greet() { echo hi; }; function shout { echo HEY; }; alias ll='ls -l'") == {
+        "greet",
+        "shout",
+        "ll",
+    }
+
+
+def test_defining_a_function_is_setup_and_calling_one_is_not():
+    assert is_setup_only("greet() { cd app; }")
+    assert not is_setup_only("greet() { cd app; }; greet")
+
+
+def test_a_function_definition_runs_none_of_its_body():
+    assert (
+        without_function_bodies("greet() { echo hi; if x; then { y; }; fi; }; ls\nfunction f { rm -r /; }") == "; ls\n"
+    )
+    assert is_setup_only("greet() { echo \"hi $1\"; }\nalias ll='ls -l'")
+
+
+def test_quoted_text_is_never_taken_for_commands():
+    assert command_words('python -c "import csv; w = csv.writer(x)" && ls') == ["python", "ls"]
+
+
+def test_files_are_named_as_readers_name_them_brackets_and_fence_titles_included():
+    step = {
+        "contentForUser": (
+            "Create `app/artist/[username]/page.tsx`:\n\n```tsx\nexport default 1\n```\n\n"
+            "Copy that to a file `main.py`:\n\n```python\nprint(1)\n```\n\n"
+            '```python title="example.py"\nprint(2)\n```\n\n'
+            "Use `str.format` or `Promise.all` as you like."
+        ),
+        "operationsForAgent": "",
+    }
+    plan = read_step(step)
+    assert [(a.kind, a.path) for a in plan.actions] == [
+        ("file", "app/artist/[username]/page.tsx"),
+        ("file", "main.py"),
+        ("file", "example.py"),
+    ]
+    assert plan.backticked_paths == ["app/artist/[username]/page.tsx", "main.py"]
+
+
+def test_only_the_first_content_tab_is_read():
+    content = (
+        '=== "npm"\n\n    ```bash\n    npm install x\n    ```\n\n=== "yarn"\n\n    ```bash\n    yarn add x\n    ```\n'
+    )
+    plan = read_step({"contentForUser": content, "operationsForAgent": ""})
+    assert [a.text for a in plan.actions] == ["npm install x"]
+
+
+def test_what_the_reader_should_see_is_not_a_command_and_scaffolders_are_not_servers():
+    step = {
+        "contentForUser": "```bash\nnpm create vite@latest my-app\nnpx vite\n```",
+        "operationsForAgent": "1. Success indicators: pip prints Successfully installed",
+    }
+    plan = read_step(step)
+    assert [(a.kind, a.text) for a in plan.actions] == [
+        ("command", "npm create vite@latest my-app"),
+        ("background", "npx vite"),
+    ]
+
+
+def test_a_session_is_typed_one_statement_at_a_time_with_the_output_it_shows():
+    plan = read_step({"contentForUser": "```{doctest}\n>>> 1 + 1\n2\n>>> x = 3  # doctest: +SKIP\n```"})
+    assert [(a.text, a.mode, a.expected_output, bool(a.skip_reason)) for a in plan.actions] == [
+        ("1 + 1\n", "single", "2\n", False),
+        ("x = 3  # doctest: +SKIP\n", "single", None, True),
+    ]
+
+
+def test_of_sibling_sections_that_are_ways_to_one_end_only_the_first_or_the_linux_one_is_read():
+    ways = "### New project\n\n```bash\nmkdir demo\n```\n\n### Existing project\n\n```bash\ncd demo\n```\n"
+    systems = "### On Windows\n\n```bash\nwinget x\n```\n\n### On Linux\n\n```bash\napt-get install x\n```\n"
+    parts = (
+        "### Install the CLI\n\n```bash\npip install x\n```\n\n### Install the plugin\n\n```bash\npip install y\n```\n"
+    )
+    assert commands_of(ways) == ["mkdir demo"]
+    assert commands_of(systems) == ["apt-get install x"]
+    assert commands_of(parts) == ["pip install x", "pip install y"]
+
+
+def commands_of(content: str) -> list[str]:
+    return [action.text for action in read_step({"contentForUser": content}).actions]

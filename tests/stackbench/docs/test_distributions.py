@@ -1,0 +1,31 @@
+import pytest
+
+from stackbench.docs.distributions import distribution_for, module_names_of, normalized
+
+
+@pytest.mark.parametrize(
+    "module, distribution",
+    [
+        ("requests", "requests"),
+        ("yaml", "PyYAML"),
+        ("pythonjsonlogger.jsonlogger", "python-json-logger"),
+        ("opentelemetry.trace", "opentelemetry-api"),
+        ("azure.identity", "azure-identity"),
+        ("google.cloud.secretmanager", "google-cloud-secret-manager"),
+        ("mypy.plugin", "mypy"),
+        ("typing_inspection", "typing-inspection"),
+    ],
+)
+def test_a_module_maps_to_the_distribution_that_provides_it(module, distribution):
+    assert distribution_for(module) == distribution
+
+
+@pytest.mark.parametrize("module", ["os.path", "__future__", "azure", "_private", "mylib", "myapp.models", "settings"])
+def test_the_standard_library_bare_namespaces_and_the_readers_own_modules_map_to_none(module):
+    assert distribution_for(module) is None
+
+
+def test_import_names_of_a_distribution_and_normal_names():
+    assert module_names_of("python-dateutil") >= {"dateutil"}
+    assert module_names_of("PyYAML") >= {"yaml"}
+    assert normalized("Pydantic_Settings") == "pydantic-settings"

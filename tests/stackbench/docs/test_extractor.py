@@ -1,0 +1,428 @@
+import json
+
+import pytest
+
+from stackbench.docs.distributions import module_names_of
+from stackbench.docs.extractor import extract_docs, slugify
+
+GUIDE = """---
+title: Guide
+---
+# Guide
+
+Intro.
+
+## Install
+
+```bash
+pip install toolz
+```
+
+## Currying
+
+Text before.
+
+```python
+from toolz import curry
+import requests
+import yaml
+```
+
+### Async use
+
+```py
+import asyncio
+await asyncio.sleep(0)
+```
+
+```python
+client = Client(api_key="<your-key>")
+```
+
+```python
+result = compose(...)
+```
+
+```python
+>>> 1 + 1
+2
+```
+
+```python
+def stub(): ...
+```
+
+#### Included
+
+```python
+--8<-- "snippets/helper.py"
+```
+"""
+
+COMPONENT_MDX = """import Tabs from '@theme/Tabs';
+
+# Components
+
+<Tabs>
+
+```python
+from toolz import pipe
+print(pipe(1, str))
+```
+
+</Tabs>
+"""
+
+API_RST = """API reference
+=============
+
+Pipes
+-----
+
+Use it like this:
+
+.. code-block:: python
+   :linenos:
+
+   from toolz import pipe
+
+   pipe(1, str)
+
+Nested
+~~~~~~
+
+.. code:: python
+
+   async with session() as s:
+       pass
+"""
+
+
+@pytest.fixture
+def docs(tmp_path):
+    (tmp_path / "guide").mkdir()
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "guide" / "intro.md").write_text(GUIDE)
+    (tmp_path / "components.mdx").write_text(COMPONENT_MDX)
+    (tmp_path / "api.rst").write_text(API_RST)
+    (tmp_path / "prose.md").write_text("# Just words\n\nNo code here.\n")
+    (tmp_path / "snippets" / "helper.py").write_text("def helper():\n    return 1\n")
+    (tmp_path / "binary.md").write_bytes(b"\x00\x01\x02binary")
+    (tmp_path / "latin1.md").write_bytes("# Caf\xe9\n".encode("latin-1"))
+    return tmp_path
+
+
+def pages(report):
+    return dict(report.analyses)
+
+
+def test_every_code_block_is_found_with_its_exact_line_and_sections(docs):
+    found = pages(extract_docs(docs, "toolz", "0.12.1"))
+    assert set(found) == {"guide/intro.md", "components.mdx", "api.rst"}, "pages without code give no file"
+    intro = found["guide/intro.md"].examples
+    lines = GUIDE.split("\n")
+    for example in intro:
+        first = example.code.split("\n")[0]
+        if not first.startswith("def helper"):
+            assert lines[example.line - 1] == first, example
+    assert [e.code_block_index for e in intro] == list(range(len(intro)))
+    currying = intro[1]
+    assert currying.section_hierarchy == ["Guide", "Currying"] and currying.context == "Currying"
+    assert currying.markdown_anchor == "currying"
+    assert intro[2].section_hierarchy == ["Guide", "Currying", "Async use"]
+
+
+def test_how_each_example_runs(docs):
+    intro = pages(extract_docs(docs, "toolz", "0.12.1"))["guide/intro.md"].examples
+    contexts = [(e.language, e.style, e.execution_context) for e in intro]
+    assert contexts == [
+        ("bash", "shell", "not_executable"),
+        ("python", "script", "sync"),
+        ("python", "script", "async"),
+        ("python", "script", "not_executable"),
+        ("python", "script", "not_executable"),
+        ("python", "doctest", "sync"),
+        ("python", "script", "sync"),
+        ("python", "script", "sync"),
+    ]
+    assert [e.is_executable for e in intro][:3] == [False, True, True]
+    assert "placeholder `<your-key>`" in intro[3].skip_reason
+    assert "`...` where the reader fills in" in intro[4].skip_reason
+
+
+def test_imports_and_third_party_dependencies(docs):
+    currying = pages(extract_docs(docs, "toolz", "0.12.1"))["guide/intro.md"].examples[1]
+    assert currying.imports == ["toolz", "requests", "yaml"]
+    assert currying.dependencies == ["requests", "PyYAML"]
+    assert module_names_of("python-dateutil") >= {"dateutil"} and module_names_of("PyYAML") >= {"yaml"}
+
+
+def test_snippet_includes_are_followed(docs):
+    included = pages(extract_docs(docs, "toolz", None))["guide/intro.md"].examples[-1]
+    assert included.code == "def helper():\n    return 1\n" and included.snippet_source == "snippets/helper.py"
+    assert included.section_hierarchy[-1] == "Included"
+
+
+def test_mdx_and_restructured_text(docs):
+    found = pages(extract_docs(docs, "toolz", "0.12.1"))
+    mdx = found["components.mdx"].examples
+    assert len(mdx) == 1 and mdx[0].line == 8 and mdx[0].section_hierarchy == ["Components"]
+    rst = found["api.rst"].examples
+    assert [(e.line, e.section_hierarchy, e.execution_context) for e in rst] == [
+        (12, ["API reference", "Pipes"], "sync"),
+        (21, ["API reference", "Pipes", "Nested"], "async"),
+    ]
+    assert rst[0].code == "from toolz import pipe\n\npipe(1, str)\n"
+
+
+def test_unreadable_files_are_skipped_with_a_warning_and_include_filters(docs):
+    report = extract_docs(docs, "toolz", "0.12.1")
+    assert any("binary.md: skipped, not a text file" in w for w in report.warnings)
+    assert any("latin1.md: skipped, not UTF-8 text" in w for w in report.warnings)
+    only = extract_docs(docs, "toolz", "0.12.1", include="guide/*.md")
+    assert list(pages(only)) == ["guide/intro.md"]
+
+
+def test_the_cli_writes_one_analysis_per_page_in_the_exact_format(docs, tmp_path):
+    from stackbench.formats.walkthrough import ExtractionAnalysis
+    from tests.builders import stackbench
+
+    done = stackbench(
+        "extract", "--docs", str(docs), "--library", "toolz", "--version", "0.12.1", "--output", str(tmp_path / "out")
+    )
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "api_analysis.json",
+        "components_analysis.json",
+        "guide__intro_analysis.json",
+    ]
+    data = json.loads((tmp_path / "out" / "guide__intro_analysis.json").read_text())
+    assert ExtractionAnalysis.model_validate(data).total_examples == data["total_examples"] == 8
+    assert set(data["examples"][0]) == {
+        "library",
+        "language",
+        "code",
+        "imports",
+        "has_main",
+        "is_executable",
+        "execution_context",
+        "line",
+        "context",
+        "dependencies",
+        "section_hierarchy",
+        "markdown_anchor",
+        "code_block_index",
+        "snippet_source",
+        # extra fields; files of the existing tools have none of them and still load
+        "style",
+        "skip_reason",
+        "expected_output",
+        "expected_output_line",
+    }
+    assert {"setup", "requirements", "environment", "files"} <= set(data)
+    assert "binary.md" in done.stderr
+
+
+def test_slugs_follow_github():
+    assert slugify("Getting `started`: the *basics*!") == "getting-started-the-basics"
+
+
+# -- pages written the way real docs are -------------------------------------------------------------------------
+SPHINX_PAGE = """# Shapes
+
+```{testsetup}
+import math
+```
+
+```{doctest}
+>>> round(math.pi, 2)
+3.14
+```
+
+```{testcleanup}
+del math
+```
+
+```{doctest}
+:options: +SKIP
+
+>>> slow_network_call()
+```
+
+```pycon
+# a comment first
+>>> 2 ** 3
+8
+```
+"""
+CONF_PY = 'extensions = ["sphinx.ext.doctest"]\ndoctest_global_setup = """\nimport shapes\n"""\n'
+
+OUTPUTS_PAGE = """# Output
+
+```python
+print("hello")
+```
+
+```
+hello
+```
+
+Running it prints:
+
+```text
+hello again
+```
+
+## Another section
+
+```text
+a tree of folders
+```
+
+```
+import os
+value = os.sep
+```
+
+Compare it with a value shown on its own:
+
+```
+Point(x=1, y=2)
+```
+"""
+
+SETUP_PAGE = """# Setup
+
+```console
+$ python -m pip install "shapes[fast]" requests
+```
+
+```bash
+# your environment
+export SHAPES_HOME=/tmp/shapes
+export GREETING='hello world'
+```
+
+```toml title="settings.toml"
+size = 3
+```
+
+```toml
+# defaults.toml
+size = 1
+```
+
+```{code-block} python
+:caption: app.py
+
+VALUE = 42
+```
+
+```python
+from app import VALUE
+```
+
+```python
+@shapes.register
+```
+
+1. A step in a list:
+
+    ```python
+    import shapes
+    shapes.draw()
+    ```
+"""
+
+NESTED_PAGE = """# Nested
+
+!!! note
+    Inside a MkDocs admonition:
+
+    ```python
+    inside_admonition = True
+    ```
+
+````{note}
+Inside a MyST directive:
+
+```python
+inside_directive = True
+```
+````
+
+```{include} ../README.md
+:start-after: <!-- start -->
+```
+"""
+
+README = "# Readme\n\nIntro that is not included.\n<!-- start -->\n\n```python\nfrom_readme = True\n```\n"
+
+
+@pytest.fixture
+def real_docs(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "sphinx.md").write_text(SPHINX_PAGE)
+    (docs / "conf.py").write_text(CONF_PY)
+    (docs / "outputs.md").write_text(OUTPUTS_PAGE)
+    (docs / "setup.md").write_text(SETUP_PAGE)
+    (docs / "nested.md").write_text(NESTED_PAGE)
+    (tmp_path / "README.md").write_text(README)
+    return pages(extract_docs(docs, "shapes", "1.0"))
+
+
+def test_doctest_sessions_of_every_fence_style_are_run_with_the_docs_hidden_setup(real_docs):
+    page = real_docs["sphinx.md"]
+    assert [(e.style, e.line, e.execution_context) for e in page.examples] == [
+        ("doctest", 8, "sync"),
+        ("doctest", 19, "not_executable"),
+        ("doctest", 23, "sync"),
+    ]
+    assert "+SKIP" in page.examples[1].skip_reason
+    assert page.examples[1].code.startswith(">>> slow_network_call()"), "directive options are not code"
+    assert [(s.source, s.line, s.code.strip()) for s in page.setup] == [
+        ("conf.py", 0, "import shapes"),
+        ("sphinx.md", 4, "import math"),
+    ]
+
+
+def test_a_block_showing_what_a_script_prints_becomes_its_expected_output(real_docs):
+    examples = real_docs["outputs.md"].examples
+    styles = [(e.line, e.style) for e in examples]
+    assert styles == [(4, "script"), (8, "output"), (14, "other"), (20, "other"), (24, "untagged"), (31, "other")]
+    assert examples[0].expected_output == "hello\n" and examples[0].expected_output_line == 8
+    assert examples[1].skip_reason == "output: what example 0 (line 4) prints"
+    assert examples[2].skip_reason == "text, not a program", "a script has one output block"
+    assert examples[3].skip_reason == "text, not a program", "a heading ends what the script shows"
+    assert examples[5].skip_reason == "text, not a program", "a displayed value is no program"
+
+
+def test_what_the_reader_sets_up_is_read_from_shell_blocks_and_file_blocks(real_docs):
+    page = real_docs["setup.md"]
+    assert [r.requirement for r in page.requirements] == ["shapes[fast]", "requests"]
+    assert [(v.name, v.value) for v in page.environment] == [
+        ("SHAPES_HOME", "/tmp/shapes"),
+        ("GREETING", "hello world"),
+    ]
+    assert [(f.path, f.content) for f in page.files] == [
+        ("settings.toml", "size = 3\n"),
+        ("defaults.toml", "# defaults.toml\nsize = 1\n"),
+        ("app.py", "VALUE = 42\n"),
+    ]
+    by_line = {e.line: e for e in page.examples}
+    assert by_line[25].style == "script", "a saved module still runs"
+    assert by_line[29].execution_context == "sync"
+    assert by_line[33].skip_reason == "A fragment: decorators shown without the function they decorate."
+    listed = by_line[39]
+    assert listed.code == "import shapes\nshapes.draw()\n", "the list's indentation is layout"
+    assert listed.execution_context == "sync"
+
+
+def test_fences_inside_admonitions_directives_and_includes_are_found(real_docs):
+    examples = real_docs["nested.md"].examples
+    assert [(e.code.strip(), e.line, e.snippet_source) for e in examples] == [
+        ("inside_admonition = True", 7, None),
+        ("inside_directive = True", 14, None),
+        ("from_readme = True", 7, "../README.md"),
+    ]

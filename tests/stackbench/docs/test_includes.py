@@ -1,0 +1,49 @@
+from stackbench.docs.includes import expand
+
+
+def write(folder, name, text):
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_a_myst_include_is_replaced_by_the_chosen_part_and_remembers_its_origin(tmp_path):
+    docs = tmp_path / "docs"
+    write(tmp_path, "CHANGES.md", "# Changes\nskipped\n<!-- begin -->\n\nkept one\nkept two\n<!-- end -->\ntail\n")
+    page = write(
+        docs,
+        "changes.md",
+        "Intro\n```{include} ../CHANGES.md\n:start-after: <!-- begin -->\n:end-before: <!-- end -->\n```\nAfter\n",
+    )
+    expanded = expand(page, docs)
+    assert expanded.text == "Intro\n\nkept one\nkept two\nAfter\n"
+    assert expanded.origin(3).source == "../CHANGES.md" and expanded.origin(3).line == 5
+    assert expanded.origin(5).source == "changes.md" and expanded.origin(5).line == 6
+    assert expanded.included == ["../CHANGES.md"]
+
+
+def test_a_literalinclude_becomes_a_fence_in_the_files_language(tmp_path):
+    docs = tmp_path / "docs"
+    write(docs, "examples/app.py", "import os\nprint(os.sep)\n")
+    page = write(docs, "page.md", "```{literalinclude} examples/app.py\n:lines: 2\n```\n")
+    expanded = expand(page, docs)
+    assert expanded.text.split("\n")[:3] == ["```python", "print(os.sep)", "```"]
+    assert expanded.origin(2).source == "examples/app.py" and expanded.origin(2).line == 2
+
+
+def test_mkdocs_snippets_take_line_ranges_and_named_sections(tmp_path):
+    docs = tmp_path / "docs"
+    write(docs, "src/demo.py", "one\n# --8<-- [start:middle]\ntwo\n# --8<-- [end:middle]\nthree\n")
+    page = write(docs, "page.md", '--8<-- "src/demo.py:1:1"\n--8<-- "src/demo.py:middle"\n')
+    expanded = expand(page, docs)
+    assert expanded.text.split("\n")[:2] == ["one", "two"]
+    assert expanded.origin(2).line == 3
+
+
+def test_an_include_outside_the_project_or_missing_stays_as_written(tmp_path):
+    docs = tmp_path / "project" / "docs"
+    write(tmp_path, "secret.md", "do not read\n")
+    page = write(docs, "page.md", "```{include} ../../secret.md\n```\n{!missing.md!}\n")
+    expanded = expand(page, docs)
+    assert "do not read" not in expanded.text and "{!missing.md!}" in expanded.text

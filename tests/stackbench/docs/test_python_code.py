@@ -1,0 +1,143 @@
+import pytest
+
+from stackbench.docs.python_code import (
+    awaits_at_top_level,
+    defined_names,
+    dependencies,
+    documented_output,
+    documented_prints,
+    ellipsis_gap,
+    fill_in,
+    fragment,
+    is_session,
+    newer_syntax,
+    parse,
+    session_parts,
+    session_source,
+    session_statements,
+    undefined_names,
+    without_documented_output,
+)
+
+
+def trees(*codes):
+    return [parse(code) for code in codes]
+
+
+def test_names_defined_and_used_come_from_the_syntax_tree():
+    tree = parse("import os.path\nfrom a import b as c\nx = 1\ndef f(y):\n    z = y\n    return q\nclass K: pass\n")
+    assert defined_names(tree) == {"os", "c", "x", "f", "K"}
+    assert undefined_names(tree) == {"q"}
+
+
+def test_an_example_depends_on_the_earlier_ones_that_define_what_it_uses_transitively():
+    examples = trees("import toolz", "data = toolz.identity([1])", "unrelated = 2", "print(len(data))")
+    assert dependencies(3, examples) == [0, 1]
+    assert dependencies(2, examples) == []
+
+
+def test_a_name_defined_twice_comes_from_the_latest_earlier_definition():
+    examples = trees("value = 1", "value = 2", "print(value)")
+    assert dependencies(2, examples) == [1]
+
+
+def test_later_definitions_are_never_used():
+    examples = trees("print(later)", "later = 1")
+    assert dependencies(0, examples) == []
+
+
+def test_top_level_await_is_found_by_parsing_not_by_searching_text():
+    assert awaits_at_top_level(parse("import asyncio\nawait asyncio.sleep(0)"))
+    assert awaits_at_top_level(parse("async with lock:\n    pass"))
+    assert not awaits_at_top_level(parse("async def f():\n    await g()\n"))
+    assert not awaits_at_top_level(parse("text = 'await something'"))
+
+
+def test_a_session_starts_at_a_prompt_even_after_a_comment():
+    assert is_session(">>> 1 + 1\n2\n")
+    assert is_session("\n# first, a comment\n>>> x = 1\n")
+    assert session_statements("# note\n>>> a = 1\n>>> a\n1\n") == 2
+
+
+def test_a_definition_typed_before_the_prompts_is_part_of_the_session():
+    text = "def double(x):\n    return 2 * x\n\n>>> double(2)\n4\n"
+    prefix, session = session_parts(text)
+    assert prefix.startswith("def double") and session.startswith(">>> double(2)")
+    assert session_source(text) == "def double(x):\n    return 2 * x\ndouble(2)\n"
+
+
+def test_a_program_whose_docstring_holds_doctests_is_no_session():
+    program = 'class Dropper:\n    def __call__(self):\n        """\n        >>> Dropper()()\n        """\n'
+    assert not is_session(program)
+    assert session_parts("x = (\n>>> 1\n") is None, "text before the prompts must be code"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "x: tuple[int, ...] = (1,)",
+        "values[1:...]",
+        "def stub(): ...",
+        "class Protocol:\n    def method(self) -> int: ...",
+        "name: str = Field(...)",
+        "if ready:\n    ...",
+    ],
+)
+def test_an_ellipsis_in_a_type_a_slice_a_stub_or_a_required_field_is_no_gap(code):
+    assert ellipsis_gap(parse(code)) is None
+
+
+@pytest.mark.parametrize(
+    "code, line",
+    [
+        ("client = Client(...)", 1),
+        ("token = ...", 1),
+        ("import x\nrenderer.columns = [\n    ...\n]", 2),
+        ("options = {'key': ...}", 1),
+        ("for row in ...:\n    pass", 1),
+    ],
+)
+def test_an_ellipsis_standing_for_the_readers_code_is_a_gap_at_its_line(code, line):
+    assert ellipsis_gap(parse(code)) == line
+
+
+def test_placeholders_are_values_to_fill_in_not_environment_variable_names():
+    assert fill_in('client = Client(api_key="<your-api-key>")') == "<your-api-key>"
+    assert fill_in("token = 'YOUR_TOKEN'") == "YOUR_TOKEN"
+    assert fill_in("os.environ['MY_FOO'] = 'bar'") is None
+    assert fill_in("secret = os.environ['SERVICE_KEY']") is None
+
+
+def test_a_placeholder_inside_a_documented_output_or_a_comment_is_not_code():
+    code = 'print(load())\n"""\n{\'api_key\': \'your-api-key\'}\n"""\n# use your-api-key here\n'
+    assert fill_in(code) == "your-api-key"
+    assert fill_in(without_documented_output(code, parse(code))) is None
+
+
+def test_each_documented_print_carries_its_own_lines():
+    code = (
+        "print(1)\n#> 1\n"
+        "try:\n    fail()\nexcept ValueError as e:\n    print(e)\n    '''\n    bad value\n    '''\n"
+        "'''not under a print: prose'''\n"
+    )
+    shown = documented_prints(code, parse(code))
+    assert [(item.first_line, item.text) for item in shown] == [(1, "1"), (6, "bad value")]
+    assert documented_output(code, parse(code)) == "1\nbad value"
+
+
+def test_a_multiline_print_documents_its_output_after_its_last_line():
+    code = "print(\n    {'a': 1}\n)\n#> {'a': 1}\n"
+    assert [(item.first_line, item.last_line) for item in documented_prints(code, parse(code))] == [(1, 3)]
+
+
+def test_syntax_of_newer_pythons_is_recognised():
+    assert newer_syntax("type Alias = list[int]\n")[0] == "3.12"
+    assert newer_syntax("class Box[T]:\n    item: T\n")[0] == "3.12"
+    assert newer_syntax("kind = type(value)\n") is None
+
+
+def test_a_fragment_is_told_from_a_broken_program():
+    assert fragment("@click.option('--upper')\n") == "decorators shown without the function they decorate"
+    assert fragment("def connect(host: str, port: int = 80) -> Connection:") is not None
+    assert fragment("print('unclosed'") is None
+    assert fragment("x = 1\n") is None

@@ -1,0 +1,51 @@
+import pytest
+
+from stackbench.lib.output_compare import compare, differing_line
+
+
+@pytest.mark.parametrize(
+    "expected, actual",
+    [
+        ("hello\n", "hello\n"),
+        ("a   b\n\n", "a b"),
+        ("<Thing object at ...>", "<Thing object at 0x7f00aa>"),
+        ("{\n    'a': 1,\n    'b': [1, 2],\n}", "{'a': 1, 'b': [1, 2]}"),
+        ("see https://errors.example.dev/2/v/missing", "see https://errors.example.dev/2.14/v/missing"),
+        ("\x1b[1mbold\x1b[0m text", "bold text"),
+        ("# nothing is printed", ""),
+    ],
+)
+def test_what_doctest_accepts_and_layout_alone_are_the_same(expected, actual):
+    assert compare(expected, actual) == "same"
+
+
+@pytest.mark.parametrize(
+    "expected, actual",
+    [
+        ("2021-11-15 11:41:47 [info] woo", "2026-01-02 03:04:05 [info] woo"),
+        ("<class 'Point'>", "<class '__main__.Point'>"),
+        ("id=1b4e28ba-2fa1-11d2-883f-0016d3cca427", "id=6fa459ea-ee8a-3ca4-894e-db77e160355e"),
+        ("events=oh yes", "events='oh yes'"),
+        ('{"event": "hi", "timestamp": 1700000000.123}', '{"event": "hi", "timestamp": 1800000000.5}'),
+    ],
+)
+def test_values_that_change_from_run_to_run_differ_only_in_format(expected, actual):
+    assert compare(expected, actual) == "format"
+
+
+@pytest.mark.parametrize(
+    "expected, actual",
+    [
+        ("[1, 2]", "(1, 2)"),
+        ("hello", ""),
+        ('{"event": "hello"}', '{"event": "hello", "lineno": 1}'),
+        ("<class 'Point'>", "<Point object at 0x7f00aa>"),
+    ],
+)
+def test_a_different_value_is_different(expected, actual):
+    assert compare(expected, actual) == "different"
+
+
+def test_the_first_differing_line_is_shown_to_the_reader():
+    assert differing_line("a\nb\nc\n", "a\nx\nc\n") == ("b", "x")
+    assert differing_line("a\n", "a\nextra\n") == ("(nothing)", "extra")

@@ -1,0 +1,102 @@
+"""The page runner on its own (outside a sandbox): one JSON request per line in, one answer per line out."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from stackbench.validation import page_runner
+
+RUNNER = Path(page_runner.__file__)
+
+
+@pytest.fixture
+def runner(tmp_path):
+    process = subprocess.Popen(
+        [sys.executable, str(RUNNER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=tmp_path, text=True
+    )
+
+    def ask(request):
+        process.stdin.write(json.dumps(request) + "\n")
+        process.stdin.flush()
+        return json.loads(process.stdout.readline())
+
+    assert ask({"cwd": str(tmp_path), "library_modules": ["json"], "preload": ["json"]}) == {"status": "ready"}
+    ask.state = str(tmp_path)
+    yield ask
+    process.stdin.close()
+    process.wait(timeout=10)
+
+
+def test_sessions_share_names_and_what_code_printed_through_an_old_handle_reaches_the_session(runner):
+    first = runner(
+        {
+            "op": "session",
+            "name": "p.md:1",
+            "text": ">>> import logging, sys\n>>> logging.basicConfig(stream=sys.stdout, format='%(message)s')\n",
+        }
+    )
+    assert first["failures"] == [] and first["ran"] == 2
+    second = runner(
+        {
+            "op": "session",
+            "name": "p.md:9",
+            "line": 8,
+            "text": ">>> logging.getLogger().warning('seen')\nseen\n>>> print('x')\ny\n",
+        }
+    )
+    assert second["ran"] == 2 and [f["line"] for f in second["failures"]] == [10]
+    assert second["failures"][0]["want"] == "y\n" and second["failures"][0]["got"] == "x\n"
+
+
+def test_a_script_runs_in_a_fork_so_its_changes_to_the_process_stay_there(runner):
+    changed = runner(
+        {
+            "op": "script",
+            "name": "a.py",
+            "state": runner.state,
+            "code": "import os\nos.environ['LEAK'] = '1'\nprint('done')\n",
+        }
+    )
+    assert changed["status"] == "ok" and changed["output"] == "done\n"
+    after = runner(
+        {"op": "script", "name": "b.py", "state": runner.state, "code": "import os\nprint(os.environ.get('LEAK'))\n"}
+    )
+    assert after["output"] == "None\n"
+
+
+def test_each_print_is_recorded_with_its_line(runner):
+    answer = runner(
+        {
+            "op": "script",
+            "name": "c.py",
+            "state": runner.state,
+            "record_prints": True,
+            "code": "for n in range(2):\n    print(n)\nprint('end', sep='-')\n",
+        }
+    )
+    assert answer["prints"] == [[2, "0\n"], [2, "1\n"], [3, "end\n"]]
+
+
+def test_a_failure_says_where_and_what_could_provide_a_missing_name(runner):
+    answer = runner({"op": "script", "name": "d.py", "state": runner.state, "code": "x = 1\ndumps({})\n"})
+    exc = answer["exception"]
+    assert exc["type"] == "NameError" and exc["name"] == "dumps" and exc["provided_by"] == ["json"]
+    assert exc["frames"][-1] == {"filename": "d.py", "lineno": 2, "name": "<module>", "where": "example"}
+
+
+def test_time_is_up_for_a_stuck_session_and_the_runner_goes_on(runner):
+    stuck = runner({"op": "session", "name": "p.md:1", "timeout": 0.5, "text": ">>> while True: pass\n"})
+    assert stuck["status"] == "timeout"
+    assert runner({"op": "session", "name": "p.md:5", "text": ">>> 1 + 1\n2\n"})["failures"] == []
+
+
+def test_hidden_setup_and_exported_variables_apply_from_where_they_are_given(runner):
+    assert runner({"op": "setup", "name": "conf.py", "code": "answer = 42\n"})["status"] == "ok"
+    assert runner({"op": "environ", "variables": {"SB_MODE": "fast"}})["status"] == "ok"
+    answer = runner(
+        {"op": "session", "name": "p.md:1", "text": ">>> import os\n>>> answer, os.environ['SB_MODE']\n(42, 'fast')\n"}
+    )
+    assert answer["failures"] == []
