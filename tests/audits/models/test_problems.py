@@ -141,13 +141,3 @@ def test_the_gate_counts_only_new_or_regressed_problems_at_or_above_the_severity
     assert gate_problems(third, "new-info") == []
     with pytest.raises(ValueError, match="unknown threshold"):
         gate_problems(third, "everything")
-
-
-def test_page_tasks_of_one_run_holding_stale_copies_share_its_one_folder(settings, tmp_path):
-    from walkthroughs.models import Library
-
-    settings.RUNS_DIR = tmp_path / "runs"
-    stored = Run.objects.create(kind="validation", library=Library.objects.get(), status="running")
-    first, second = Run.objects.get(pk=stored.pk), Run.objects.get(pk=stored.pk)  # each task loaded the run
-    assert first.ensure_output_dir() == second.ensure_output_dir()
-    assert [path.name for path in (tmp_path / "runs").iterdir()] == [first.output_path().name]
