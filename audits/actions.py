@@ -3,7 +3,7 @@
 from celery import group
 from django.db import transaction
 
-from audits.models import Batch, Run, RunBackend, RunKind, RunStatus, ValidationDocument
+from audits.models import Batch, Run, RunBackend, ValidationDocument
 from audits.tasks import run_audit_task, validate_document_task
 from stackbench_site.celery import QueueUnreachable, queue
 from walkthroughs.models import CodeExample, DocPage, Library, Walkthrough
@@ -41,20 +41,16 @@ def do_start_audit(
         raise RunNotStarted(f"{walkthrough.walkthrough_id} has no steps yet: import its walkthrough export first.")
     library = walkthrough.library
     with transaction.atomic():
-        run = Run.objects.create(
-            kind=RunKind.AUDIT,
-            library=library,
-            library_version=version or library.default_version,
+        run = Run.objects.queue(
+            library,
             walkthrough=walkthrough,
-            walkthrough_hash=walkthrough.content_hash,
+            version=version,
             backend=backend or library.default_backend,
-            status=RunStatus.QUEUED,
-            started_by=user,
+            user=user,
             origin=origin,
+            options=options,
             previous_run=previous_run or walkthrough.runs.audits().finished().newest_first().first(),
             progress_total=walkthrough.steps.count(),
-            options=options or {},
-            docs_commit=library.current_docs_commit(),
             batch=batch,
         )
     return _enqueue(run, run_audit_task.si(run.pk))
@@ -76,18 +72,15 @@ def do_start_validation(
         raise RunNotStarted(f"{library.name} has no doc pages to validate: import or extract its examples first.")
     version = version or library.default_version
     with transaction.atomic():
-        run = Run.objects.create(
-            kind=RunKind.VALIDATION,
-            library=library,
-            library_version=version,
+        run = Run.objects.queue(
+            library,
+            version=version,
             backend=RunBackend.VENV,
-            status=RunStatus.QUEUED,
-            started_by=user,
+            user=user,
             origin=origin,
-            options=options or {},
+            options=options,
             previous_run=previous_run or _previous_validation(library, pages),
             progress_total=CodeExample.objects.filter(doc_page__in=pages).count(),
-            docs_commit=library.current_docs_commit(),
             batch=batch,
         )
         run.doc_pages.set(pages)

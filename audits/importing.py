@@ -12,7 +12,7 @@ from typing import Any
 
 from django.db import transaction
 
-from audits.models import ExampleResult, Gap, Run, RunBackend, RunKind, RunStatus, ValidationDocument, record_problems
+from audits.models import ExampleResult, Gap, Run, RunStatus, ValidationDocument, record_problems
 from stackbench.formats.results import AuditResult, ValidationResult, ValidationSummary, validation_file_name
 from stackbench.formats.walkthrough import NAME_MAX, ExtractionAnalysis, Session, WalkthroughExport, walkthrough_id_for
 from stackbench.lib.jsonfiles import MAX_FILE_BYTES, FormatError, parse_json_text, parse_model, write_model
@@ -264,23 +264,17 @@ class _Importer:
             )
         library = self.library(audit.library_name, audit.library_version)
         walkthrough = Walkthrough.placeholder(audit.walkthrough_id, library, audit.walkthrough_title)
-        run = Run.objects.create(
-            kind=RunKind.AUDIT,
-            library=library,
-            library_version=audit.library_version,
-            walkthrough=walkthrough,
-            walkthrough_hash=walkthrough.content_hash,
-            backend=RunBackend.IMPORTED,
-            status=RunStatus.SUCCEEDED,
-            origin="imported",
-            created_at=audit.started_at,
+        run = Run.objects.record_import(
+            library,
+            key=key,
             started_at=audit.started_at,
             finished_at=audit.completed_at,
+            walkthrough=walkthrough,
+            version=audit.library_version,
+            user=self.user,
             duration_seconds=audit.duration_seconds,
             progress_current=audit.completed_steps,
             progress_total=audit.total_steps,
-            import_key=key,
-            started_by=self.user,
         )
         Gap.objects.bulk_create(Gap(run=run, seq=seq, **Gap.fields_for(run, gap)) for seq, gap in enumerate(audit.gaps))
         folder = self.output_dir(run)
@@ -324,22 +318,17 @@ class _Importer:
                 "only its session file was imported."
             )
         )
-        run = Run.objects.create(
-            kind=RunKind.AUDIT,
-            library=library,
-            walkthrough=walkthrough,
-            walkthrough_hash=walkthrough.content_hash,
-            backend=RunBackend.IMPORTED,
-            status=status,
-            error=error,
-            origin="imported",
-            created_at=session.session_started,
+        run = Run.objects.record_import(
+            library,
+            key=key,
             started_at=session.session_started,
             finished_at=session.last_updated,
+            walkthrough=walkthrough,
+            user=self.user,
+            status=status,
+            error=error,
             progress_current=session.completed_steps,
             progress_total=session.total_steps,
-            import_key=key,
-            started_by=self.user,
         )
         Gap.objects.bulk_create(
             Gap(run=run, seq=seq, **Gap.fields_for(run, gap)) for seq, gap in enumerate(session.gaps)
@@ -396,19 +385,14 @@ class _Importer:
                 source.name, kind, "duplicate", f"already imported in run #{first.run_id}", first.run.get_absolute_url()
             )
         library = self.library(fresh[0].library, fresh[0].version)
-        run = Run.objects.create(
-            kind=RunKind.VALIDATION,
-            library=library,
-            library_version=fresh[0].version,
-            backend=RunBackend.IMPORTED,
-            status=RunStatus.SUCCEEDED,
-            origin="imported",
-            created_at=timestamp,
+        run = Run.objects.record_import(
+            library,
+            key=key,
             started_at=timestamp,
             finished_at=timestamp,
+            version=fresh[0].version,
+            user=self.user,
             duration_seconds=duration,
-            import_key=key,
-            started_by=self.user,
             progress_current=sum(d.total_examples for d in fresh),
             progress_total=sum(d.total_examples for d in fresh),
         )

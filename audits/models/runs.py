@@ -110,6 +110,84 @@ class RunQuerySet(models.QuerySet):
         )
         return self.annotate(failure_count=Coalesce(Subquery(failures.annotate(n=Count("pk")).values("n")), 0))
 
+    def queue(
+        self,
+        library,
+        *,
+        walkthrough=None,
+        version=None,
+        backend,
+        user=None,
+        origin="dashboard",
+        options=None,
+        previous_run=None,
+        progress_total=0,
+        batch=None,
+    ) -> "Run":
+        """A new run for a worker (the caller sends its message): an audit of the walkthrough given, else a
+        validation (the caller sets its pages). It notes the docs commit it will read."""
+        return self._new(
+            library,
+            walkthrough,
+            library_version=version or library.default_version,
+            backend=backend,
+            status=RunStatus.QUEUED,
+            started_by=user,
+            origin=origin,
+            options=options or {},
+            previous_run=previous_run,
+            progress_total=progress_total,
+            docs_commit=library.current_docs_commit(),
+            batch=batch,
+        )
+
+    def record_import(
+        self,
+        library,
+        *,
+        key,
+        started_at,
+        finished_at,
+        walkthrough=None,
+        version="",
+        user=None,
+        status=RunStatus.SUCCEEDED,
+        error="",
+        duration_seconds=None,
+        progress_current=0,
+        progress_total=0,
+    ) -> "Run":
+        """A run done elsewhere, read from its files (an audit of the walkthrough given, else a validation); it
+        counts as created when it started, and the key keeps the same files from being imported twice."""
+        return self._new(
+            library,
+            walkthrough,
+            library_version=version,
+            backend=RunBackend.IMPORTED,
+            status=status,
+            error=error,
+            origin="imported",
+            created_at=started_at,
+            started_at=started_at,
+            finished_at=finished_at,
+            duration_seconds=duration_seconds,
+            progress_current=progress_current,
+            progress_total=progress_total,
+            import_key=key,
+            started_by=user,
+        )
+
+    def _new(self, library, walkthrough, **fields) -> "Run":
+        """An audit when there is a walkthrough (noting, by its hash, which export of it was audited), else a
+        validation."""
+        return self.create(
+            kind=RunKind.AUDIT if walkthrough is not None else RunKind.VALIDATION,
+            library=library,
+            walkthrough=walkthrough,
+            walkthrough_hash=walkthrough.content_hash if walkthrough is not None else "",
+            **fields,
+        )
+
     def claim(self, pk) -> int | None:
         """Move a queued run to running and return its attempt number; None when another worker (or a
         redelivered message) already has it."""
