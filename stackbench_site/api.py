@@ -5,35 +5,38 @@ actions as the dashboard. Finding shapes reuse the file formats (Gap, ExampleRes
 from datetime import datetime
 from typing import Annotated, Literal
 
+from django import forms
 from django.contrib.auth import get_user_model
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404
 from ninja import NinjaAPI, Query, Router, Schema, Status
-from ninja.errors import HttpError
+from ninja.errors import HttpError, ValidationError
 from ninja.security import HttpBearer
 from pydantic import Field, StringConstraints
 
 from audits.actions import RunNotStarted, do_run_everything, do_start_audit, do_start_validation
+from audits.forms import GapApiFilterForm, ProblemApiFilterForm, RunApiFilterForm
 from audits.models import ApiToken, ExampleResult, Gap, Problem, Run, RunKind, RunStatus, gate_problems
-from stackbench.formats.results import DEFAULT_GATE_LEVEL, GATE_LEVELS, ExampleSeverity
+from stackbench.formats.results import DEFAULT_GATE_LEVEL, GATE_LEVELS
 from stackbench.formats.results import ExampleResult as ExampleResultFormat
 from stackbench.formats.walkthrough import Gap as GapFormat
-from stackbench.formats.walkthrough import GapSeverity, GapType
 from stackbench_site.celery import QueueUnreachable
 from stackbench_site.configuration import claude_unavailable_reason
+from stackbench_site.queries import MAX_ID, QueryForm
 from walkthroughs.models import Library, Walkthrough
 from walkthroughs.tasks import start_sync
 
 MAX_PAGE = 200
 MAX_OFFSET = 10_000_000
 # Ids are 64-bit in every database; a larger number in a URL is simply not found, never an overflow.
-Id = Annotated[int, Field(ge=1, le=2**63 - 1)]
+Id = Annotated[int, Field(ge=1, le=MAX_ID)]
 GateLevel = Literal[tuple(GATE_LEVELS)]
 
 
 # PostgreSQL text cannot hold NUL: a name or a reason with one is malformed input (422), never a 500. Said in the
 # schema, so clients (and schema-driven fuzzers) know it.
-Text = Annotated[str, StringConstraints(pattern=r"^[^\x00]*$")]
+NO_NUL = r"^[^\x00]*$"
+Text = Annotated[str, StringConstraints(pattern=NO_NUL)]
 
 
 class TokenAuth(HttpBearer):
@@ -258,6 +261,34 @@ class GateOut(Schema):
     problems: list[ProblemOut]
 
 
+def filters(form_class: type[QueryForm], request) -> QueryForm:
+    """A list's filters, through the form its page uses; a value the form does not take is refused (422)."""
+    form = form_class(request.GET)
+    if not form.is_valid():
+        raise ValidationError(
+            [
+                {"type": error.code, "loc": ["query", name], "msg": " ".join(error.messages)}
+                for name, errors in form.errors.as_data().items()
+                for error in errors
+            ]
+        )
+    return form
+
+
+def query_parameters(form_class: type[QueryForm]) -> dict:
+    """The OpenAPI description of a filter form's parameters (the form, not ninja, reads them)."""
+    parameters = []
+    for name, field in form_class.base_fields.items():
+        if isinstance(field, forms.ChoiceField):
+            schema = {"type": "string", "enum": [value for value, _ in field.choices]}
+        elif isinstance(field, forms.IntegerField):
+            schema = {"type": "integer", "minimum": field.min_value, "maximum": field.max_value}
+        else:
+            schema = {"type": "string", "pattern": NO_NUL}
+        parameters.append({"in": "query", "name": name, "required": False, "schema": schema})
+    return {"parameters": parameters}
+
+
 def _require(request, permission: str):
     if not request.user.has_perm(permission):
         raise HttpError(403, f"your token's user lacks the {permission} permission")
@@ -343,21 +374,9 @@ def run_everything(request, library_id: Id, payload: RunEverythingIn):
     return Status(201, BatchOut(id=batch.pk, url=batch.get_absolute_url(), docs_commit=batch.docs_commit, runs=runs))
 
 
-class RunFilter(Schema):
-    library: Text | None = None
-    kind: Literal["audit", "validation"] | None = None
-    status: Literal["queued", "running", "succeeded", "failed", "cancelled"] | None = None
-
-
-@runs.get("", response=list[RunOut])
-def list_runs(request, filters: Query[RunFilter], page: Query[Page]):
-    found = _runs().newest_first()
-    if filters.library:
-        found = found.filter(library__name__iexact=filters.library)
-    if filters.kind:
-        found = found.filter(kind=filters.kind)
-    if filters.status:
-        found = found.filter(status=filters.status)
+@runs.get("", response=list[RunOut], openapi_extra=query_parameters(RunApiFilterForm))
+def list_runs(request, page: Query[Page]):
+    found = filters(RunApiFilterForm, request).filter(_runs().newest_first())
     return [RunOut.of(run) for run in found[page.offset : page.offset + page.limit]]
 
 
@@ -431,24 +450,9 @@ def gate(request, run_id: Id, fail_on: GateLevel = DEFAULT_GATE_LEVEL):
     return GateOut(run_id=run.pk, fail_on=fail_on, passed=passed, status=run.status, problems=problems)
 
 
-class GapFilter(Schema):
-    run_id: Id | None = None
-    library: Text | None = None
-    severity: GapSeverity | None = None
-    gap_type: GapType | None = None
-
-
-@findings.get("/gaps", response=list[GapOut])
-def list_gaps(request, filters: Query[GapFilter], page: Query[Page]):
-    found = Gap.objects.order_by("-run_id", "step_number", "seq")
-    if filters.run_id is not None:
-        found = found.filter(run_id=filters.run_id)
-    if filters.library:
-        found = found.filter(run__library__name__iexact=filters.library)
-    if filters.severity:
-        found = found.filter(severity=filters.severity)
-    if filters.gap_type:
-        found = found.filter(gap_type=filters.gap_type)
+@findings.get("/gaps", response=list[GapOut], openapi_extra=query_parameters(GapApiFilterForm))
+def list_gaps(request, page: Query[Page]):
+    found = filters(GapApiFilterForm, request).filter_gaps(Gap.objects.order_by("-run_id", "step_number", "seq"))
     return [
         GapOut(**gap.to_format().model_dump(), id=gap.pk, run_id=gap.run_id, problem_id=gap.problem_id)
         for gap in found[page.offset : page.offset + page.limit]
@@ -472,22 +476,9 @@ def list_example_failures(request, page: Query[Page], run_id: Id | None = None):
     ]
 
 
-class ProblemFilter(Schema):
-    library: Text | None = None
-    kind: Literal["audit", "validation"] | None = None
-    triage_state: Literal["open", "confirmed", "false_positive", "wont_fix", "fixed"] | None = None
-    lifecycle: Literal["new", "ongoing", "fixed", "regressed"] | None = None
-    severity: GapSeverity | ExampleSeverity | None = None
-
-
-@findings.get("/problems", response=list[ProblemOut])
-def list_problems(request, filters: Query[ProblemFilter], page: Query[Page]):
-    found = _problems().order_by("-rank", "-last_seen_at", "pk")
-    for field in ("kind", "triage_state", "lifecycle", "severity"):
-        if getattr(filters, field):
-            found = found.filter(**{field: getattr(filters, field)})
-    if filters.library:
-        found = found.filter(library__name__iexact=filters.library)
+@findings.get("/problems", response=list[ProblemOut], openapi_extra=query_parameters(ProblemApiFilterForm))
+def list_problems(request, page: Query[Page]):
+    found = filters(ProblemApiFilterForm, request).filter(_problems().order_by("-rank", "-last_seen_at", "pk"))
     return [ProblemOut.of(problem) for problem in found[page.offset : page.offset + page.limit]]
 
 

@@ -7,6 +7,8 @@ from django.shortcuts import render
 from django.template.defaultfilters import filesizeformat
 from django.views.defaults import page_not_found
 
+from stackbench_site.queries import QueryRefused
+
 
 def bad_request(request, exception):
     # Django refuses an oversized upload while parsing it, before any view runs; say which limit was hit.
@@ -16,6 +18,8 @@ def bad_request(request, exception):
         message = f"The form data is over the {filesizeformat(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)} limit."
     elif isinstance(exception, TooManyFieldsSent):
         message = f"Too many form fields: the limit is {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS}."
+    elif isinstance(exception, QueryRefused):
+        message = str(exception)
     else:
         message = "The request could not be understood."
     return render(request, "400.html", {"message": message}, status=400)

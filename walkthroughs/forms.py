@@ -4,7 +4,15 @@ from django import forms
 from django.conf import settings
 
 from stackbench.lib.git import GitError, is_remote, is_repository, remote_branches
+from stackbench_site.queries import QueryForm
 from walkthroughs.models import Library, Network, repository_refusal
+
+
+class LibraryItemsForm(QueryForm):
+    """What of a library's walkthroughs and pages its page lists."""
+
+    q = forms.CharField(required=False)
+    state = forms.ChoiceField(choices=[("failing", "with findings"), ("never", "never run")], required=False)
 
 
 class PresentForm(forms.Form):

@@ -7,6 +7,7 @@ from django.db.models import Count, Q
 from django.http import FileResponse, Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRefresh, trigger_client_event
 
 from audits.models import ACTIVE_STATUSES, HAND_TRIAGE_STATES, ExampleResult, Run
 from audits.reports import (
@@ -26,7 +27,7 @@ from stackbench.symposium.presenting import find_element, present
 from stackbench_site.celery import QueueUnreachable
 from stackbench_site.configuration import claude_unavailable_reason
 from stackbench_site.htmx import render_page_or_partial
-from walkthroughs.forms import LibraryForm, PresentForm
+from walkthroughs.forms import LibraryForm, LibraryItemsForm, PresentForm
 from walkthroughs.models import DocPage, Feedback, Library, PresentedWalkthrough, PresentError, Walkthrough
 from walkthroughs.tasks import start_sync
 
@@ -64,8 +65,8 @@ def home(request):
 @require_GET
 def library(request, library_id):
     library = _get_library(library_id)
-    text = request.GET.get("q", "").strip()
-    state = request.GET.get("state", "")
+    shown = LibraryItemsForm(request.GET).for_page()
+    text, state = shown.cleaned_data.get("q", ""), shown.cleaned_data.get("state", "")
     walkthroughs = latest_finished_audits(library.walkthroughs.active())
     pages = latest_documents(library.doc_pages.annotate(example_count=Count("examples")))
     if text:
@@ -145,10 +146,9 @@ def library_sync_status(request, library_id):
     """The sync line alone, polled by the library page while a sync runs; when it is done, the page reloads
     so its pages and walkthroughs are the synced ones."""
     library = _get_library(library_id)
-    response = render(request, "walkthroughs/_sync_status.html", {"library": library})
-    if request.headers.get("HX-Request") and request.GET.get("was") == "pending" and not library.sync_pending:
-        response["HX-Refresh"] = "true"
-    return response
+    if request.htmx and request.GET.get("was") == "pending" and not library.sync_pending:
+        return HttpResponseClientRefresh()
+    return render(request, "walkthroughs/_sync_status.html", {"library": library})
 
 
 DOCS_IMAGE_TYPES = {
@@ -442,8 +442,7 @@ def _feedback_response(request, presented, key, anchor):
                 "oob": True,
             },
         )
-        response["HX-Trigger"] = "feedback-sent"
-        return response
+        return trigger_client_event(response, "feedback-sent")
     messages.success(request, "Sent to the agent.")
     return _back_to(presented, anchor)
 

@@ -5,6 +5,7 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import Count
 from django.views.decorators.http import require_GET
 
+from audits.forms import GapFilterForm
 from audits.models import ExampleResult, Gap, TriageState
 from audits.views.runs import page_of
 from stackbench.formats.walkthrough import GAP_TYPES
@@ -27,82 +28,19 @@ RESULT_SORTS = {
 }
 
 
-def _filtered_gaps(params):
-    gaps = Gap.objects.all()
-    if params["library"].isdigit():
-        gaps = gaps.for_library(int(params["library"]))
-    if params["walkthrough"].isdigit():
-        gaps = gaps.for_walkthrough(int(params["walkthrough"]))
-    if params["type"]:
-        gaps = gaps.of_type(params["type"])
-    if params["severity"]:
-        gaps = gaps.of_severity(params["severity"])
-    if params["run"].isdigit():
-        gaps = gaps.filter(run_id=int(params["run"]))
-    if params["step"].isdigit():
-        gaps = gaps.filter(step_number=int(params["step"]))
-    if params["q"]:
-        gaps = gaps.search(params["q"])
-    return gaps.filter(**_problem_filters(params, "problem__"))
-
-
-def _problem_filters(params, prefix) -> dict:
-    """The problem-side filters (triage state, lifecycle, assignee) every finding list offers."""
-    filters = {}
-    if params.get("state"):
-        filters[f"{prefix}triage_state"] = params["state"]
-    if params.get("lifecycle") == "new_or_regressed":
-        filters[f"{prefix}lifecycle__in"] = ["new", "regressed"]
-    elif params.get("lifecycle"):
-        filters[f"{prefix}lifecycle"] = params["lifecycle"]
-    if params.get("assignee", "").isdigit():
-        filters[f"{prefix}assignee_id"] = int(params["assignee"])
-    return filters
-
-
-def _filtered_results(params):
-    results = ExampleResult.objects.failures()
-    if params["library"].isdigit():
-        results = results.filter(document__run__library_id=int(params["library"]))
-    if params["page_id"].isdigit():
-        results = results.filter(document__doc_page_id=int(params["page_id"]))
-    if params["severity"]:
-        results = results.filter(severity=params["severity"])
-    if params["run"].isdigit():
-        results = results.filter(document__run_id=int(params["run"]))
-    if params["q"]:
-        results = results.search(params["q"])
-    return results.filter(**_problem_filters(params, "problem__"))
-
-
 @login_required
 @require_GET
 def gaps(request):
-    keys = (
-        "kind",
-        "library",
-        "walkthrough",
-        "page_id",
-        "type",
-        "severity",
-        "run",
-        "step",
-        "q",
-        "sort",
-        "state",
-        "lifecycle",
-        "assignee",
-    )
-    params = {key: request.GET.get(key, "").strip() for key in keys}
-    sort = params["sort"] if params["sort"] in ("newest", "oldest", "severity", "step") else "newest"
-    if params["kind"] == "validation":
-        found = _filtered_results(params)
+    form = GapFilterForm(request.GET).for_page()
+    sort = form.ordering()
+    if form.wants_examples():
+        found = form.filter_examples(ExampleResult.objects.failures())
         counts = {"severity": dict(found.values_list("severity").annotate(n=Count("id")).order_by()), "type": {}}
         ordering = ("-rank",) + RESULT_SORTS["newest"] if sort == "severity" else RESULT_SORTS[sort]
         found = found.with_rank() if sort == "severity" else found
         found = found.select_related("document__run__library", "document__doc_page").order_by(*ordering)
     else:
-        found = _filtered_gaps(params)
+        found = form.filter_gaps(Gap.objects.all())
         counts = {"severity": {}, "type": {}}
         # One pass over the matching gaps gives both tallies; the filtered search is a scan, so it counts.
         for severity, gap_type, n in found.values_list("severity", "gap_type").annotate(n=Count("id")).order_by():
@@ -113,7 +51,7 @@ def gaps(request):
     total = sum(counts["severity"].values())
     context = {
         "page": page_of(request, found, count=total),
-        "params": params,
+        "params": form.params(),
         "sort": sort,
         "counts": counts,
         "total": total,

@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from audits.forms import PROBLEM_SORTS, AssignmentForm, ProblemFilterForm
 from audits.models import HAND_TRIAGE_STATES, ExampleResult, Gap, Lifecycle, Problem, RunKind, RunStatus, TriageState
 from stackbench_site.htmx import render_page_or_partial
 from walkthroughs.models import Library, Snippet
@@ -39,59 +40,12 @@ def _people():
     return get_user_model().objects.filter(is_active=True).order_by("username")
 
 
-def _filtered_problems(request, params) -> "Problem.objects":
-    problems = Problem.objects.all()
-    if params["library"].isdigit():
-        problems = problems.filter(library_id=int(params["library"]))
-    if params["kind"] in RunKind.values:
-        problems = problems.filter(kind=params["kind"])
-    if params["state"] == "active":
-        problems = problems.open()
-    elif params["state"] in TriageState.values:
-        problems = problems.filter(triage_state=params["state"])
-    if params["lifecycle"] == "new_or_regressed":
-        problems = problems.new_or_regressed()
-    elif params["lifecycle"] in Lifecycle.values:
-        problems = problems.filter(lifecycle=params["lifecycle"])
-    if params["severity"]:
-        problems = problems.filter(severity=params["severity"])
-    if params["assignee"] == "me":
-        problems = problems.assigned_to(request.user)
-    elif params["assignee"] == "none":
-        problems = problems.filter(assignee__isnull=True)
-    elif params["assignee"].isdigit():
-        problems = problems.filter(assignee_id=int(params["assignee"]))
-    if params["walkthrough"].isdigit():
-        problems = problems.filter(walkthrough_id=int(params["walkthrough"]))
-    if params["q"]:
-        problems = problems.filter(Q(title__icontains=params["q"]) | Q(step_title__icontains=params["q"]))
-    return problems
-
-
-PROBLEM_KEYS = ("library", "kind", "state", "lifecycle", "severity", "assignee", "walkthrough", "q", "sort")
-
-
-PROBLEM_SORTS = {
-    "severity": ("-rank", "-last_seen_at"),
-    "newest": ("-last_seen_at",),
-    "oldest": ("first_seen_at",),
-    "sightings": ("-sightings", "-rank"),
-}
-
-
-def _params(request):
-    params = {key: request.GET.get(key, request.POST.get(key, "")).strip() for key in PROBLEM_KEYS}
-    if "state" not in request.GET and "state" not in request.POST:
-        params["state"] = "active"
-    return params
-
-
 @login_required
 @require_GET
 def problems(request):
-    params = _params(request)
-    found = _filtered_problems(request, params)
-    sort = params["sort"] if params["sort"] in PROBLEM_SORTS else "severity"
+    form = ProblemFilterForm(request.GET).for_page()
+    found = form.filter(Problem.objects.all(), request.user)
+    sort = form.ordering()
     states = dict(found.order_by().values_list("triage_state").annotate(n=Count("id")))
     page = Paginator(
         found.select_related("library", "walkthrough", "doc_page", "assignee").order_by(*PROBLEM_SORTS[sort]), PAGE_SIZE
@@ -102,7 +56,7 @@ def problems(request):
         "audits/_problem_results.html",
         {
             "page": page,
-            "params": params,
+            "params": form.params(),
             "sort": sort,
             "state_counts": states,
             "total": found.count(),
@@ -213,10 +167,9 @@ def problem_triage(request, problem_id):
     except ValueError as exc:
         messages.error(request, str(exc).capitalize() + ".")
         return redirect(_back_to(request, problem))
-    assignee = request.POST.get("assignee", "keep")
-    if assignee != "keep":
-        person = _people().filter(pk=int(assignee)).first() if assignee.isdigit() else None
-        changed = problem.assign(request.user, person) or changed
+    assignment = AssignmentForm(request.POST).for_page()
+    if not assignment.keeps_assignee():
+        changed = problem.assign(request.user, assignment.person(_people())) or changed
     messages.success(request, "Saved." if changed else "Nothing changed.")
     return redirect(_back_to(request, problem))
 
@@ -264,18 +217,18 @@ def problem_comment(request, problem_id):
 @require_http_methods(["POST"])
 def problems_bulk(request):
     """Change many problems at once: first a confirmation saying how many rows change, then the change."""
-    params = _params(request)
     action = request.POST.get("action", "")
     if action not in BULK_ACTIONS:
         messages.error(request, "Choose what to do with the selected problems.")
         return redirect(f"/problems/?{request.POST.get('query', '')}")
+    assignment = AssignmentForm(request.POST).for_page()
     if request.POST.get("scope") == "all":
-        chosen = _filtered_problems(request, params)
+        chosen = ProblemFilterForm(request.POST).for_page().filter(Problem.objects.all(), request.user)
     else:
-        chosen = Problem.objects.filter(pk__in=[int(p) for p in request.POST.getlist("problem") if p.isdigit()])
+        chosen = Problem.objects.filter(pk__in=assignment.cleaned_data["problem"])
     count = chosen.count()
     reason = request.POST.get("reason", "").strip()
-    assignee_id = request.POST.get("assignee", "")
+    person = assignment.person(_people())
     if action in ("false_positive", "wont_fix") and not reason:
         messages.error(request, f"Say why they are {BULK_ACTIONS[action].split(' ', 1)[-1]}.")
         return redirect(f"/problems/?{request.POST.get('query', '')}")
@@ -288,13 +241,12 @@ def problems_bulk(request):
                 "action": action,
                 "label": BULK_ACTIONS[action],
                 "reason": reason,
-                "assignee": _people().filter(pk=int(assignee_id)).first() if assignee_id.isdigit() else None,
+                "assignee": person,
                 "ids": [] if request.POST.get("scope") == "all" else list(chosen.values_list("pk", flat=True)),
                 "post": request.POST,
             },
         )
     changed = 0
-    person = _people().filter(pk=int(assignee_id)).first() if assignee_id.isdigit() else None
     for item in chosen.select_related("assignee"):
         if action == "assign":
             changed += item.assign(request.user, person)

@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from audits.actions import RunNotStarted, do_run_everything, do_start_audit, do_start_validation
-from audits.forms import AuditRunForm, UploadForm, ValidationRunForm
+from audits.forms import AuditRunForm, PagesAskedForm, RunFilterForm, UploadForm, ValidationRunForm
 from audits.importing import FileSet, import_fileset
 from audits.models import HAND_TRIAGE_STATES, QUIET_STATES, Batch, Run, RunKind, RunStatus
 from audits.reports import compare_runs
@@ -90,22 +90,16 @@ def _read_logs(run: Run) -> dict:
 @login_required
 @require_GET
 def runs(request):
+    form = RunFilterForm(request.GET).for_page()
     queryset = Run.objects.select_related("library", "walkthrough", "started_by").prefetch_related("doc_pages")
-    filters = {key: request.GET.get(key, "") for key in ("kind", "status", "library")}
-    if filters["kind"] in RunKind.values:
-        queryset = queryset.filter(kind=filters["kind"])
-    if filters["status"] in RunStatus.values:
-        queryset = queryset.filter(status=filters["status"])
-    if filters["library"].isdigit():
-        queryset = queryset.filter(library_id=int(filters["library"]))
-    page = page_of(request, queryset.with_gap_counts().with_failure_counts().newest_first())
+    page = page_of(request, form.filter(queryset).with_gap_counts().with_failure_counts().newest_first())
     return render_page_or_partial(
         request,
         "audits/runs.html",
         "audits/_runs_list.html",
         {
             "page": page,
-            "filters": filters,
+            "filters": form.params(),
             "libraries": Library.objects.all(),
             "kinds": RunKind.choices,
             "statuses": RunStatus.choices,
@@ -317,7 +311,7 @@ def new_validation(request, library_id, rerun_of=None):
     library = get_object_or_404(Library, pk=library_id)
     previous = get_object_or_404(Run, pk=rerun_of, library=library) if rerun_of else None
     chosen = list(previous.doc_pages.all()) if previous else list(library.doc_pages.all())
-    requested = [int(p) for p in request.GET.getlist("page") if p.isdigit()]
+    requested = PagesAskedForm(request.GET).for_page().cleaned_data["page"]
     if requested:
         chosen = [p for p in library.doc_pages.all() if p.pk in requested]
     form = ValidationRunForm(

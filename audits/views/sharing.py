@@ -1,14 +1,12 @@
 """Read-only share links for runs: creating and revoking them, and the pages people without an account see."""
 
-from datetime import timedelta
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
+from audits.forms import ShareForm
 from audits.models import ShareLink
 from audits.views.runs import file_response, get_run, hides_quiet, run_findings
 
@@ -25,8 +23,7 @@ def _get_share(token) -> ShareLink:
 @require_POST
 def run_share(request, run_id):
     run = get_run(run_id)
-    days = request.POST.get("days", "").strip()
-    expires = timezone.now() + timedelta(days=int(days)) if days.isdigit() and int(days) > 0 else None
+    expires = ShareForm(request.POST).for_page().expires_at()
     share = ShareLink.objects.create(run=run, created_by=request.user, expires_at=expires)
     messages.success(request, f"Share link created: {request.build_absolute_uri(share.get_absolute_url())}")
     return redirect(run.get_absolute_url() + "#sharing")

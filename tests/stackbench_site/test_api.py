@@ -3,11 +3,12 @@ import json
 import pytest
 import schemathesis
 from django.core.wsgi import get_wsgi_application
+from django.urls import reverse
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import negative_data_rejection
 
-from audits.models import ApiToken, Problem, Run
-from tests.builders import KV_GAPS, make_user
+from audits.models import ApiToken, Problem, Run, TriageState
+from tests.builders import KV_GAPS, logged_in, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -121,6 +122,42 @@ def test_a_nul_character_in_a_name_is_malformed_input_not_a_server_error(client,
     assert started.status_code == 422 and "pattern" in started.content.decode()
     listed = client.get("/api/v1/gaps", {"library": "sq\x00lite"}, **viewer_api)
     assert listed.status_code == 422
+
+
+def test_the_problem_filters_are_the_pages_so_both_answer_alike_to_every_state(client, viewer_api, kv, import_audit):
+    import_audit(gaps=KV_GAPS)
+    Problem.objects.get(gap_type="clarity").set_state(None, TriageState.WONT_FIX, "fixture data")
+    page_client = logged_in(make_user("reader"))
+    for state in TriageState.values:
+        listed = client.get("/api/v1/problems", {"triage_state": state, "library": "SQLITE3"}, **viewer_api).json()
+        page = page_client.get(reverse("problems"), {"state": state}).content.decode()
+        assert f"<b>{len(listed)}</b><span>problems</span>" in page, state
+    assert len(client.get("/api/v1/problems", {"triage_state": "wont_fix"}, **viewer_api).json()) == 1
+
+
+def test_a_filter_value_the_page_ignores_is_refused_by_the_api_naming_the_parameter(client, viewer_api, kv):
+    page_client = logged_in(make_user("reader"))
+    for path, page, parameter in (
+        ("/api/v1/problems", "problems", "kind"),
+        ("/api/v1/runs", "runs", "status"),
+        ("/api/v1/gaps", "gaps", "severity"),
+    ):
+        refused = client.get(path, {parameter: "bogus"}, **viewer_api)
+        assert refused.status_code == 422 and refused.json()["detail"][0]["loc"] == ["query", parameter], path
+        assert page_client.get(reverse(page), {parameter: "bogus"}).status_code == 200
+    refused = client.get("/api/v1/gaps", {"run_id": "9" * 30}, **viewer_api)
+    assert refused.status_code == 422 and refused.json()["detail"][0]["loc"] == ["query", "run_id"]
+    assert client.get("/api/v1/problems", {"triage_state": "active"}, **viewer_api).status_code == 422
+
+
+def test_the_openapi_document_describes_the_filters_from_their_forms(client):
+    document = client.get("/api/v1/openapi.json").json()
+    parameters = {p["name"]: p["schema"] for p in document["paths"]["/api/v1/problems"]["get"]["parameters"]}
+    assert parameters["triage_state"]["enum"] == TriageState.values and {"limit", "offset", "library"} <= set(
+        parameters
+    )
+    gaps = {p["name"]: p["schema"] for p in document["paths"]["/api/v1/gaps"]["get"]["parameters"]}
+    assert gaps["run_id"] == {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
 
 
 def test_the_openapi_document_is_served_without_a_token(client):

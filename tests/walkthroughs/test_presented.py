@@ -97,7 +97,7 @@ def test_an_action_sends_tell_agent_with_newlines_replaced_and_shows_in_the_hist
     response = discussant_client.post(
         reverse("presented_action", args=[presented.pk, "actions.1"]), HTTP_HX_REQUEST="true"
     )
-    assert response["HX-Trigger"] == "feedback-sent"
+    assert json.loads(response["HX-Trigger"]) == {"feedback-sent": {}}
     assert '<section class="card" id="feedback" hx-swap-oob="true">' in response.content.decode()
     assert Feedback.objects.get().text == "I'd like more changes. Let's discuss them first."
     assert (

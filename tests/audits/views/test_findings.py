@@ -26,6 +26,19 @@ def test_the_gap_list_filters_sorts_and_counts(viewer_client, kv, import_audit):
     assert "Nothing matches." in viewer_client.get(url, {"q": "no such words"}).content.decode()
 
 
+def test_the_gap_list_ignores_an_id_that_is_none_matches_nothing_for_an_unknown_type_and_refuses_huge_ids(
+    viewer_client, kv, import_audit
+):
+    import_audit(gaps=KV_GAPS)
+    url = reverse("gaps")
+    assert "<b>2</b><span>gaps</span>" in viewer_client.get(url, {"library": "abc", "run": "-1"}).content.decode()
+    assert "Nothing matches." in viewer_client.get(url, {"type": "typo"}).content.decode()
+    examples = viewer_client.get(url, {"kind": "validation", "type": "typo"})
+    assert examples.status_code == 200 and "Nothing matches." in examples.content.decode()
+    refused = viewer_client.get(url, {"run": "9" * 30})
+    assert refused.status_code == 400 and "The run parameter is out of range" in refused.content.decode()
+
+
 def test_the_gap_list_pages_and_failing_examples_tab(viewer_client, kv, import_audit, tmp_path):
 
     many = [(1, "Create a workspace", "clarity", "info", f"Wording {i}.") for i in range(60)]

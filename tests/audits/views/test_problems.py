@@ -79,6 +79,28 @@ def test_bulk_changes_are_confirmed_with_their_count_first(triager_client, kv, i
     assert "Mark won&#x27;t fix: 1 problem</h1>" in everything and "Change 1 problem<" in everything
 
 
+def test_bulk_changes_leave_out_what_is_not_a_problem_id_and_refuse_one_too_large(triager_client, kv, import_audit):
+    import_audit(gaps=KV_GAPS)
+    ids = [str(p.pk) for p in Problem.objects.all()]
+    form = {"action": "confirmed", "scope": "selected", "confirm": "yes", "query": "", "state": "active"}
+    triager_client.post(reverse("problems_bulk"), {**form, "problem": [*ids, "x", "²"]})
+    assert set(Problem.objects.values_list("triage_state", flat=True)) == {"confirmed"}
+    refused = triager_client.post(reverse("problems_bulk"), {**form, "problem": [ids[0], "9" * 30]})
+    assert refused.status_code == 400 and "The problem parameter is out of range" in refused.content.decode()
+
+
+def test_the_problem_list_ignores_a_filter_it_does_not_know_and_refuses_an_id_too_large(
+    viewer_client, kv, import_audit
+):
+    import_audit(gaps=KV_GAPS)
+    for ignored in ({"library": "abc"}, {"kind": "both"}, {"state": "whatever"}, {"assignee": "²"}, {"sort": "up"}):
+        page = viewer_client.get(reverse("problems"), ignored)
+        assert page.status_code == 200 and "<b>2</b><span>problems</span>" in page.content.decode(), ignored
+    assert "No problems match." in viewer_client.get(reverse("problems"), {"severity": "dire"}).content.decode()
+    refused = viewer_client.get(reverse("problems"), {"library": "9" * 30})
+    assert refused.status_code == 400 and "The library parameter is out of range" in refused.content.decode()
+
+
 def test_audit_gaps_and_example_failures_on_the_same_snippet_are_linked(viewer_client, make_walkthrough, tmp_path):
     from audits.importing import import_paths
     from stackbench.formats.results import ValidationResult

@@ -24,6 +24,18 @@ def test_the_run_page_shows_status_gaps_by_step_files_and_logs(viewer_client, kv
     assert "Rerun" not in page, "viewers cannot rerun"
 
 
+def test_the_run_list_filters_ignores_what_it_does_not_know_and_refuses_an_id_too_large(
+    viewer_client, kv, import_audit
+):
+    run = import_audit(gaps=KV_GAPS)
+    listed = run.get_absolute_url()
+    assert listed in viewer_client.get(reverse("runs"), {"kind": "audit", "library": kv.library_id}).content.decode()
+    assert listed not in viewer_client.get(reverse("runs"), {"status": "failed"}).content.decode()
+    assert listed in viewer_client.get(reverse("runs"), {"kind": "review", "library": "sqlite3"}).content.decode()
+    refused = viewer_client.get(reverse("runs"), {"library": "9" * 30})
+    assert refused.status_code == 400 and "The library parameter is out of range" in refused.content.decode()
+
+
 def test_the_live_partial_polls_while_active_and_swaps_in_the_results_when_done(viewer_client, kv):
     run = Run.objects.create(
         kind="audit",

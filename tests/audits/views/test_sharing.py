@@ -28,6 +28,17 @@ def test_share_links_work_without_an_account_hide_triage_and_can_be_revoked(
     assert gone.status_code == 410 and "was revoked" in gone.content.decode()
 
 
+def test_a_share_link_lasting_past_the_last_date_is_refused_and_a_bad_number_of_days_never_expires(
+    maintainer_client, kv, import_audit
+):
+    run = import_audit(gaps=KV_GAPS)
+    refused = maintainer_client.post(reverse("run_share", args=[run.pk]), {"days": "9" * 12})
+    assert refused.status_code == 400 and "The days parameter is out of range" in refused.content.decode()
+    assert not ShareLink.objects.exists()
+    maintainer_client.post(reverse("run_share", args=[run.pk]), {"days": "-3"})
+    assert ShareLink.objects.get().expires_at is None
+
+
 def test_an_expired_share_link_is_gone(client, kv, import_audit):
     run = import_audit(gaps=KV_GAPS)
     share = ShareLink.objects.create(run=run, expires_at=timezone.now() - timedelta(minutes=1))
