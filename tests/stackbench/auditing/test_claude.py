@@ -9,7 +9,6 @@ import pytest
 
 from stackbench.auditing.common import AuditError, AuditObserver
 from stackbench.auditing.run import run_audit
-from stackbench_site.configuration import claude_unavailable_reason
 from tests.builders import audit_request
 from tests.scripted_model import Scenario, ScriptedModel, claude_settings_for, tool_results
 
@@ -133,13 +132,6 @@ def test_a_run_stopped_by_a_limit_still_writes_what_the_agent_found(make_walkthr
     assert "turn limit" in str(failure)
     written = json.loads(request.audit_path.read_text())
     assert 0 < written["completed_steps"] < 3 and len(written["gaps"]) == 1
-
-
-def test_the_backend_is_offered_only_with_a_credential(settings):
-    settings.STACKBENCH_CLAUDE_CREDENTIALS, settings.STACKBENCH_CLAUDE_CLI = {}, None
-    assert "No Claude credential" in claude_unavailable_reason()
-    settings.STACKBENCH_CLAUDE_CREDENTIALS = {"ANTHROPIC_API_KEY": "sk-x"}
-    assert claude_unavailable_reason() is None
 
 
 @pytest.fixture

@@ -77,24 +77,6 @@ def test_the_cli_writes_the_export(kv_page, tmp_path):
     assert json.loads(written[0].read_text())["metadata"]["library"] == "sqlite3"
 
 
-def test_the_claude_generator_writes_a_validated_export_with_the_real_cli(kv_page):
-    from stackbench.generation.claude import GenerationError, generate_with_claude
-    from tests.scripted_model import Scenario, ScriptedModel, claude_settings_for
-
-    _, drafted = generate_walkthrough(kv_page, "sqlite3", "3")
-    with ScriptedModel(Scenario(generate_file=json.dumps(drafted))) as model:
-        walkthrough_id, export = generate_with_claude(kv_page, "sqlite3", claude_settings_for(model), "3")
-    assert walkthrough_id == generate_walkthrough(kv_page, "sqlite3")[0]
-    assert len(export["steps"]) == 5 and export["metadata"]["generatedBy"] == "stackbench-claude"
-    assert "Tutorial file: " in json.dumps(model.requests[0]["messages"][-1])
-
-    outside = Scenario(generate_file="{}", generate_path="/tmp/stackbench-outside.json")
-    with ScriptedModel(outside) as model, pytest.raises(GenerationError, match="without writing the walkthrough"):
-        generate_with_claude(kv_page, "sqlite3", claude_settings_for(model))
-    with ScriptedModel(Scenario(always_status=401)) as model, pytest.raises(GenerationError, match="rejected"):
-        generate_with_claude(kv_page, "sqlite3", claude_settings_for(model))
-
-
 def test_a_page_is_read_as_its_reader_sees_it(tmp_path):
     docs = tmp_path / "docs"
     (docs / "snippets").mkdir(parents=True)
