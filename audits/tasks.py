@@ -17,7 +17,7 @@ from stackbench.auditing.rules import AuditCancelled
 from stackbench.auditing.run import run_audit
 from stackbench.formats.results import ValidationSummary, validation_file_name
 from stackbench.lib.jsonfiles import write_model
-from stackbench.sandbox import cgroups, sandbox
+from stackbench.sandbox import cgroups, leftovers
 from stackbench.validation.validator import ValidationError, ValidationObserver, validate_document
 from stackbench_site.celery import QueueUnreachable, app, queue
 from stackbench_site.configuration import claude_settings, sandbox_settings, validation_options
@@ -356,7 +356,7 @@ def _signature_for(run: Run):
 
 def sweep_leftovers():
     """What workers killed on this machine left behind: processes, sandbox folders, control groups."""
-    sandbox.sweep_leftovers(settings.STACKBENCH_SANDBOX_DIR)
+    leftovers.sweep_leftovers(settings.STACKBENCH_SANDBOX_DIR)
     cgroups.sweep_leftovers()
 
 

@@ -11,7 +11,7 @@ from uv import find_uv_bin
 
 from stackbench.agent.runner import ClaudeSettings
 from stackbench.sandbox import machine
-from stackbench.sandbox.sandbox import Limits, SandboxSettings
+from stackbench.sandbox.settings import Limits, SandboxSettings
 from stackbench.validation.validator import ValidationOptions
 
 

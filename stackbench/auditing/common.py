@@ -19,7 +19,7 @@ from stackbench.formats.results import AuditResult, audit_outcome
 from stackbench.formats.walkthrough import Gap, Session, session_path_for, walkthrough_id_for
 from stackbench.lib.clock import utcnow
 from stackbench.lib.jsonfiles import FormatError, load_model, write_model
-from stackbench.sandbox.sandbox import SandboxSettings
+from stackbench.sandbox.settings import SandboxSettings
 
 # The project's root: the step server runs as `python -m stackbench.auditing.step_server` from there.
 APP_ROOT = Path(__file__).resolve().parents[3]

@@ -23,7 +23,8 @@ from stackbench.auditing.terminal import CommandResult, Terminal
 from stackbench.formats.results import AuditResult
 from stackbench.lib.clock import utcnow
 from stackbench.lib.output_compare import missing_lines
-from stackbench.sandbox.sandbox import SandboxUnavailable, open_sandbox
+from stackbench.sandbox.prerequisites import SandboxUnavailable
+from stackbench.sandbox.sandbox import open_sandbox
 
 EDITED_FILE_LIMIT = 4 * 1024**2  # a file a step edits is read whole: a reader's config or source file
 

@@ -16,7 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stackbench.sandbox.capture import OutputCapture, read_capped
-from stackbench.sandbox.sandbox import Sandbox, Spawned, Watch
+from stackbench.sandbox.processes import Spawned
+from stackbench.sandbox.sandbox import Sandbox
+from stackbench.sandbox.watch import Watch
 
 
 @dataclass

@@ -3,7 +3,8 @@
 That is the system (/usr and the /bin, /lib... that point into it), its configuration (/etc, without what
 others may not read: shadow files, private keys, sudoers), and the interpreters the reader's profile names when
 they live elsewhere (/opt/python3.12). Not /, with holes cut where the app is: other checkouts, their databases,
-/var/log, /sys, /srv, /home and /root are simply not there."""
+/var/log, /sys, /srv, /home and /root are simply not there. What the sandbox's user could reach of the rest by its
+permissions alone (an interpreter, a tool, a folder to show) is reachable_by_anyone."""
 
 import functools
 import os
@@ -80,3 +81,14 @@ def _folders(folder: Path) -> list[Path]:
         ]
     except OSError:
         return []
+
+
+def reachable_by_anyone(path: Path, execute: bool = False) -> bool:
+    """Whether a user with no rights of its own (a sandbox's user) can reach the file or folder (every folder on
+    its way can be entered by others) and read it, or with execute, run it."""
+    try:
+        real = path.resolve(strict=True)
+        needed = stat.S_IXOTH if execute or real.is_dir() else stat.S_IROTH
+        return bool(real.stat().st_mode & needed) and all(p.stat().st_mode & stat.S_IXOTH for p in real.parents)
+    except OSError:
+        return False

@@ -6,7 +6,9 @@ import glob
 import subprocess
 from pathlib import Path
 
-from stackbench.sandbox.sandbox import Profile, reachable_by_anyone, tool
+from stackbench.sandbox.host_view import reachable_by_anyone
+from stackbench.sandbox.prerequisites import tool
+from stackbench.sandbox.settings import Profile
 
 PYTHON_PLACES = ("/usr/bin/python3.[0-9]*", "/usr/local/bin/python3.[0-9]*", "/opt/python*/bin/python3.[0-9]*")
 

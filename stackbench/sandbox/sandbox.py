@@ -22,258 +22,53 @@ Processes after the first join the sandbox's namespaces: `nsenter --net` (into i
 its uid), then `bwrap --userns/--pidns` (into its users and processes). Where bubblewrap cannot run, sandboxes
 are refused with a message naming the fix, unless `unconfined` is set explicitly: then commands get only an
 allowlisted environment, rlimits, cgroups and their own folders (and the run says so).
+
+This module is the sandbox as its callers hold it: Sandbox, UnconfinedSandbox (the weaker jail, which shares its
+interface and most of its code) and open_sandbox, which chooses between them. That one class with its subclass
+passes 500 lines; splitting them would leave open_sandbox and the subclass importing each other. What they are
+made of lives beside them: settings (what a sandbox is made with), reader (the newcomer inside), prerequisites,
+launch, network, processes, host_view, seccomp_filter, cgroups, files and venv_copies; watch says when a running
+command must stop, and leftovers sweeps what dead workers left.
 """
 
 import contextlib
 import errno
 import fcntl
-import functools
-import ipaddress
-import json
 import os
 import re
 import secrets
-import select
 import shutil
-import signal
-import socket
-import stat
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import urlsplit
 
-from stackbench.sandbox import host_view, seccomp_filter
+from stackbench.sandbox import host_view
 from stackbench.sandbox.capture import read_capped
 from stackbench.sandbox.cgroups import Cgroups
 from stackbench.sandbox.files import Planted, SandboxFiles, copy_tree, tree_usage
+from stackbench.sandbox.host_view import reachable_by_anyone
+from stackbench.sandbox.launch import (
+    LAUNCH,
+    NAMESPACE_FDS,
+    NICENESS,
+    NS_GET_USERNS,
+    RESTORE_STDERR,
+    START_TIMEOUT,
+    first_child,
+    printed,
+    read_info,
+    seccomp_pipe,
+)
+from stackbench.sandbox.network import SLIRP_DNS, Network
+from stackbench.sandbox.prerequisites import SandboxUnavailable, bubblewrap_problem, tool
+from stackbench.sandbox.processes import Spawned, kill_group, strays_gone
+from stackbench.sandbox.reader import HOME, READER_UID, STATE, SYSTEM_PATH, TOOLS, VENV, WORK, reader_environment
+from stackbench.sandbox.settings import SandboxSettings
 from stackbench.sandbox.venv_copies import VenvCopy, keep_template, new_sandbox_uid, release, take_copy, template_folder
-
-READER_UID = 1000
-HOME = "/home/reader"
-WORK = f"{HOME}/work"
-STATE = "/run/stackbench"
-TOOLS = "/run/stackbench-tools"
-VENV = f"{HOME}/.venv"
-NPM_PREFIX = f"{HOME}/.npm-global"
-SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
-# Unreachable from a sandbox: private and link-local ranges (cloud metadata among them), shared address space,
-# and slirp's gateway, which stands for the host's loopback. The host's own addresses are added per sandbox.
-PROHIBITED_RANGES = (
-    "10.0.0.0/8",
-    "172.16.0.0/12",
-    "192.168.0.0/16",
-    "169.254.0.0/16",
-    "100.64.0.0/10",
-    "198.18.0.0/15",
-    "10.0.2.2/32",
-)
-SLIRP_GATEWAY, SLIRP_DNS = "10.0.2.2", "10.0.2.3"
-REGISTRY_TABLE, REGISTRY_RULE = 100, 100  # the routing table and rule priority of registries at private addresses
-NS_GET_USERNS = 0xB701
-START_TIMEOUT = 10.0
-DISK_CHECK_SECONDS = 2.0
-STRAY_ROUNDS = 20  # kill-and-look rounds before a flood of strays ends the whole sandbox
-NAMESPACE_FDS = ("pid", "owner", "user", "net")
-# The first process of every launch: stderr parked on the spare descriptor named first, into the sandbox's cgroups
-# (the files named before --), then on to the rest; RESTORE_STDERR takes stderr back from the spare descriptor.
-LAUNCH = (
-    'spare=$1; shift; while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; '
-    '[ "$spare" = - ] || eval "exec $spare>&2 2>/dev/null"; exec "$@"'
-)
-RESTORE_STDERR = 'eval "exec 2>&$1 $1>&-"; shift; exec "$@"'
-NICENESS = 10  # the dashboard and the worker come first; a run takes what is left (and its cgroup's share)
-
-
-class SandboxUnavailable(Exception):
-    """No sandbox can be made on this machine; the message names the fix."""
-
-
-@dataclass(frozen=True)
-class Limits:
-    timeout: float = 120.0  # seconds per command
-    output_bytes: int = 200_000  # output kept per command (head and tail)
-    memory_bytes: int = 2 * 1024**3
-    file_size_bytes: int = 1024**3
-    max_processes: int = 256
-    disk_bytes: int = 4 * 1024**3  # the sandbox's folder (home, work, /tmp)
-    max_files: int = 500_000  # files and folders in it: inodes run out like blocks do
-    cpus: float = 1.0  # CPU time, in CPUs' worth, where a cpu cgroup can be made (0: no cap)
-
-
-@dataclass(frozen=True)
-class Profile:
-    """The reader's machine: which Python their virtualenv is made from, which Node is installed, what network."""
-
-    python: str = "/usr/bin/python3"
-    python_version: str = ""
-    node: str | None = None
-    node_version: str = ""
-    network: str = "registries"  # registries: the internet without the host and private networks; none
-
-    def describe(self) -> dict:
-        return {
-            "python": self.python_version or self.python,
-            "node": self.node_version or ("none" if not self.node else self.node),
-            "network": "registries only" if self.network == "registries" else "none",
-        }
-
-
-@dataclass(frozen=True)
-class SandboxSettings:
-    limits: Limits = field(default_factory=Limits)
-    profile: Profile = field(default_factory=Profile)
-    environment: dict[str, str] = field(default_factory=dict)  # passed through: proxies, locale, pip options
-    hidden_paths: tuple[str, ...] = ()  # host folders never visible inside (the app's, var/, the worker's home)
-    reachable_hosts: tuple[str, ...] = ()  # registries: reachable even where they resolve to a private address
-    tools: dict[str, str] = field(default_factory=dict)  # name -> host file, read-only at /run/stackbench-tools
-    templates_dir: str | None = None  # where reader virtualenvs are kept to copy from
-    scratch_dir: str | None = None  # where sandbox folders are made (default: the system's temp folder)
-    unconfined: bool = False
-
-
-@dataclass
-class Spawned:
-    """A process started in a sandbox: the Popen of its launcher and the host pid of the command itself."""
-
-    popen: subprocess.Popen
-    pid: int
-
-    def kill(self):
-        """The command's whole process group (the command, and the commands it runs in the foreground)."""
-        kill_group(self.pid)
-        kill_group(self.popen.pid)
-
-
-class Watch:
-    """Why a running command must stop now, if it must: out of time, cancelled, forking past the process limit,
-    or filling the sandbox's disk."""
-
-    def __init__(self, sandbox: "Sandbox", timeout: float, should_stop: Callable[[], bool]):
-        self.sandbox, self.timeout, self.should_stop = sandbox, timeout, should_stop
-        self.started = time.monotonic()
-        self.refused = sandbox.refused_forks()
-        self.disk = DiskWatch(sandbox)
-
-    def interruption(self) -> str | None:
-        now = time.monotonic()
-        if now - self.started > self.timeout:
-            return "timeout"
-        if self.should_stop():
-            return "cancelled"
-        if self.flooded():
-            return "process_limit"
-        if self.disk.filled():
-            return "disk_limit"
-        return None
-
-    def flooded(self) -> bool:
-        return self.sandbox.refused_forks() > self.refused
-
-
-class DiskWatch:
-    """Whether a command fills the sandbox's disk (blocks or files). Its folders are measured every
-    DISK_CHECK_SECONDS, and at once when the filesystem they are on grows fast (a cheap look at its free blocks
-    and inodes between measures). A command that starts with the sandbox over its limits (measured again then:
-    an earlier one may have freed space) may run, as a reader can still list or delete files on a full disk, but
-    is stopped as soon as the filesystem grows: a dozen steps cannot each add as much again."""
-
-    def __init__(self, sandbox: "Sandbox"):
-        self.sandbox, limits = sandbox, sandbox.limits
-        if sandbox.disk_full:
-            sandbox.measure_disk()
-        self.started_full = sandbox.disk_full
-        self.checked = time.monotonic()
-        self.filesystem = _filesystem_used(sandbox.root)
-        self.slack = (min(limits.disk_bytes // 10, 64 * 1024**2), min(limits.max_files // 10, 20_000))
-
-    def filled(self) -> bool:
-        now, filesystem = time.monotonic(), _filesystem_used(self.sandbox.root)
-        growing = any(
-            used - before > slack for used, before, slack in zip(filesystem, self.filesystem, self.slack, strict=True)
-        )
-        if self.started_full:
-            return growing
-        if now - self.checked < DISK_CHECK_SECONDS and not growing:
-            return False
-        self.checked, self.filesystem = now, filesystem
-        return self.sandbox.measure_disk()
-
-
-def _filesystem_used(folder: Path) -> tuple[int, int]:
-    """Blocks (in bytes) and inodes in use on the filesystem holding folder, all users together."""
-    try:
-        info = os.statvfs(folder)
-    except OSError:
-        return 0, 0
-    return (info.f_blocks - info.f_bfree) * info.f_frsize, info.f_files - info.f_ffree
-
-
-# Without udev, /dev/net/tun stays 0600 and slirp4netns (run as the run's own user) cannot open it.
-TUN_HINT = " (make /dev/net/tun usable by every user, as udev does: chmod 0666 /dev/net/tun; bin/setup does it)"
-
-
-def kill_group(group: int):
-    """SIGKILL a whole process group; one that is already gone is fine."""
-    try:
-        os.killpg(group, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def tool(name: str) -> str:
-    """Where a system tool is, looked up in the system's own folders (never a PATH from the environment)."""
-    for folder in ("/usr/bin", "/usr/sbin", "/bin", "/sbin", "/usr/local/bin"):
-        candidate = Path(folder) / name
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return str(candidate)
-    return name
-
-
-@functools.cache
-def bubblewrap_problem() -> str | None:
-    """Why confined sandboxes cannot run here, naming the fix; None when they can."""
-    needed = ("bwrap", "slirp4netns", "nsenter", "setpriv", "prlimit", "ip", "keyctl")
-    missing = [name for name in needed if tool(name) == name]
-    if missing:
-        return (
-            f"{', '.join(missing)} not found: install Debian's bubblewrap, slirp4netns, util-linux, iproute2 and "
-            "keyutils (bin/setup does), or set STACKBENCH_UNCONFINED=1 to run docs' commands with the weaker jail"
-        )
-    try:
-        seccomp_filter.program()
-    except seccomp_filter.SeccompUnavailable as exc:
-        return str(exc)
-    probe = subprocess.run(
-        [
-            tool("bwrap"),
-            "--unshare-user",
-            "--unshare-pid",
-            "--unshare-net",
-            "--ro-bind",
-            "/",
-            "/",
-            "--dev",
-            "/dev",
-            "--proc",
-            "/proc",
-            "true",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=10,
-    )
-    if probe.returncode != 0:
-        return (
-            f"bubblewrap cannot create namespaces here ({probe.stderr.strip() or probe.returncode}): allow "
-            "unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces) "
-            "or set STACKBENCH_UNCONFINED=1 to run docs' commands with the weaker jail"
-        )
-    return None
 
 
 def open_sandbox(
@@ -336,8 +131,7 @@ class Sandbox:
         self.files: SandboxFiles | None = None
         self._fds: dict[str, int] = {}
         self._init: subprocess.Popen | None = None
-        self._slirp: subprocess.Popen | None = None
-        self._slirp_exit: int | None = None
+        self._network = Network()
         try:
             venv = self._take_venv_copy()
             self.uid = venv.uid if venv and venv.uid is not None else new_sandbox_uid() if self.is_root else os.getuid()
@@ -381,7 +175,7 @@ class Sandbox:
         if self._init is None or self._init.poll() is not None:
             self._start()
         info_read, info_write = os.pipe()
-        filter_fd = _seccomp_pipe()
+        filter_fd = seccomp_pipe()
         environment = env if env is not None else self.environment
         join = self._join_arguments()
         passed = (*self._fds.values(), info_write, filter_fd, *pass_fds)
@@ -424,7 +218,7 @@ class Sandbox:
             os.close(info_write)
             os.close(filter_fd)
         try:
-            pid = _read_info(info_read)["child-pid"]
+            pid = read_info(info_read)["child-pid"]
         except (ValueError, KeyError):
             popen.kill()
             popen.wait()
@@ -470,7 +264,7 @@ class Sandbox:
             kill_group(self._init.pid)
             self._init.wait()
             self._init = None
-        self._stop_network()
+        self._network.stop()
         self.cgroups.kill_all(wait=wait)
         for name in NAMESPACE_FDS:
             fd = self._fds.pop(name, None)
@@ -486,17 +280,8 @@ class Sandbox:
             return
         kept = {self._init.pid, *self._init_pids, *keep}
         namespace = os.fstat(self._fds["pid"]).st_ino
-        for _ in range(STRAY_ROUNDS if keep else 1):
-            strays = [pid for pid in _processes_in(namespace) if pid not in kept]
-            if not strays:
-                return
-            if not keep:
-                break
-            for pid in strays:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-            time.sleep(0.01)
-        self.kill_processes()
+        if not strays_gone(namespace, kept, one_by_one=bool(keep)):
+            self.kill_processes()
 
     def refused_forks(self) -> int:
         return self.cgroups.refused_forks()
@@ -750,112 +535,24 @@ class Sandbox:
         finally:
             os.close(info_write)
         try:
-            reaper = _read_info(info_read)["child-pid"]
+            reaper = read_info(info_read)["child-pid"]
         except (ValueError, KeyError):
             kill_group(self._init.pid)
             self._init.wait(timeout=START_TIMEOUT)
-            raise SandboxUnavailable(f"bubblewrap could not start the sandbox: {_printed(self._init)}") from None
+            raise SandboxUnavailable(f"bubblewrap could not start the sandbox: {printed(self._init)}") from None
         try:
-            command_pid = _first_child(reaper)
+            command_pid = first_child(reaper)
         except SandboxUnavailable:
             kill_group(self._init.pid)
             self._init.wait(timeout=START_TIMEOUT)
-            raise SandboxUnavailable(f"the sandbox's init did not start: {_printed(self._init)}") from None
+            raise SandboxUnavailable(f"the sandbox's init did not start: {printed(self._init)}") from None
         self._init_pids = (reaper, command_pid)
         self._fds["pid"] = os.open(f"/proc/{reaper}/ns/pid", os.O_RDONLY)
         self._fds["net"] = os.open(f"/proc/{reaper}/ns/net", os.O_RDONLY)
         self._fds["owner"] = fcntl.ioctl(self._fds["pid"], NS_GET_USERNS)
         self._fds["user"] = os.open(f"/proc/{command_pid}/ns/user", os.O_RDONLY)
         if self.settings.profile.network == "registries":
-            self._start_network()
-
-    def _start_network(self):
-        """slirp4netns for outbound NAT, then the routes that keep the host and private networks out of reach."""
-        ready_read, ready_write = os.pipe()
-        exit_read, self._slirp_exit = os.pipe()
-        owner, net = self._fds["owner"], self._fds["net"]
-        drop = (
-            [tool("setpriv"), "--reuid", str(self.uid), "--regid", str(self.gid), "--clear-groups"]
-            if self.is_root
-            else []
-        )
-        try:
-            # slirp4netns reads every packet the run sends: it runs as the run's uid, with a keyring of its own,
-            # in a sandbox of its own (an empty root) under its own seccomp filter.
-            self._slirp = subprocess.Popen(
-                [
-                    *["/bin/bash", "-c", LAUNCH, "launch", str(max(owner, net, ready_write, exit_read) + 1), "--"],
-                    *[tool("keyctl"), "session", "-"],
-                    *["/bin/bash", "-c", RESTORE_STDERR, "restore", str(max(owner, net, ready_write, exit_read) + 1)],
-                    *drop,
-                    # As root of the sandbox's user namespace (only there): slirp4netns then locks itself into an
-                    # empty mount namespace and drops every capability before it reads a packet.
-                    tool("nsenter"),
-                    f"--user=/proc/self/fd/{owner}",
-                    "--preserve-credentials",
-                    tool("slirp4netns"),
-                    "--configure",
-                    "--mtu=65520",
-                    "--disable-host-loopback",
-                    "--enable-sandbox",
-                    "--enable-seccomp",
-                    f"--ready-fd={ready_write}",
-                    f"--exit-fd={exit_read}",
-                    f"--userns-path=/proc/self/fd/{owner}",
-                    "--netns-type=path",
-                    f"/proc/self/fd/{net}",
-                    "tap0",
-                ],
-                env={},
-                pass_fds=(ready_write, exit_read, owner, net),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
-        finally:
-            os.close(ready_write)
-            os.close(exit_read)
-        with os.fdopen(ready_read, "rb") as ready:
-            if ready.read(1) != b"1":
-                self._slirp.wait(timeout=START_TIMEOUT)
-                reason = _printed(self._slirp)
-                if "/dev/net/tun" in reason:
-                    reason += TUN_HINT
-                raise SandboxUnavailable(f"slirp4netns could not give the sandbox a network: {reason}")
-        routes = network_routes(self.settings.reachable_hosts)
-        done = subprocess.run(
-            [
-                *drop,
-                tool("nsenter"),
-                f"--user=/proc/self/fd/{owner}",
-                f"--net=/proc/self/fd/{net}",
-                "--preserve-credentials",
-                tool("ip"),
-                "-batch",
-                "-",
-            ],
-            input="\n".join(routes) + "\n",
-            capture_output=True,
-            text=True,
-            env={"PATH": SYSTEM_PATH},
-            pass_fds=(owner, net),
-            timeout=START_TIMEOUT,
-        )
-        if done.returncode != 0:
-            raise SandboxUnavailable(f"the sandbox's routes could not be set: {done.stderr.strip()[-500:]}")
-
-    def _stop_network(self):
-        if self._slirp_exit is not None:
-            os.close(self._slirp_exit)
-            self._slirp_exit = None
-        if self._slirp is not None:
-            try:
-                self._slirp.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                self._slirp.kill()
-                self._slirp.wait()
-            self._slirp = None
+            self._network.start(self._fds["owner"], self._fds["net"], self._owner, self.settings.reachable_hosts)
 
     def _take_venv_copy(self) -> VenvCopy | None:
         """The reader's own virtualenv, first on PATH: a private copy of the template for this Python (None until
@@ -923,7 +620,8 @@ class UnconfinedSandbox(Sandbox):
         (self.root / "home" / ".npm-global" / "bin").mkdir(parents=True)
         self.cgroups = Cgroups.create(self.limits.max_processes, self.limits.memory_bytes, self.limits.cpus)
         self._fds, self._groups = {}, set()
-        self._init = self._slirp = self._slirp_exit = None
+        self._init = None
+        self._network = Network()
         uv = settings.tools.get("uv")
         command = (
             [uv, "venv", "--quiet", "--seed", "--python", settings.profile.python, f"{self.home}/.venv"]
@@ -977,84 +675,6 @@ class UnconfinedSandbox(Sandbox):
             self.cgroups.kill_all(wait=False)
 
 
-def reader_environment(settings: SandboxSettings, home: str, tmp: str) -> dict[str, str]:
-    """A newcomer's shell environment: their own virtualenv and npm prefix first on PATH, plain output, no
-    prompts; plus what is passed through (proxies, locale, pip options). Never the app's own variables."""
-    env = dict(settings.environment)
-    env.setdefault("LANG", "C.UTF-8")
-    env.update(
-        PATH=f"{home}/.venv/bin:{home}/.npm-global/bin:{SYSTEM_PATH}",
-        HOME=home,
-        USER="reader",
-        LOGNAME="reader",
-        SHELL="/bin/bash",
-        TERM="dumb",
-        TMPDIR=tmp,
-        PYTHONUNBUFFERED="1",
-        PIP_DISABLE_PIP_VERSION_CHECK="1",
-        NO_COLOR="1",
-        CI="1",
-        # No one at the keyboard: a pager shows everything, an editor closes at once without changes.
-        PAGER="cat",
-        GIT_PAGER="cat",
-        EDITOR="true",
-        VISUAL="true",
-        DEBIAN_FRONTEND="noninteractive",
-        NPM_CONFIG_PREFIX=f"{home}/.npm-global",
-        NPM_CONFIG_UPDATE_NOTIFIER="false",
-        NPM_CONFIG_FUND="false",
-    )
-    return env
-
-
-def network_routes(reachable_hosts: tuple[str, ...]) -> list[str]:
-    """`ip -batch` lines: prohibit the private ranges and the host's own addresses; let a registry that resolves
-    to a private address through on its own ports only (443 and 80, or the port it is named with), by a rule
-    that sends just those ports to a table of their own: a mirror on the host's address opens no other service
-    of the host."""
-    lines = [f"route add prohibit {cidr}" for cidr in PROHIBITED_RANGES]
-    lines += [
-        f"route add prohibit {address}/32"
-        for address in _host_addresses()
-        if not ipaddress.ip_address(address).is_loopback
-    ]
-    for host, ports in _registry_endpoints(reachable_hosts):
-        for address in _resolve(host):
-            if ipaddress.ip_address(address).is_private:
-                lines.append(f"route replace {address}/32 via {SLIRP_GATEWAY} dev tap0 table {REGISTRY_TABLE}")
-                lines += [
-                    f"rule add to {address}/32 ipproto tcp dport {port} table {REGISTRY_TABLE} priority {REGISTRY_RULE}"
-                    for port in ports
-                ]
-    return list(dict.fromkeys(lines))
-
-
-def _registry_endpoints(reachable_hosts: tuple[str, ...]) -> list[tuple[str, tuple[int, ...]]]:
-    """(host, ports) for each registry: "host:port" names its port, a bare host means HTTPS and HTTP."""
-    endpoints = []
-    for entry in reachable_hosts:
-        host, _, port = entry.rpartition(":") if entry.rpartition(":")[2].isdigit() else (entry, "", "")
-        endpoints.append((host, (int(port),) if port else (443, 80)))
-    return endpoints
-
-
-def _host_addresses() -> list[str]:
-    try:
-        shown = subprocess.run(
-            [tool("ip"), "-json", "-4", "addr"], capture_output=True, text=True, timeout=10, env={"PATH": SYSTEM_PATH}
-        )
-        return [info["local"] for link in json.loads(shown.stdout) for info in link.get("addr_info", [])]
-    except (OSError, ValueError, subprocess.SubprocessError):
-        return []
-
-
-def _resolve(host: str) -> list[str]:
-    try:
-        return sorted({info[4][0] for info in socket.getaddrinfo(host, 443, socket.AF_INET, socket.SOCK_STREAM)})
-    except OSError:
-        return []
-
-
 def _make_root(settings: SandboxSettings, label: str) -> Path:
     """The sandbox's folder on the worker's side; traversable (not listable) by the sandbox's uid. The worker's
     pid in its name lets a sweep at start-up find the folders of dead workers."""
@@ -1062,107 +682,3 @@ def _make_root(settings: SandboxSettings, label: str) -> Path:
     root = Path(tempfile.mkdtemp(prefix=f"stackbench_sandbox_{os.getpid()}_{safe}_", dir=settings.scratch_dir))
     root.chmod(0o711)
     return root.resolve()
-
-
-def _printed(process: subprocess.Popen) -> str:
-    """The end of what a failed launch printed on stderr."""
-    return process.stderr.read().decode("utf-8", "replace")[-500:].strip()
-
-
-def _seccomp_pipe() -> int:
-    """A pipe bubblewrap reads the seccomp filter from (the read end; it is small enough to fit)."""
-    read, write = os.pipe()
-    try:
-        os.write(write, seccomp_filter.program())
-    finally:
-        os.close(write)
-    return read
-
-
-def _read_info(fd: int) -> dict:
-    """What bubblewrap writes on --info-fd (the command's host pid among it), waiting at most START_TIMEOUT."""
-    data, deadline = b"", time.monotonic() + START_TIMEOUT
-    try:
-        while time.monotonic() < deadline:
-            if not select.select([fd], [], [], max(deadline - time.monotonic(), 0))[0]:
-                break
-            chunk = os.read(fd, 4096)
-            if not chunk:
-                break
-            data += chunk
-            try:
-                return json.loads(data)
-            except ValueError:
-                continue
-        return json.loads(data)
-    finally:
-        os.close(fd)
-
-
-def _processes_in(namespace: int) -> list[int]:
-    """Host pids of the processes in a PID namespace (by its inode)."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                if os.stat(f"/proc/{entry.name}/ns/pid").st_ino == namespace:
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
-
-
-def _first_child(pid: int) -> int:
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
-        try:
-            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        except OSError:
-            children = []
-        if children:
-            return int(children[0])
-        time.sleep(0.002)
-    raise SandboxUnavailable("the sandbox's init did not start")
-
-
-def reachable_by_anyone(path: Path, execute: bool = False) -> bool:
-    """Whether a user with no rights of its own (a sandbox's user) can reach the file or folder (every folder on
-    its way can be entered by others) and read it, or with execute, run it."""
-    try:
-        real = path.resolve(strict=True)
-        needed = stat.S_IXOTH if execute or real.is_dir() else stat.S_IROTH
-        return bool(real.stat().st_mode & needed) and all(p.stat().st_mode & stat.S_IXOTH for p in real.parents)
-    except OSError:
-        return False
-
-
-def sweep_leftovers(scratch_dir: str | None = None):
-    """Remove the folders of sandboxes (and Claude workspaces, and ready-made virtualenv copies) whose worker died,
-    and end every process still working in one. A sandbox's own processes die with its worker (its init and
-    network do), but a process started outside a PID namespace (an unconfined run, the Claude CLI's commands)
-    lives on until swept. Only real folders of this worker's user are swept: a link named like one is left alone
-    (following it would end processes and remove files wherever it points)."""
-    folder = Path(scratch_dir or tempfile.gettempdir()).resolve()  # the configured place; what is in it is not
-    for root in folder.glob("stackbench_sandbox_*"):
-        owner = root.name.split("_")[2]
-        try:
-            info = root.lstat()
-        except OSError:
-            continue
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
-            continue
-        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
-            kill_processes_working_in(root)
-            shutil.rmtree(root, ignore_errors=True)
-
-
-def kill_processes_working_in(folder: Path):
-    """End every process whose working folder lies in folder (a real folder, given as it is: never resolved)."""
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            working_in = Path(os.readlink(entry / "cwd"))
-        except OSError:
-            continue
-        if working_in.is_relative_to(folder) and int(entry.name) != os.getpid():
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(int(entry.name), signal.SIGKILL)

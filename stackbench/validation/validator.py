@@ -37,7 +37,11 @@ from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis
 from stackbench.lib.clock import utcnow
 from stackbench.lib.jsonfiles import FormatError, load_model, write_model
 from stackbench.sandbox.capture import read_capped
-from stackbench.sandbox.sandbox import TOOLS, Profile, SandboxSettings, SandboxUnavailable, Watch, open_sandbox
+from stackbench.sandbox.prerequisites import SandboxUnavailable
+from stackbench.sandbox.reader import TOOLS
+from stackbench.sandbox.sandbox import open_sandbox
+from stackbench.sandbox.settings import Profile, SandboxSettings
+from stackbench.sandbox.watch import Watch
 from stackbench.validation import verdicts
 
 INSTALL_TIMEOUT = 600

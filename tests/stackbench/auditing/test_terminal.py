@@ -4,7 +4,7 @@ import time
 import pytest
 
 from stackbench.auditing.terminal import Terminal
-from stackbench.sandbox.sandbox import HOME, STATE, WORK
+from stackbench.sandbox.reader import HOME, STATE, WORK
 from tests.builders import processes_of, wait_for
 
 
