@@ -90,10 +90,10 @@ def test_a_daemon_does_not_outlive_its_run(make_sandbox, root_worker):
     term.run("setsid nohup sleep 600 >/dev/null 2>&1 & disown; (setsid bash -c 'sleep 600' &) ; echo started")
     assert processes_of(sandbox.uid)
     term.close()
-    started = time.monotonic()
     sandbox.close()
-    wait_for(lambda: not processes_of(sandbox.uid), timeout=2, message="the daemons to end with the run")
-    assert time.monotonic() - started < 2
+    # The daemons sleep for 10 minutes: gone within 30 s means the close ended them (a loaded machine may take
+    # seconds; how fast a sandbox closes is bench/audit_overhead.py's business, not this test's).
+    wait_for(lambda: not processes_of(sandbox.uid), timeout=30, message="the daemons to end with the run")
 
 
 def test_a_fork_bomb_is_contained_and_the_next_command_runs_in_the_same_place(terminal, pids_cgroup):
