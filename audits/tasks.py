@@ -18,7 +18,8 @@ from stackbench.auditing.run import run_audit
 from stackbench.formats.results import ValidationSummary, validation_file_name
 from stackbench.lib.jsonfiles import write_model
 from stackbench.sandbox import cgroups, leftovers
-from stackbench.validation.validator import ValidationError, ValidationObserver, validate_document
+from stackbench.validation.batch import validate_document
+from stackbench.validation.options import ValidationError, ValidationObserver
 from stackbench_site.celery import QueueUnreachable, app, queue
 from stackbench_site.configuration import claude_settings, sandbox_settings, validation_options
 

@@ -26,7 +26,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stackbench_site.settings")
 
 from stackbench.docs.extractor import extract_docs  # noqa: E402
 from stackbench.formats.walkthrough import RUNNABLE_STYLES  # noqa: E402
-from stackbench.validation.validator import validate_all  # noqa: E402
+from stackbench.validation.batch import validate_all  # noqa: E402
 from stackbench_site.configuration import validation_options  # noqa: E402
 
 LABELS = BASE_DIR / "bench" / "real_docs" / "labels.json"

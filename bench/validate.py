@@ -18,7 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stackbench_site.settings")
 
 from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis
-from stackbench.validation import validator
+from stackbench.validation.batch import validate_all
+from stackbench.validation.document_sandbox import DocumentSandbox
+from stackbench.validation.page_process import PageProcess
 from stackbench_site.configuration import validation_options
 
 DOCUMENTS = {
@@ -76,7 +78,7 @@ def main():
     args = parser.parse_args()
     options = validation_options(timeout=60, **({"num_workers": args.num_workers} if args.num_workers else {}))
     installs, runs = [], []
-    original_install, original_request = validator.DocumentSandbox.install, validator.PageProcess.request
+    original_install, original_request = DocumentSandbox.install, PageProcess.request
 
     def timed_install(self, requirements):
         started = time.perf_counter()
@@ -91,13 +93,13 @@ def main():
             runs.append(time.perf_counter() - started)
         return outcome
 
-    validator.DocumentSandbox.install, validator.PageProcess.request = timed_install, timed_request
+    DocumentSandbox.install, PageProcess.request = timed_install, timed_request
     with tempfile.TemporaryDirectory() as folder:
-        validator.validate_all(analyses(), Path(folder) / "warm", options)
+        validate_all(analyses(), Path(folder) / "warm", options)
         installs.clear()
         runs.clear()
         started = time.perf_counter()
-        summary = validator.validate_all(analyses(), Path(folder) / "timed", options)
+        summary = validate_all(analyses(), Path(folder) / "timed", options)
         total = time.perf_counter() - started
     print(
         f"{summary.total_documents} documents, {summary.total_examples} examples, {options.num_workers} workers; "

@@ -142,7 +142,8 @@ def _print_audit_summary(result, request):
 
 
 def command_validate(args):
-    from stackbench.validation.validator import ValidationError, ValidationObserver, load_analyses, validate_all
+    from stackbench.validation.batch import load_analyses, validate_all
+    from stackbench.validation.options import ValidationError, ValidationObserver
 
     class PrintProgress(ValidationObserver):
         def document_finished(self, page, result):

@@ -12,7 +12,7 @@ from uv import find_uv_bin
 from stackbench.agent.runner import ClaudeSettings
 from stackbench.sandbox import machine
 from stackbench.sandbox.settings import Limits, SandboxSettings
-from stackbench.validation.validator import ValidationOptions
+from stackbench.validation.options import ValidationOptions
 
 
 def sandbox_limits(**overrides) -> Limits:

@@ -21,7 +21,7 @@ def engine_modules() -> list[str]:
 
 def test_there_are_engine_modules_to_check():
     modules = engine_modules()
-    assert "stackbench.validation.validator" in modules and "stackbench.auditing.step_server" in modules
+    assert "stackbench.validation.page_validation" in modules and "stackbench.auditing.step_server" in modules
     assert "stackbench.auditing.rules" in modules and "stackbench.lib.markdown" in modules
 
 

@@ -2,26 +2,21 @@
 (the outcome of each action), the gaps a newcomer would hit, each with its evidence.
 
 Severities follow the audit spec: critical blocks progress, warning confuses or costs extra work, info is a
-minor improvement."""
+minor improvement.
+
+One module over 500 lines, on purpose: it is the one rule book, every rule reading the same plan, outcomes,
+history and folders and returning Findings; the largest rule (why a command failed) is read beside the others
+that decide which findings a step keeps."""
 
 import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stackbench.auditing.step_reading import (
-    BASELINE_TOOLS,
-    ENV_ASSIGNED,
-    TOOL_NAMES,
-    Action,
-    StepPlan,
-    command_words,
-    defines_only,
-    env_vars_used,
-    is_setup_only,
-    shell_definitions,
-)
+from stackbench.auditing.step_reading import Action, StepPlan, defines_only, env_vars_used
 from stackbench.auditing.terminal import CommandResult
+from stackbench.docs.shell_words import BASELINE_TOOLS, TOOL_NAMES, command_words, is_setup_only, shell_definitions
+from stackbench.docs.tutorial_text import ENV_ASSIGNED
 from stackbench.formats.walkthrough import GAP_SEVERITY
 from stackbench.lib.markdown import without_fenced_blocks
 from stackbench.lib.output_compare import compare, missing_lines

@@ -18,8 +18,9 @@ from stackbench.auditing.common import (
 )
 from stackbench.auditing.file_edits import apply_edit
 from stackbench.auditing.gap_rules import Folders, History, Outcome, assess_step, raised_as_shown
-from stackbench.auditing.step_reading import ENVIRONMENT_SHELL, Action, command_words, read_step
+from stackbench.auditing.step_reading import Action, read_step
 from stackbench.auditing.terminal import CommandResult, Terminal
+from stackbench.docs.shell_words import ENVIRONMENT_SHELL, command_words
 from stackbench.formats.results import AuditResult
 from stackbench.lib.clock import utcnow
 from stackbench.lib.output_compare import missing_lines

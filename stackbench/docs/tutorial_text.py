@@ -1,11 +1,14 @@
-"""How a tutorial's text is read, wherever it is read (the generator turning a page into steps, the auditor
-following a step): which fences hold shell commands, Python or output; which sentence before a block names the
-file it goes in; and how a shell block splits into the commands a reader types."""
+"""The words a tutorial's text is read by, wherever it is read (the generator turning a page into steps, the
+auditor following a step): which fences hold shell commands, Python or output; which sentence before a block names
+the file it goes in, introduces one way among several, or hedges the output shown; what promises a check, what is
+vague, what points elsewhere, what is a placeholder to fill in; how the environment variables a step uses look.
+How shell commands are read is in shell_words."""
 
 import re
-import shlex
 
 SHELL_LANGUAGES = {"bash", "sh", "shell", "console", "zsh", "shell-session", "terminal", "shellsession", "cmd"}
+# Shell fences whose lines are a session: prompted commands, the rest their output.
+CONSOLE_LANGUAGES = {"console", "shell-session", "terminal"}
 PYTHON_LANGUAGES = {"python", "py", "python3", "pycon", "ipython", "doctest"}
 OUTPUT_LANGUAGES = {"text", "txt", "output", "plaintext", "plain", "log", "stdout"}
 # "Create `x`", "save this as `x`", "copy that to a file `x`", "in `settings.py`": the file a block goes in.
@@ -40,6 +43,116 @@ ALTERNATIVE_INTRO = re.compile(
 )
 
 
+# A block that follows "Or …" or "Alternatively …": another way to what the block before did.
+OR_INTRO = re.compile(r"^\s*(?:or|alternatively)\b", re.IGNORECASE)
+# A block shown as a form to adapt ("using the syntax:", "usage:"), not something to type as is.
+TEMPLATE_INTRO = re.compile(r"\b(?:syntax|usage|general form|signature|template|pattern)\b\s*:?\s*$", re.IGNORECASE)
+# Prose that says the output shown is only an illustration of what the reader's machine prints.
+HEDGED_OUTPUT = re.compile(
+    r"\b(?:(?:output|result|path|it) (?:may|might|will|can) (?:have|differ|vary|look|be different)|"
+    r"differs? (?:for|on|by|between) (?:each|every|your|the)|(?:something|output) (?:like|similar to)|"
+    r"depending on your|may (?:differ|vary)|will (?:differ|vary))",
+    re.IGNORECASE,
+)
+RUN_INTRO = re.compile(r"(?:\b(?:run|execute|type|enter|invoke|use)\b|\bcommand\b)[^.]*:\s*$", re.IGNORECASE)
+PROMPTED = re.compile(r"^\s*(?:\$|%|>>>|❯)\s")
+PARAGRAPH_TARGET = re.compile(r"\b(?:to|in|into|inside) (?:your|the|a) `([^`\s]+)`(?: file)?", re.IGNORECASE)
+
+# -- what the reader's text promises, and what it leaves unclear ----------------------------------------------------
+VAGUE_PHRASES = [
+    r"in the usual way",
+    r"as usual",
+    r"the usual way",
+    r"appropriate(ly)?",
+    r"as needed",
+    r"as necessary",
+    r"accordingly",
+    r"etc\.",
+    r"and so on",
+    r"somehow",
+    r"whatever",
+    r"suitable",
+    r"properly",
+    r"the right (settings|values|way|options)",
+    r"as you see fit",
+    r"your preferred",
+    r"and similar",
+    r"some configuration",
+    r"relevant settings",
+]
+INSTRUCTION_VERBS = (
+    r"\b(apply|configure|set up|setup|tune|install|create|update|add|run|deploy|enable|adjust|"
+    r"modify|edit|change|write|build|start|connect|initiali[sz]e|migrate|register|load|open|"
+    r"replace|import|call|execute|define|generate)\b"
+)
+VERIFICATION_CUES = (
+    r"\b(prints?|outputs?|should (see|print|show|return|display|look)|you('ll| will) see|returns?|"
+    r"displays?|shows?|expected|verify|verif(y|ies)|check that|confirm|success indicators?|"
+    r"succeeds?|you should have|responds? with|creates? a file)\b"
+)
+EXPECTED_OUTPUT = re.compile(
+    r"(?:prints?|outputs?|returns?|shows?|displays?|should see|you(?:'ll| will) see|"
+    r"responds? with)\s*:?\s*`([^`\n]+)`",
+    re.IGNORECASE,
+)
+CROSS_REFERENCE = re.compile(
+    r"\b(see|refer to|as described in|as explained in|as shown in|check out|read more|covered in|described in|"
+    r"explained in|consult|documented in|follow the|according to)\b[^.\n]{0,80}?\b(guide|docs|documentation|"
+    r"tutorial|section|page|chapter|reference|article|instructions|readme|quickstart|manual)\b",
+    re.IGNORECASE,
+)
+LINK = re.compile(r"\[[^\]]+\]\([^)]+\)|https?://|<https?:")
+PLACEHOLDER = re.compile(
+    r"<\s*(?=[^<>\n]*(?:your|my|key|token|name|path|id|url|password|secret|value|project|user|host|port|[A-Z]{3}))"
+    r"[A-Za-z_][\w .-]{0,40}>|\b(?:YOUR|MY)_[A-Z0-9_]+\b|\byour[-_](?:api[-_])?(?:key|token|secret|password)\b|"
+    r"\bx{4,}\b|\bREPLACE_ME\b|\bCHANGEME\b|"
+    # A repository named by its generic shape (`user/project`, `owner/repo`): the reader must pick a real one.
+    r"(?<![\w./-])(?:user|username|owner|org|organization|your-?name|author)/(?:project|repo|repository|name)"
+    r"(?![\w/-])",
+)
+LOCAL_URL = re.compile(r"https?://(?:localhost|127\.0\.0\.1|0\.0\.0\.0)(?::\d+)?(?:/[^\s)`'\"<>\]]*)?")
+
+# -- operationsForAgent: numbered prose naming the step's work ----------------------------------------------------
+OPS_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+", re.MULTILINE)
+RUN_LABEL = re.compile(r"\b(run|execute|type|enter|launch|start|install|command)\b[^:]{0,30}:\s*(.+)$", re.IGNORECASE)
+NOT_WORK = re.compile(
+    r"^\s*(?:success indicators?|expected (?:output|result)|you should see|notes?|tips?|warning|caution|important)\b",
+    re.IGNORECASE,
+)
+
+# -- sub-sections and tabs that offer one way each ------------------------------------------------------------------
+TAB = re.compile(r"^(\s*)===\s+\S")
+SUBHEADING = re.compile(r"^(#{3,6})\s+(.+?)\s*#*\s*$")
+WAY_WORDS = {"using", "with", "via", "on", "for", "from", "option", "method", "approach", "alternative", "in"}
+OPERATING_SYSTEMS = {"linux", "macos", "mac", "windows", "unix", "ubuntu", "debian", "osx"}
+
+# -- environment variables a step uses ------------------------------------------------------------------------------
+STANDARD_ENV = {
+    "HOME",
+    "PATH",
+    "PWD",
+    "OLDPWD",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "TERM",
+    "LANG",
+    "TMPDIR",
+    "VIRTUAL_ENV",
+    "PYTHONPATH",
+    "CI",
+    "HOSTNAME",
+    "UID",
+    "RANDOM",
+    "SECONDS",
+    "LINENO",
+    "PPID",
+}
+ENV_IN_SHELL = re.compile(r"\$\{?([A-Z][A-Z0-9_]{2,})\}?")
+ENV_IN_PYTHON = re.compile(r"os\.(?:environ(?:\.get)?\s*[\[(]|getenv\s*\()\s*['\"]([A-Z][A-Z0-9_]+)['\"]")
+ENV_ASSIGNED = re.compile(r"(?:^|[\s;&|])(?:export\s+)?([A-Z][A-Z0-9_]+)=")
+
+
 def is_file_path(text: str) -> bool:
     """A path a reader could create: shell-accepted folders and a name with a file extension (or a folder)."""
     if not PATH_LIKE.match(text):
@@ -48,72 +161,3 @@ def is_file_path(text: str) -> bool:
     if text.endswith("/") or ("/" in text and "." not in name):
         return True
     return FILE_EXTENSION.search(text) is not None
-
-
-def shell_segments(command: str) -> list[list[str]]:
-    """The simple commands of a shell line, as words, split where the shell splits them (`;`, `&&`, `||`,
-    `|`, `&`, parentheses, newlines) and never inside quotes: `python -c "a; b"` is one command."""
-    lexer = shlex.shlex(command.replace("\\\n", " "), posix=True, punctuation_chars=";&|()\n")
-    lexer.whitespace = " \t\r"
-    lexer.whitespace_split = True
-    lexer.commenters = "#"
-    segments, current = [], []
-    try:
-        for token in lexer:
-            if token and set(token) <= set(";&|()\n") or token == "\n":
-                if current:
-                    segments.append(current)
-                current = []
-            else:
-                current.append(token)
-    except ValueError:
-        return [line.split() for line in command.splitlines() if line.split()]
-    if current:
-        segments.append(current)
-    return segments
-
-
-def split_shell_lines(block: str, console: bool = False) -> tuple[list[str], list[str]]:
-    """Commands of a shell block, joining continuations, heredocs and unbalanced quotes. In console blocks
-    only prompted lines ($ or >) are commands; the rest is expected output."""
-    commands, output, current, heredoc_end = [], [], "", None
-    for raw in block.splitlines():
-        line = raw.rstrip()
-        if heredoc_end is not None:
-            current += "\n" + raw
-            if line.strip() == heredoc_end:
-                commands.append(current)
-                current, heredoc_end = "", None
-            continue
-        stripped = line.strip()
-        if not current:
-            prompted = re.match(r"^(?:\$|%|>|❯|#\s*\$)\s+(.*)$", stripped)
-            if console or block.lstrip().startswith(("$ ", "% ")):
-                if not prompted:
-                    if stripped:
-                        output.append(stripped)
-                    continue
-                stripped = prompted.group(1)
-            elif prompted:
-                stripped = prompted.group(1)
-            if not stripped or stripped.startswith("#"):
-                continue
-            current = stripped
-        else:
-            current += "\n" + stripped
-        heredoc = re.search(r"<<-?\s*['\"]?([A-Za-z_][A-Za-z0-9_]*)['\"]?", current)
-        if heredoc and current.count("\n") == 0:
-            heredoc_end = heredoc.group(1)
-            continue
-        if current.endswith("\\"):
-            current = current[:-1].rstrip() + " "
-            continue
-        try:
-            shlex.split(current)
-        except ValueError:
-            continue
-        commands.append(current.strip())
-        current = ""
-    if current.strip():
-        commands.append(current.strip())
-    return commands, output

@@ -8,13 +8,13 @@ import re
 from pathlib import Path
 
 from stackbench.docs.includes import expand
+from stackbench.docs.shell_words import split_shell_lines
 from stackbench.docs.tutorial_text import (
     FILE_INTRO,
     OUTPUT_LANGUAGES,
     PYTHON_LANGUAGES,
     SHELL_LANGUAGES,
     is_file_path,
-    split_shell_lines,
 )
 from stackbench.formats.walkthrough import WalkthroughExport
 from stackbench.lib.markdown import info_language, tokens, without_fenced_blocks

@@ -7,23 +7,24 @@ import hashlib
 import re
 
 from stackbench.lib.snippets import code_hash
+from stackbench.lib.volatile import ADDRESS, HEX_ID, PATH, TIMESTAMP, URL, masked
 
 FINGERPRINT_VERSION = 1
 
+# The run-to-run values, with two coarser steps of its own: every hex literal is an address (a short one too),
+# every number a number. In this order: the stored fingerprints were made with it.
 _VOLATILE = [
-    (re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?\b"), "<time>"),
-    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<addr>"),
-    (re.compile(r"https?://\S+"), "<url>"),
-    (re.compile(r"(?<![\w`])(?:/[\w.@+-]+){2,}/?"), "<path>"),
-    (re.compile(r"\b[0-9a-f]{12,}\b"), "<id>"),
+    TIMESTAMP,
+    (re.compile(r"\b0x[0-9a-fA-F]+\b"), ADDRESS[1]),
+    URL,
+    PATH,
+    HEX_ID,
     (re.compile(r"\d+(\.\d+)?"), "<n>"),
 ]
 
 
 def normalize_text(text: str) -> str:
-    text = (text or "").strip()
-    for pattern, replacement in _VOLATILE:
-        text = pattern.sub(replacement, text)
+    text = masked((text or "").strip(), _VOLATILE)
     return re.sub(r"\s+", " ", text).lower()
 
 

@@ -6,22 +6,39 @@ import doctest
 import re
 from typing import Literal
 
+from stackbench.lib.volatile import (
+    ADDRESS,
+    CLOCK,
+    COMMA_MILLISECONDS,
+    DATE,
+    DURATION,
+    EPOCH,
+    LONG_DECIMAL,
+    PATH,
+    PROCESS_ID,
+    TIMESTAMP,
+    UUID,
+    masked,
+)
+
 Match = Literal["same", "format", "different"]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 _checker = doctest.OutputChecker()
 
-# Values that change from run to run, and how they are shown masked.
+# Values that change from run to run, masked; a path only where a value is labelled (`path: /tmp/x`): elsewhere
+# a path is what the page documents.
 MASKS = [
-    (re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"), "<time>"),
-    (re.compile(r"\b\d{4}-\d{2}-\d{2}\b"), "<date>"),
-    (re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"), "<time>"),
-    (re.compile(r"\b1\d{9}(?:\.\d+)?\b"), "<epoch>"),
-    (re.compile(r"\b0x[0-9a-fA-F]{4,}\b"), "<address>"),
-    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"), "<uuid>"),
-    (re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|seconds)\b"), "<duration>"),
-    (re.compile(r"\b(?:pid|process|thread|thread_id|process_id)[=:]\s*\d+"), "<id>"),
-    (re.compile(r"\b\d+\.\d{4,}\b"), "<number>"),
-    (re.compile(r"(?<=[=:] )['\"]?/(?:[\w.-]+/)+[\w.-]+['\"]?"), "<path>"),
+    COMMA_MILLISECONDS,
+    TIMESTAMP,
+    DATE,
+    CLOCK,
+    EPOCH,
+    ADDRESS,
+    UUID,
+    DURATION,
+    PROCESS_ID,
+    LONG_DECIMAL,
+    (re.compile(r"(?<=[=:] )['\"]?" + PATH[0].pattern + r"['\"]?"), PATH[1]),
     # Sphinx's doctest runs without a module name, so the reprs it shows lack the reader's `__main__.`.
     (re.compile(r"\b__main__\."), ""),
 ]
@@ -74,8 +91,7 @@ def _pattern(compact_want: str) -> re.Pattern:
 
 
 def _masked(text: str) -> str:
-    for pattern, mask in MASKS:
-        text = pattern.sub(mask, text)
+    text = masked(text, MASKS)
     text = URL_VERSION.sub(lambda m: m.group(1) + "<v>", text)
     return text.replace("'", "").replace('"', "")  # how a value is quoted is presentation
 

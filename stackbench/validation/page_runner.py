@@ -9,7 +9,10 @@ before are there.
 
 Protocol: one JSON request per line on stdin, one JSON answer per line on the descriptor that was stdout at
 start. File descriptors 1 and 2 go to a capture file while a request runs, so what an example prints (Python,
-C code or subprocesses alike) never mixes with the protocol."""
+C code or subprocesses alike) never mixes with the protocol.
+
+One file over 500 lines, on purpose: it is written into the sandbox and runs there on its own, so it can import
+nothing beside the standard library."""
 
 from __future__ import annotations
 

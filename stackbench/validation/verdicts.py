@@ -8,9 +8,12 @@ skipped with the reason: illustrations (names no page and no package defines, th
 examples that need the reader's own environment (credentials, a server, their files), examples that build on
 one that failed (counted once, where it failed) and programs that keep running (servers)."""
 
+import re
 import sys
 from dataclasses import dataclass, field
 
+from stackbench.docs import python_code
+from stackbench.formats.walkthrough import CodeExample
 from stackbench.lib.output_compare import compare, differing_line
 
 # Exceptions that say the reader's own machine is missing: credentials, a service, the network.
@@ -292,3 +295,115 @@ def judge_warnings(warnings: list[dict]) -> Verdict:
         f"{first['category']}: {first['message']}",
         "The example works but uses something deprecated; update it to the recommended API.",
     )
+
+
+def judge_prints(shown: list[python_code.DocumentedPrint], prints: list, example: CodeExample) -> Verdict:
+    """Each documented print against what that very print wrote; the worst verdict counts."""
+    noted = SUCCESS
+    for item in shown:
+        printed = "".join(text for line, text in prints if item.first_line <= line <= item.last_line)
+        verdict = judge_output(item.text, printed, f"the print at line {example.line + item.first_line - 1}")
+        if verdict.status == "failure":
+            return verdict
+        if verdict.severity and not noted.severity:
+            noted = verdict
+    return noted
+
+
+def output_place(example: CodeExample) -> str:
+    if example.expected_output_line:
+        return f"the output at line {example.expected_output_line}"
+    return "the output written in the example"
+
+
+def exception_type(text: str | None) -> str | None:
+    """The exception type a traceback's last line names (`ValueError: ...`, `pkg.Error: ...`)."""
+    lines = [line for line in (text or "").strip().split("\n") if line.strip()]
+    if not lines or not any("Traceback (most recent call last)" in line for line in lines):
+        return None
+    match = re.match(r"^([\w.]+)(?::|$)", lines[-1].strip())
+    return match.group(1).split(".")[-1] if match else None
+
+
+def docs_warnings(answer: dict) -> list[dict]:
+    """Warnings the example's own code causes (not those a package raises about itself)."""
+    return [
+        w
+        for w in answer.get("warnings", [])
+        if not re.search(r"site-packages|dist-packages|/lib/python\d", w.get("filename") or "")
+    ]
+
+
+def optional_module(exc: dict) -> str | None:
+    """The module a library went looking for and did not find (an optional dependency), if that is the failure."""
+    if exc.get("none_module"):
+        return exc["none_module"].split(".")[-1]
+    frames = exc.get("frames") or []
+    if "builtins.ModuleNotFoundError" in exc.get("mro", []) and frames and frames[-1]["where"] == "package":
+        return exc.get("name")
+    return None
+
+
+def needs_newer_python(newer: tuple[str, str]) -> str:
+    version, what = newer
+    return f"Needs Python {version} or newer: it uses {what}. Not a doc defect on the reader's newer Python."
+
+
+def shows_exception(want: str, exc: dict) -> bool:
+    """The page shows a traceback of this exception, in any form (exception groups, abbreviated frames)."""
+    return "Traceback" in want and any(
+        re.search(r"\b" + re.escape(name.rsplit(".", 1)[-1]) + r"\b", want)
+        for name in exc.get("mro", [exc["type"]])[:1]
+    )
+
+
+def still_running(timeout: float) -> Verdict:
+    return Verdict(
+        "skipped", None, f"It did not finish within {timeout:g} s (a server, or a wait for input): run it by hand."
+    )
+
+
+def same_exception(want: str, got: str) -> bool:
+    expected = exception_type(want)
+    return expected is not None and expected == exception_type(got)
+
+
+def runner_trouble(answer: dict) -> Verdict:
+    status = answer.get("status")
+    if status == "process_limit":
+        return Verdict(
+            "failure",
+            "error",
+            "It started processes without end and reached the sandbox's "
+            f"limit of {answer.get('limit')} processes; it was killed.",
+            "Make the example stop starting processes.",
+        )
+    if status == "disk_limit":
+        return Verdict(
+            "failure", "error", "It filled the sandbox's disk and was killed.", "Make the example write less."
+        )
+    if status == "crashed":
+        return Verdict(
+            "failure",
+            "warning",
+            f"The interpreter crashed (exit {answer.get('exit')}).",
+            "A crash in compiled code: check the library's build for this platform.",
+        )
+    if status == "cancelled":
+        return Verdict("skipped", None, "The validation was cancelled.")
+    return Verdict(
+        "failure",
+        "warning",
+        f"The page runner stopped: {answer.get('message', status)}",
+        "Rerun the validation; if it persists, report it.",
+    )
+
+
+def syntax_problem(code: str) -> str:
+    try:
+        compile(code, "example", "exec", flags=python_code.PARSE_FLAGS)
+    except SyntaxError as exc:
+        return f"{type(exc).__name__}: {exc.msg} (line {exc.lineno} of the example)"
+    except ValueError as exc:
+        return f"ValueError: {exc}"
+    return "SyntaxError"

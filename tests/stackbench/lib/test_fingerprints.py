@@ -40,5 +40,24 @@ def test_an_example_is_identified_by_its_code_not_its_line():
     assert one == moved and one != other
 
 
+def test_fingerprints_stay_those_stored_problems_were_matched_by():
+    assert (
+        normalize_text(
+            "2024-05-06 07:08:09,123 at 0x1f in /tmp/abc/x.py, see https://x.dev/a; id deadbeef12345 took 3 ms"
+        )
+        == "<time>,<n> at <addr> in <path>, see <url> id <id> took <n> ms"
+    )
+    assert (
+        gap_fingerprint(
+            "toolz",
+            "wt_a",
+            "Run the server at 2024-05-06 07:08:09,123",
+            "logical_flow",
+            "Exit 1 after 0.3 s at 0x1f in /tmp/abc/x.py, see https://x.dev/a; id deadbeef12345",
+        )
+        == "5c84ec04c166984af6f93a1eb5f93383"
+    )
+
+
 def test_the_rules_are_versioned():
     assert FINGERPRINT_VERSION == 1

@@ -1,4 +1,18 @@
-from stackbench.validation.verdicts import PageKnowledge, judge_exception, judge_output, judge_warnings
+from stackbench.docs import python_code
+from stackbench.formats.walkthrough import CodeExample
+from stackbench.validation.verdicts import (
+    SUCCESS,
+    PageKnowledge,
+    docs_warnings,
+    exception_type,
+    judge_exception,
+    judge_output,
+    judge_prints,
+    judge_warnings,
+    optional_module,
+    runner_trouble,
+    same_exception,
+)
 
 
 def exception(kind, message="", where="example", **fields):
@@ -66,3 +80,35 @@ def test_outputs_and_deprecations_map_to_error_and_info():
     assert judge_output("at 2020-01-01 10:00:00", "at 2026-11-23 07:00:00").severity == "info"
     deprecated = [{"category": "DeprecationWarning", "message": "old", "filename": "x.py", "lineno": 1}]
     assert judge_warnings(deprecated).severity == "info" and judge_warnings([]).severity is None
+
+
+def test_a_traceback_is_known_by_the_exception_type_of_its_last_line():
+    traceback = "Traceback (most recent call last):\n  ...\npkg.errors.BadValue: no\n"
+    assert exception_type(traceback) == "BadValue" and exception_type("BadValue: no") is None
+    assert same_exception(traceback, "Traceback (most recent call last):\nBadValue: other words\n")
+
+
+def test_each_documented_print_is_judged_against_what_that_print_wrote():
+    example = CodeExample(library="shapes", code="print('a')\n#> a\nprint('b')\n#> c\n", line=20)
+    shown = python_code.documented_prints(example.code, python_code.parse(example.code))
+    verdict = judge_prints(shown, [(1, "a\n"), (3, "b\n")], example)
+    assert (verdict.status, verdict.severity) == ("failure", "error") and "the print at line 22" in verdict.message
+    assert judge_prints(shown[:1], [(1, "a\n")], example) == SUCCESS
+
+
+def test_a_runner_that_stopped_says_how():
+    assert "limit of 64 processes" in runner_trouble({"status": "process_limit", "limit": 64}).message
+    assert runner_trouble({"status": "cancelled"}).status == "skipped"
+    assert runner_trouble({"status": "died", "message": "gone"}).message == "The page runner stopped: gone"
+
+
+def test_only_warnings_of_the_examples_own_code_count():
+    ours = {"filename": "example_0_line_5.py", "category": "DeprecationWarning", "message": "old"}
+    theirs = {"filename": "/venv/lib/python3.11/site-packages/x.py", "category": "DeprecationWarning"}
+    assert docs_warnings({"warnings": [ours, theirs]}) == [ours]
+
+
+def test_an_optional_dependency_is_the_module_a_package_looked_for():
+    missing = exception("ModuleNotFoundError", name="rich", where="package")
+    assert optional_module(missing) == "rich" and optional_module(exception("ModuleNotFoundError", name="x")) is None
+    assert optional_module({"none_module": "pkg.integrations.yaml"}) == "yaml"

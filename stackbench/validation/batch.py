@@ -1,0 +1,95 @@
+"""Validation's drivers: one document, on the first of the worker's Pythons its library installs on, and a set of
+documents in parallel, each document's result file written as soon as it is done, then the summary."""
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+
+from stackbench.formats.results import ExampleResult, ValidationResult, ValidationSummary, validation_file_name
+from stackbench.formats.walkthrough import ExtractionAnalysis
+from stackbench.lib.clock import utcnow
+from stackbench.lib.jsonfiles import FormatError, load_model, write_model
+from stackbench.sandbox.prerequisites import SandboxUnavailable
+from stackbench.validation.document_sandbox import DocumentSandbox
+from stackbench.validation.install_plan import requirements_for
+from stackbench.validation.options import ValidationError, ValidationObserver, ValidationOptions
+from stackbench.validation.page_validation import PageValidation
+
+
+def validate_document(
+    analysis: ExtractionAnalysis, options: ValidationOptions, observer: ValidationObserver | None = None
+) -> ValidationResult:
+    observer = observer or ValidationObserver()
+    observer.document_started(analysis.page, len(analysis.examples))
+    requirements_for(analysis)
+    profiles = [options.sandbox.profile, *options.other_profiles]
+    document = None
+    results: list[ExampleResult] = []
+    try:
+        for number, profile in enumerate(profiles):
+            page = PageValidation(analysis, options, observer)
+            if not page.runnable:
+                break
+            sandbox = replace(options.sandbox, profile=profile)
+            try:
+                document = DocumentSandbox(
+                    replace(options, sandbox=sandbox), Path(analysis.page).stem, observer.should_stop
+                )
+            except SandboxUnavailable as exc:
+                raise ValidationError(f"no sandbox for the examples of {analysis.page}: {exc}") from None
+            page.prepare(document)
+            if page.base_failed is None or not page.base_failed.wrong_python or number == len(profiles) - 1:
+                break
+            document.close()  # the library does not support this Python: the next one
+            document = None
+        if document is not None:
+            observer.sandbox_ready(document.sandbox.describe())
+        results = page.run(observer.should_stop)
+    finally:
+        if document is not None:
+            document.close()
+    result = page.result(results)
+    observer.document_finished(analysis.page, result)
+    return result
+
+
+def load_analyses(folder: Path) -> tuple[list[ExtractionAnalysis], list[str]]:
+    """Every *_analysis.json of a folder (extraction_summary.json is not one), and the errors of bad files."""
+    analyses, problems = [], []
+    for path in sorted(Path(folder).glob("*_analysis.json")):
+        try:
+            analyses.append(load_model(ExtractionAnalysis, path))
+        except FormatError as exc:
+            problems.append(str(exc))
+    return analyses, problems
+
+
+def validate_all(
+    analyses: list[ExtractionAnalysis],
+    output_dir: Path,
+    options: ValidationOptions,
+    observer: ValidationObserver | None = None,
+) -> ValidationSummary:
+    """Documents in parallel (up to num_workers), examples of one document in order; each document's file is
+    written as soon as it is done, then the summary."""
+    output_dir.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    for analysis in analyses:
+        requirements_for(analysis)
+
+    def one(analysis):
+        document = validate_document(analysis, options, observer)
+        write_model(output_dir / validation_file_name(analysis.page), document)
+        return document
+
+    with ThreadPoolExecutor(max_workers=max(1, options.num_workers)) as pool:
+        documents = list(pool.map(one, analyses))
+    summary = ValidationSummary(
+        timestamp=utcnow(),
+        validation_duration_seconds=round(time.monotonic() - started, 3),
+        num_workers=max(1, options.num_workers),
+        documents=documents,
+    )
+    write_model(output_dir / "validation_summary.json", summary)
+    return summary

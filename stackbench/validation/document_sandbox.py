@@ -1,0 +1,145 @@
+"""One document's machine: a sandbox whose reader virtualenv gets the library and the page's packages, probed for
+what imports, with the page runner (page_runner.py) written into it."""
+
+import json
+import re
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from stackbench.sandbox.capture import read_capped
+from stackbench.sandbox.reader import TOOLS
+from stackbench.sandbox.sandbox import open_sandbox
+from stackbench.sandbox.watch import Watch
+from stackbench.validation.options import ValidationOptions
+
+INSTALL_TIMEOUT = 600
+RUNNER_SOURCE = (Path(__file__).parent / "page_runner.py").read_text()
+NOT_FOUND = re.compile(
+    r"not found in the package registry|No matching distribution found|Could not find a version that satisfies|"
+    r"404 Not Found|was not found in the provided package locations",
+    re.IGNORECASE,
+)
+WRONG_PYTHON = re.compile(
+    r"Requires-Python|does not satisfy Python|requires a different Python|(?:requires|depends on) Python\s*[<>=!~]",
+    re.IGNORECASE,
+)
+PROBE = r"""
+import importlib.util, json, sys
+from importlib import metadata
+wanted = json.loads(sys.argv[1])
+found = {}
+for module in wanted["modules"]:
+    try:
+        found[module] = importlib.util.find_spec(module) is not None
+    except Exception:
+        found[module] = False
+library = wanted["library"]
+try:
+    requires = metadata.requires(library) or []
+except metadata.PackageNotFoundError:
+    requires = []
+tops = sorted({top for top, dists in metadata.packages_distributions().items()
+               if any(d.lower().replace("_", "-") == library.lower().replace("_", "-") for d in dists)})
+print(json.dumps({"found": found, "requires": requires, "library_modules": tops}))
+"""
+
+
+@dataclass
+class Install:
+    """How an install went."""
+
+    ok: bool
+    message: str
+    seconds: float
+    tool: str
+    log: str = ""
+    not_found: bool = False  # the index has no such package (as opposed to: it would not install)
+    wrong_python: bool = False  # it does not support this Python (its Requires-Python)
+
+
+class DocumentSandbox:
+    """One document's machine: a sandbox whose reader virtualenv gets the library, and the page runner."""
+
+    def __init__(self, options: ValidationOptions, label: str, should_stop=lambda: False):
+        self.options = options
+        self.should_stop = should_stop
+        self.sandbox = open_sandbox(options.sandbox, f"validate_{label}", read_only=options.find_links)
+        self.python = f"{self.sandbox.home}/.venv/bin/python"
+        self.runner_path = f"{self.sandbox.state}/page_runner.py"
+        self.sandbox.write_file(self.runner_path, RUNNER_SOURCE)
+
+    def _run(self, command: list[str], timeout: float, cwd: str | None = None, env: dict | None = None):
+        """(exit status, output, timed out) of a setup command (output to the worker's own file, out of the
+        sandbox's reach: a flood costs no memory, and it reads back only what the command printed)."""
+        watch = Watch(self.sandbox, timeout, self.should_stop)
+        with self.sandbox.private_file("setup") as log:
+            spawned = self.sandbox.spawn(
+                command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
+            )
+            stop = None
+            while spawned.popen.poll() is None:
+                stop = watch.interruption()
+                if stop:
+                    spawned.kill()
+                    break
+                time.sleep(0.05)
+            spawned.popen.wait()
+            self.sandbox.kill_strays()
+            output, _ = read_capped(log.fileno(), self.options.output_cap)
+        return (None if stop else spawned.popen.returncode), output, stop == "timeout"
+
+    def install(self, requirements: list[str]) -> Install:
+        started = time.monotonic()
+        uv = "uv" in self.sandbox.settings.tools
+        links = [arg for folder in self.sandbox.read_only for arg in ("--find-links", folder)]
+        offline = ["--no-index"] if self.options.offline else []
+        if uv:
+            command = [
+                f"{TOOLS}/uv",
+                "pip",
+                "install",
+                "--quiet",
+                "--python",
+                self.python,
+                *links,
+                *offline,
+                *requirements,
+            ]
+            env = {**self.sandbox.environment, "UV_CACHE_DIR": f"{self.sandbox.home}/.cache/uv"}
+        else:
+            command = [self.python, "-m", "pip", "install", "--quiet", *links, *offline, *requirements]
+            env = None
+        code, output, timed_out = self._run(command, INSTALL_TIMEOUT, cwd=self.sandbox.home, env=env)
+        tool = "uv" if uv else "pip"
+        if code == 0:
+            return Install(True, "", time.monotonic() - started, tool)
+        log = f"timed out after {INSTALL_TIMEOUT} s" if timed_out else output[-4000:].strip()
+        return Install(
+            False,
+            f"Installing {' '.join(requirements)} failed",
+            time.monotonic() - started,
+            tool,
+            log,
+            bool(NOT_FOUND.search(output)),
+            bool(WRONG_PYTHON.search(output)),
+        )
+
+    def probe(self, modules: list[str], library: str) -> dict:
+        """Which modules import, what the library requires (with its extras) and which modules it provides."""
+        payload = json.dumps({"modules": modules, "library": library})
+        code, output, _ = self._run([self.python, "-c", PROBE, payload], 60, cwd=self.sandbox.home)
+        try:
+            return json.loads(output.strip().splitlines()[-1]) if code == 0 else {}
+        except (ValueError, IndexError):
+            return {}
+
+    def readable(self, text: str) -> str:
+        """Sandbox paths mean nothing to a reader: show site-packages/... instead."""
+        return re.sub(
+            re.escape(f"{self.sandbox.home}/.venv/lib/") + r"python[\d.]+/site-packages/", "site-packages/", text
+        )
+
+    def close(self):
+        self.sandbox.close()

@@ -1,0 +1,48 @@
+"""How the validator reads an example of an extraction: whether it is run, in which style (a doctest session or a
+script), the source it runs, the names it defines."""
+
+import ast
+
+from stackbench.docs import python_code
+from stackbench.formats.walkthrough import CodeExample
+
+
+def runnable(example: CodeExample) -> bool:
+    """Not marked as an example nobody could run."""
+    return example.execution_context != "not_executable"
+
+
+def style_of(example: CodeExample) -> str:
+    """The extractor says; for files of the existing tools, the code does."""
+    if example.style:
+        return example.style
+    return "doctest" if python_code.is_session(example.code) else "script"
+
+
+def source_of(example: CodeExample) -> str:
+    return python_code.session_source(example.code) if style_of(example) == "doctest" else example.code
+
+
+def defined_by(code: str) -> set[str]:
+    """Names a piece of code (the docs' hidden setup) defines."""
+    tree = python_code.parse(code)
+    return python_code.defined_names(tree) if tree is not None else set()
+
+
+def names_in(example: CodeExample) -> set[str]:
+    """Names an example that is not run would define (parsed leniently: placeholders may break parsing)."""
+    tree = python_code.parse(source_of(example))
+    return python_code.defined_names(tree) if tree is not None else set()
+
+
+def script_name(example: CodeExample, index: int) -> str:
+    """The file name a script runs under in the sandbox."""
+    return f"example_{index}_line_{example.line}.py"
+
+
+def calls_print(tree) -> bool:
+    """The example prints (so an output shown under it is what it prints)."""
+    return tree is not None and any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+        for node in ast.walk(tree)
+    )

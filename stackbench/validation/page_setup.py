@@ -1,0 +1,117 @@
+"""A page's machine made ready the way its reader makes theirs: the library at its version, the page's own
+install lines, then a distribution for each module the runnable examples import that is not there yet. Each
+install that fails is one setup problem of the page; what each module's fate was goes to the verdicts' knowledge
+of the page."""
+
+from pathlib import Path
+
+from packaging.requirements import Requirement
+
+from stackbench.docs.distributions import distribution_for, module_names_of, normalized
+from stackbench.formats.results import SetupProblem
+from stackbench.formats.walkthrough import ExtractionAnalysis
+from stackbench.validation.document_sandbox import DocumentSandbox, Install
+from stackbench.validation.install_plan import extras_by_distribution, library_requirement, page_requirements
+from stackbench.validation.verdicts import PageKnowledge
+
+
+class PageSetup:
+    """The installs of one page in one sandbox; what they find is written into knowledge and setup_problems."""
+
+    def __init__(
+        self,
+        analysis: ExtractionAnalysis,
+        document: DocumentSandbox,
+        knowledge: PageKnowledge,
+        setup_problems: list[SetupProblem],
+    ):
+        self.analysis, self.document = analysis, document
+        self.knowledge, self.setup_problems = knowledge, setup_problems
+        self.extras: dict[str, str] = {}
+        # Modules the page itself shows as files (hello.py): the reader's own, never looked up on an index.
+        self.page_modules = {Path(f.path).stem if f.path.endswith(".py") else "" for f in analysis.files} | {
+            Path(f.path).parent.name for f in analysis.files if f.path.endswith("/__init__.py")
+        }
+
+    def install(self, modules: list[str]) -> Install | None:
+        """Everything the page and the modules its examples import need; the library's failed install, if it
+        failed (then no example can run)."""
+        document, analysis = self.document, self.analysis
+        base = document.install([library_requirement(analysis)])
+        base_failed = None
+        if not base.ok:
+            base_failed = base
+            python = document.sandbox.settings.profile.python_version
+            message = base.message + (f": it does not support Python {python}" if base.wrong_python else "")
+            self.setup_problems.append(
+                SetupProblem(
+                    requirement=library_requirement(analysis), message=message, log=document.readable(base.log)
+                )
+            )
+        others = page_requirements(analysis)
+        failed_by_page: dict[str, str] = {}
+        if others and not document.install(others).ok:
+            for requirement in others:
+                if self.install_one(requirement, source="the page's install lines", guessed=False) != "installed":
+                    failed_by_page[normalized(Requirement(requirement).name)] = requirement
+        probe = document.probe(modules, analysis.library)
+        found = probe.get("found", {})
+        own = normalized(analysis.library).replace("-", "_")
+        self.knowledge.library_modules = sorted(
+            probe.get("library_modules") or module_names_of(analysis.library), key=lambda m: (m != own, m)
+        )
+        self.extras = extras_by_distribution(probe.get("requires", []))
+        wanted: dict[str, list[str]] = {}
+        for module in modules:
+            distribution = distribution_for(module)
+            if module.split(".")[0] in self.page_modules:
+                self.knowledge.modules[module] = ("page", "")
+            elif distribution and normalized(distribution) in failed_by_page:
+                self.knowledge.modules[module] = ("failed", failed_by_page[normalized(distribution)])
+            elif found.get(module):
+                self.knowledge.modules[module] = ("installed", distribution or "")
+            elif distribution and not self.knowledge.is_library_module(module):
+                wanted.setdefault(self.requirement_for(module, distribution), []).append(module)
+        if not wanted:
+            return base_failed
+        if document.install(list(wanted)).ok:
+            states = dict.fromkeys(wanted, "installed")
+        else:
+            states = {
+                requirement: self.install_one(requirement, source=f"imported as `{'`, `'.join(needing)}`")
+                for requirement, needing in wanted.items()
+            }
+        # A distribution of the expected name that does not provide the module is somebody else's package.
+        still = document.probe([m for needing in wanted.values() for m in needing], analysis.library).get("found", {})
+        for requirement, needing in wanted.items():
+            for module in needing:
+                state = states[requirement]
+                if state == "installed" and not still.get(module, False):
+                    state = "unpublished"
+                self.knowledge.modules[module] = (state, requirement)
+        return base_failed
+
+    def requirement_for(self, module: str, distribution: str) -> str:
+        """The library's own extra when it brings the distribution (its pin fits the library), else the
+        distribution itself."""
+        extra = self.extras.get(normalized(distribution))
+        if not extra:
+            return distribution
+        self.knowledge.extras[module.split(".")[0]] = extra
+        version = f"=={self.analysis.version}" if self.analysis.version else ""
+        return f"{self.analysis.library}[{extra}]{version}"
+
+    def install_one(self, requirement: str, source: str, guessed: bool = True) -> str:
+        """Install one requirement: installed, unpublished (a guessed name the index does not have: the
+        reader's own module) or failed (a setup problem of the page)."""
+        done = self.document.install([requirement])
+        if done.ok:
+            return "installed"
+        if done.not_found and guessed:
+            return "unpublished"
+        self.setup_problems.append(
+            SetupProblem(
+                requirement=requirement, message=f"{done.message} ({source})", log=self.document.readable(done.log)
+            )
+        )
+        return "failed"

@@ -1,0 +1,620 @@
+"""One page followed in order, as its reader would: the docs' hidden setup, the variables the page exports and the
+files it shows are in place when the reader gets there; doctest sessions run in the page's process one after
+another, scripts in a fork of it after the earlier scripts they build on, and a script that passed joins the
+process for the sessions after it. An example that fails after the page's earlier examples gets a second chance
+in a fresh process holding only its section; one that needs an optional package the page never installs gets it.
+
+One class over ~500 lines, on purpose: sessions and scripts share the page's process, what happened so far
+(PageState), the second chance and the optional-dependency retry; apart, they would pass all of that around.
+What is not about following the page lives beside it: the installs (page_setup), the runner's process and its
+requests (page_process), what each outcome means (verdicts)."""
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from stackbench.docs import python_code
+from stackbench.docs.distributions import distribution_for
+from stackbench.formats.results import ExampleResult, SetupProblem, ValidationEnvironment, ValidationResult
+from stackbench.formats.walkthrough import RUNNABLE_STYLES as RUN_STYLES
+from stackbench.formats.walkthrough import ExtractionAnalysis
+from stackbench.lib.clock import utcnow
+from stackbench.validation import verdicts
+from stackbench.validation.document_sandbox import DocumentSandbox, Install
+from stackbench.validation.examples import calls_print, defined_by, names_in, runnable, script_name, source_of, style_of
+from stackbench.validation.options import ValidationError, ValidationObserver, ValidationOptions
+from stackbench.validation.page_process import PageProcess, materialize_request, script_request, session_request
+from stackbench.validation.page_setup import PageSetup
+
+LEGACY_SKIP_REASON = "Example marked as not executable"
+
+
+@dataclass
+class PageState:
+    """What happened so far, example by example."""
+
+    results: dict[int, ExampleResult] = field(default_factory=dict)
+    broken: set[int] = field(default_factory=set)  # examples that stopped on an exception, a timeout or an exit
+    materialized: set[int] = field(default_factory=set)
+    done_setup: set[int] = field(default_factory=set)
+    applied_variables: set[int] = field(default_factory=set)
+    written_files: set[int] = field(default_factory=set)
+    unwritable_files: list[str] = field(default_factory=list)
+    dirty: bool = False  # the page's process holds more than its hidden setup: what ran before may interfere
+    tried_optional: set[str] = field(default_factory=set)
+
+
+class PageValidation:
+    """One page followed in order, as its reader would."""
+
+    def __init__(self, analysis: ExtractionAnalysis, options: ValidationOptions, observer: ValidationObserver):
+        self.analysis, self.options, self.observer = analysis, options, observer
+        self.examples = analysis.examples
+        self.trees = [python_code.parse(source_of(e)) if style_of(e) in RUN_STYLES else None for e in self.examples]
+        self.defines = [
+            python_code.defined_names(t) if t is not None else names_in(e)
+            for t, e in zip(self.trees, self.examples, strict=True)
+        ]
+        self.setup_defines = set().union(*(defined_by(s.code) for s in analysis.setup))
+        self.state = PageState()
+        self.setup_problems: list[SetupProblem] = []
+        self.environment: ValidationEnvironment | None = None
+        self.knowledge = verdicts.PageKnowledge(analysis.library, analysis.version or "")
+        self.base_failed: Install | None = None
+        self.document: DocumentSandbox | None = None
+        self.process: PageProcess | None = None
+        self.setup: PageSetup | None = None
+
+    @property
+    def runnable(self) -> list[int]:
+        return [i for i, e in enumerate(self.examples) if runnable(e) and style_of(e) in RUN_STYLES]
+
+    # -- setting the machine up --------------------------------------------------------------------------------
+    def prepare(self, document: DocumentSandbox):
+        self.document = document
+        self.setup = PageSetup(self.analysis, document, self.knowledge, self.setup_problems)
+        self.base_failed = self.setup.install(self._imported_modules())
+
+    def _imported_modules(self) -> list[str]:
+        modules: list[str] = []
+        for index in self.runnable:
+            for module in python_code.imported_modules(self.trees[index]):
+                if module not in modules:
+                    modules.append(module)
+        return modules
+
+    def _start_message(self) -> dict:
+        return {
+            "cwd": self.document.sandbox.work,
+            "library_modules": self.knowledge.library_modules,
+            "preload": self.knowledge.library_modules,
+            "output_cap": self.options.output_cap,
+        }
+
+    # -- following the page ------------------------------------------------------------------------------------
+    def run(self, should_stop) -> list[ExampleResult]:
+        results = []
+        try:
+            if self.runnable and self.base_failed is None:
+                self.process = PageProcess(self.document, self._start_message(), should_stop)
+                self._record_environment()
+                for number, setup in enumerate(self.analysis.setup):
+                    if setup.line == 0 or setup.source != self.analysis.page:
+                        self._apply_setup(number, self.process)
+            for index, example in enumerate(self.examples):
+                if should_stop():
+                    break
+                if self.process is not None:
+                    self._catch_up(example.line, self.process)
+                result = self._validate(index)
+                self.state.results[index] = result
+                results.append(result)
+                self.observer.example_finished(self.analysis.page, result)
+                if result.status == "success" and style_of(example) != "doctest" and self._sessions_after(index):
+                    self._materialize(index, self.process)
+        finally:
+            if self.process is not None:
+                self.process.close()
+        return results
+
+    def _record_environment(self):
+        environment = self.process.request({"op": "environment"}, 60)
+        if environment.get("status") == "ok":
+            self.environment = ValidationEnvironment(
+                python=environment["python"], distributions=environment["distributions"]
+            )
+            self.knowledge.python = environment["python"]
+
+    def _sessions_after(self, index: int) -> bool:
+        return any(style_of(e) == "doctest" and runnable(e) for e in self.examples[index + 1 :])
+
+    def _apply_setup(self, number: int, process: PageProcess):
+        setup = self.analysis.setup[number]
+        self.state.done_setup.add(number)
+        process.request(
+            {"op": "setup", "name": f"{setup.source or 'setup'}:{setup.line}", "code": setup.code},
+            self.options.timeout,
+            remember=True,
+        )
+
+    def _catch_up(self, line: int, process: PageProcess):
+        """What the reader did on the page before this line, in page order: the docs' hidden setup, the
+        variables the page exports, the files it shows."""
+        for number, setup in enumerate(self.analysis.setup):
+            if number not in self.state.done_setup and setup.line < line:
+                self._apply_setup(number, process)
+        fresh = {}
+        for number, variable in enumerate(self.analysis.environment):
+            if variable.line < line and number not in self.state.applied_variables:
+                self.state.applied_variables.add(number)
+                fresh[variable.name] = variable.value
+        if fresh:
+            process.request({"op": "environ", "variables": fresh}, 10, remember=True)
+        sandbox = self.document.sandbox
+        for number, page_file in enumerate(self.analysis.files):
+            if page_file.line >= line or number in self.state.written_files:
+                continue
+            self.state.written_files.add(number)
+            path = page_file.path
+            inside = sandbox.home + path[1:] if path.startswith("~") else path
+            inside = inside if inside.startswith("/") else f"{sandbox.work}/{inside}"
+            try:
+                sandbox.write_file(os.path.normpath(inside), page_file.content)
+            except OSError:
+                self.state.unwritable_files.append(path)
+
+    def _materialize(self, index: int, process: PageProcess):
+        """A script that passed joins the page's process, so the sessions after it see what it did."""
+        example = self.examples[index]
+        self.state.materialized.add(index)
+        self.state.dirty = True
+        process.request(materialize_request(example, index, self.options.timeout), self.options.timeout, remember=True)
+
+    def _validate(self, index: int) -> ExampleResult:
+        example = self.examples[index]
+        base = {"example_index": index, "line": example.line, "context": example.context, "code": example.code}
+        style = style_of(example)
+        if not runnable(example) or style not in RUN_STYLES:
+            reason = example.skip_reason or (
+                LEGACY_SKIP_REASON if not runnable(example) else f"Not Python ({example.language})"
+            )
+            return ExampleResult(**base, status="skipped", error_message=reason, actual_code_executed=example.code)
+        if example.language and example.language.lower() not in ("python", "py", "python3", "pycon", ""):
+            return ExampleResult(
+                **base,
+                status="skipped",
+                error_message=f"Not Python ({example.language})",
+                actual_code_executed=example.code,
+            )
+        depends = python_code.dependencies(index, self.trees)
+        common = {
+            **base,
+            "depends_on_previous": bool(depends),
+            "depends_on_example_indices": depends,
+            "actual_code_executed": example.code,
+        }
+        if self.base_failed is not None:
+            return ExampleResult(
+                **common,
+                status="failure",
+                severity="warning",
+                error_message=f"{self.base_failed.message}: {self.base_failed.log[-600:]}",
+                suggestions="The library could not be installed at this version, so no example of the page could "
+                "run; see the page's setup problems.",
+            )
+        blocked = self._blocked_by(depends)
+        if blocked:
+            return ExampleResult(**common, status="skipped", error_message=blocked)
+        self._know_names_around(index)
+        if style == "doctest":
+            return self._session(index, common)
+        return self._script(index, common, depends)
+
+    def _blocked_by(self, depends: list[int]) -> str | None:
+        """An example that builds on one that broke off (what it defines may not exist) or was not run is not
+        run either: a failure is counted once, where it happened. One whose output merely differed still
+        defined everything, so what builds on it runs."""
+        for earlier in depends:
+            line = self.examples[earlier].line
+            if earlier in self.state.broken:
+                return f"Builds on example {earlier} (line {line}), which failed; counted there."
+            result = self.state.results.get(earlier)
+            if result is not None and result.status == "skipped":
+                reason = (result.error_message or "").rstrip(".")
+                return f"Builds on example {earlier} (line {line}), which is not run ({reason})."
+        return None
+
+    def _know_names_around(self, index: int):
+        """For the verdicts: which names other examples define, and how those examples fared."""
+        knowledge = self.knowledge
+        knowledge.defined_later, knowledge.defined_by_failed, knowledge.defined_by_skipped = {}, {}, {}
+        knowledge.unresolved = []
+        for other in range(len(self.examples) - 1, index, -1):
+            for name in self.defines[other]:
+                knowledge.defined_later[name] = (other, self.examples[other].line)
+        for other in range(index):
+            result = self.state.results.get(other)
+            for name in self.defines[other]:
+                knowledge.defined_by_failed.pop(name, None)
+                knowledge.defined_by_skipped.pop(name, None)
+                if other in self.state.broken:
+                    knowledge.defined_by_failed[name] = (other, self.examples[other].line)
+                elif result is not None and result.status == "skipped":
+                    reason = (result.error_message or "").rstrip(".") + "."
+                    knowledge.defined_by_skipped[name] = (other, self.examples[other].line, reason)
+
+    def _free_names(self, index: int) -> list[str]:
+        """Names the example uses that nothing on the page before it defines."""
+        tree = self.trees[index]
+        if tree is None:
+            return []
+        earlier = set(self.setup_defines).union(*self.defines[:index]) if index else set(self.setup_defines)
+        return sorted(python_code.undefined_names(tree) - earlier)
+
+    def _explain_names(self, index: int, verdict_exception: dict, process: PageProcess):
+        """Before blaming a missing import, look at every name the example leaves undefined: one that nothing
+        provides (no page example, no module, not the library) makes the example an illustration."""
+        free = [n for n in self._free_names(index) if n != verdict_exception.get("name")]
+        if not free:
+            return
+        answer = process.request({"op": "resolve", "names": free}, 30)
+        resolved = answer.get("names", {})
+        self.knowledge.unresolved = [
+            name
+            for name in free
+            if name in resolved
+            and not any(resolved[name].values())
+            and name not in self.knowledge.defined_later
+            and name not in self.knowledge.defined_by_failed
+            and name not in self.knowledge.defined_by_skipped
+        ]
+
+    # -- sessions ----------------------------------------------------------------------------------------------
+    def _session(self, index: int, common: dict) -> ExampleResult:
+        example = self.examples[index]
+        request = self._session_request(index)
+        answer = self.process.request(request, self.options.timeout)
+        verdict, expected, output = self._session_verdict(index, answer)
+        if verdict.status == "failure":
+            retried = {}
+
+            def rerun():
+                retried["answer"] = self.process.request(request, self.options.timeout)
+                retried["verdict"] = self._session_verdict(index, retried["answer"])
+                return retried["verdict"][0], retried["answer"]
+
+            verdict, answer = self._with_optional_dependency(verdict, answer, rerun)
+            if retried:
+                _, expected, output = retried["verdict"]
+        if verdict.status == "failure" and self.state.dirty:
+            verdict, expected, output, answer = self._fresh_session(index, (verdict, expected, output, answer))
+        verdict = self._unless_unwritable_file(index, verdict)
+        self.state.dirty = True
+        if answer.get("status") == "ok":
+            self.process.replay.append(request)
+        if verdict.status == "failure" and any(f.get("exception") for f in answer.get("failures", [])):
+            self.state.broken.add(index)
+        statements = answer.get("statements", python_code.session_statements(example.code))
+        return ExampleResult(
+            **common,
+            status=verdict.status,
+            severity=verdict.severity,
+            error_message=verdict.message,
+            suggestions=verdict.suggestion,
+            execution_output=self.document.readable(output) or None,
+            expected_output=expected,
+            statements=statements,
+            statements_run=answer.get("ran", 0),
+        )
+
+    def _session_request(self, index: int) -> dict:
+        return session_request(self.analysis.page, self.examples[index], self.options.timeout)
+
+    def _session_verdict(self, index: int, answer: dict):
+        """(verdict, expected output, what it printed): the first statement whose failure is a finding; a failure
+        that only differs in format is noted unless a real one follows; an illustration skips the session."""
+        status = answer.get("status")
+        if status in ("timeout", "stuck"):
+            return verdicts.still_running(self.options.timeout), None, answer.get("output", "")
+        if status != "ok":
+            return verdicts.runner_trouble(answer), None, answer.get("output", "")
+        failures = answer.get("failures", [])
+        noted = None
+        for number, failure in enumerate(failures):
+            where = f"line {failure['line'] + 1}"
+            shown = f">>> {failure['source'].rstrip()}"
+            if failure.get("exception"):
+                exc = failure["exception"]
+                newer = python_code.newer_syntax(failure["source"]) if exc["type"] == "SyntaxError" else None
+                if newer:
+                    verdict = verdicts.Verdict("skipped", None, verdicts.needs_newer_python(newer))
+                elif verdicts.shows_exception(failure["want"], exc):
+                    verdict = verdicts.SUCCESS  # the page shows the traceback (in a form doctest cannot read)
+                else:
+                    verdict = self._judge(index, exc, where)
+                printed, expected = f"{shown}\n{exc.get('traceback', '')}", None
+            elif failure.get("expects_exception") and verdicts.same_exception(failure["want"], failure["got"]):
+                verdict = verdicts.Verdict(
+                    "success",
+                    "info",
+                    f"The exception's message differs from the page's ({where}); its type is the same.",
+                )
+                printed, expected = f"{shown}\n{failure['got']}", failure["want"]
+            else:
+                verdict = verdicts.judge_output(failure["want"], failure["got"], where)
+                printed, expected = f"{shown}\n{failure['got']}", failure["want"]
+            if verdict.status == "failure":
+                later = len(failures) - number - 1
+                if later:
+                    verdict.message += f" ({later} later statement(s) of the session failed too.)"
+                return verdict, expected, printed
+            if verdict.status == "skipped":
+                return verdict, None, printed
+            noted = noted or (verdict, expected, printed)
+        if noted:
+            return noted
+        return verdicts.judge_warnings(verdicts.docs_warnings(answer)), None, answer.get("output", "")
+
+    def _fresh_session(self, index: int, first):
+        """A session that failed after the page's earlier examples gets a second chance on its own: a new process
+        with the hidden setup, the scripts of its section and what it builds on. Docs often mean each section
+        as a program of its own (logging configured anew, say); only a failure that stays is a finding."""
+        fresh = self._fresh_process(index)
+        if fresh is None:
+            return first
+        try:
+            answer = fresh.request(self._session_request(index), self.options.timeout)
+            verdict, expected, output = self._session_verdict(index, answer)
+        finally:
+            fresh.close()
+        if verdict.status == "failure":
+            return first  # it fails either way: as the reader following the page sees it
+        note = verdicts.Verdict(
+            "success",
+            "info",
+            "It passes when its section runs on its own, but not after the "
+            f"page's earlier examples: {first[0].message}",
+            first[0].suggestion,
+        )
+        return note, first[1], first[2], answer
+
+    def _fresh_process(self, index: int) -> PageProcess | None:
+        """A second page process holding what a reader starting at this section would have run."""
+        section = [
+            i
+            for i in range(self._previous_session(index) + 1, index)
+            if style_of(self.examples[i]) != "doctest"
+            and self.state.results.get(i) is not None
+            and self.state.results[i].status == "success"
+            and style_of(self.examples[i]) in RUN_STYLES
+        ]
+        wanted = sorted(set(section) | set(python_code.dependencies(index, self.trees)))
+        try:
+            fresh = PageProcess(self.document, self._start_message(), self.process.should_stop)
+        except ValidationError:
+            return None
+        for request in self.process.replay:
+            if request["op"] in ("setup", "environ"):
+                fresh.request(request, request.get("timeout", 30))
+        for earlier in wanted:
+            if earlier in self.state.broken or self.state.results.get(earlier) is None:
+                continue
+            if style_of(self.examples[earlier]) == "doctest":
+                fresh.request(self._session_request(earlier), self.options.timeout)
+            else:
+                fresh.request(
+                    materialize_request(self.examples[earlier], earlier, self.options.timeout), self.options.timeout
+                )
+        return fresh
+
+    def _previous_session(self, index: int) -> int:
+        for earlier in range(index - 1, -1, -1):
+            if style_of(self.examples[earlier]) == "doctest":
+                return earlier
+        return -1
+
+    # -- scripts -----------------------------------------------------------------------------------------------
+    def _script(self, index: int, common: dict, depends: list[int]) -> ExampleResult:
+        example = self.examples[index]
+        preludes = [
+            {"name": script_name(self.examples[d], d), "code": self.examples[d].code}
+            for d in depends
+            if style_of(self.examples[d]) != "doctest" and d not in self.state.materialized
+        ]
+        executed = "\n\n".join([p["code"].rstrip("\n") for p in preludes] + [example.code.rstrip("\n")]) + "\n"
+        common = {**common, "actual_code_executed": executed}
+        tree = self.trees[index]
+        if tree is None:
+            newer = python_code.newer_syntax(example.code)
+            shape = python_code.fragment(example.code)
+            if newer or shape:
+                self.state.broken.add(index)
+                reason = verdicts.needs_newer_python(newer) if newer else f"A fragment: {shape}."
+                return ExampleResult(**common, status="skipped", error_message=reason)
+            self.state.broken.add(index)
+            return ExampleResult(
+                **common,
+                status="failure",
+                severity="error",
+                error_message=verdicts.syntax_problem(example.code),
+                suggestions="Fix the syntax of the example.",
+            )
+        request = self._script_request(index, preludes)
+        answer = self.process.request(request, self.options.timeout)
+        verdict = self._script_verdict(index, answer)
+        verdict, answer = self._with_optional_dependency(
+            verdict,
+            answer,
+            lambda: _verdict_of(self._script_verdict, index, self.process.request(request, self.options.timeout)),
+        )
+        if verdict.status == "failure" and self.state.dirty:
+            fresh = self._fresh_process(index)
+            if fresh is not None:
+                try:
+                    retried = fresh.request(self._script_request(index, []), self.options.timeout)
+                finally:
+                    fresh.close()
+                second = self._script_verdict(index, retried)
+                if second.status != "failure":
+                    verdict = verdicts.Verdict(
+                        "success",
+                        "info",
+                        f"It passes on its own, but not after the page's earlier examples: {verdict.message}",
+                        verdict.suggestion,
+                    )
+                    answer = retried
+        verdict = self._unless_unwritable_file(index, verdict)
+        if verdict.status == "failure" and answer.get("status") != "ok":
+            self.state.broken.add(index)
+        output = self.document.readable(answer.get("output", ""))
+        expected = self._expected_output(index)
+        return ExampleResult(
+            **common,
+            status=verdict.status,
+            severity=verdict.severity,
+            error_message=verdict.message,
+            suggestions=verdict.suggestion,
+            execution_output=output or None,
+            expected_output=expected if verdict.severity and expected else None,
+        )
+
+    def _script_request(self, index: int, preludes: list[dict]) -> dict:
+        return script_request(
+            self.examples[index],
+            index,
+            self.trees[index],
+            preludes,
+            self.options.timeout,
+            self.document.sandbox.state,
+            bool(self._documented_prints(index)),
+        )
+
+    def _expected_output(self, index: int) -> str | None:
+        """What the page shows the example printing (for the reader: in the code, or in a block after it)."""
+        example = self.examples[index]
+        if example.expected_output is not None:
+            return example.expected_output
+        return python_code.documented_output(example.code, self.trees[index])
+
+    def _documented_prints(self, index: int) -> list[python_code.DocumentedPrint]:
+        example = self.examples[index]
+        if example.expected_output_line:
+            return []  # the page shows the whole output in a block of its own
+        return python_code.documented_prints(example.code, self.trees[index])
+
+    def _script_verdict(self, index: int, answer: dict) -> verdicts.Verdict:
+        example = self.examples[index]
+        expected = self._expected_output(index)
+        status = answer.get("status")
+        if status in ("timeout", "stuck"):
+            return verdicts.still_running(self.options.timeout)
+        if status == "exit" and answer.get("raised_in") == "package":
+            return verdicts.Verdict(
+                "skipped",
+                None,
+                f"A command-line program: run without arguments, it exits "
+                f"with status {answer.get('exit')} (its usage). Run it with the arguments it needs.",
+            )
+        if status == "exit":
+            return verdicts.Verdict(
+                "failure",
+                "error",
+                f"The example exits with status {answer.get('exit')}"
+                + (f": {answer['message']}" if answer.get("message") else ""),
+                "Run the example by hand to see why it stops.",
+            )
+        if status == "exception":
+            exc = answer["exception"]
+            frames = [f for f in exc.get("frames", []) if f["where"] == "example"]
+            where = f"line {example.line + frames[-1]['lineno'] - 1} of the page" if frames else ""
+            if expected and verdicts.exception_type(expected) == exc.get("type"):
+                return verdicts.SUCCESS  # the page shows this very exception
+            return self._judge(index, exc, where)
+        if status != "ok":
+            return verdicts.runner_trouble(answer)
+        shown = self._documented_prints(index)
+        if shown:
+            verdict = verdicts.judge_prints(shown, answer.get("prints", []), example)
+        elif expected is not None and (answer.get("output", "").strip() or calls_print(self.trees[index])):
+            verdict = verdicts.judge_output(expected, answer.get("output", ""), verdicts.output_place(example))
+        else:
+            verdict = verdicts.SUCCESS
+        if verdict.status != "success" or verdict.severity:
+            return verdict
+        return verdicts.judge_warnings(verdicts.docs_warnings(answer))
+
+    def _judge(self, index: int, exc: dict, where: str) -> verdicts.Verdict:
+        if "builtins.NameError" in exc.get("mro", []):
+            self._explain_names(index, exc, self.process)
+        return verdicts.judge_exception(exc, self.knowledge, where)
+
+    def _with_optional_dependency(self, verdict, answer: dict, rerun):
+        """A library that needs an optional package for what the example does says so by failing to import it
+        (or by leaving its integration None). The reader installs it and runs again; so does the validator,
+        once per package, and a pass then only notes that the page never said to install it. rerun() runs the
+        example again: (verdict, answer)."""
+        if verdict.status != "failure":
+            return verdict, answer
+        exceptions = [answer.get("exception")] + [f.get("exception") for f in answer.get("failures", [])]
+        module = next(filter(None, (verdicts.optional_module(exc) for exc in exceptions if exc)), None)
+        distribution = distribution_for(module) if module else None
+        if not distribution or module in self.state.tried_optional:
+            return verdict, answer
+        self.state.tried_optional.add(module)
+        requirement = self.setup.requirement_for(module, distribution)
+        if (
+            self.setup.install_one(requirement, source=f"needed by {self.analysis.library} as `{module}`")
+            != "installed"
+        ):
+            return verdict, answer
+        self.process.restart()  # the library was imported without the package: import it anew
+        second, retried = rerun()
+        if second.status == "failure":
+            return second, retried
+        return verdicts.Verdict(
+            "success",
+            "info",
+            f"It needs `{requirement}`, which the page does not say to install.",
+            f'Tell the reader to `pip install "{requirement}"` before this example.',
+        ), retried
+
+    def _unless_unwritable_file(self, index: int, verdict: verdicts.Verdict) -> verdicts.Verdict:
+        """A failure of an example that reads a file the page shows, where only the reader's machine can have it
+        (/var/run/...: the sandbox's reader, like a reader without root, cannot write there), is no finding."""
+        if verdict.status != "failure":
+            return verdict
+        code = self.examples[index].code
+        for path in self.state.unwritable_files:
+            folder = os.path.dirname(path.rstrip("/"))
+            if path in code or (folder not in ("", "/") and re.search(re.escape(folder) + r"['\"/]", code)):
+                return verdicts.Verdict(
+                    "skipped",
+                    None,
+                    f"Needs the reader's environment: the file {path}, which "
+                    "the sandbox cannot create. Not a doc defect.",
+                )
+        return verdict
+
+    # -- the result --------------------------------------------------------------------------------------------
+    def result(self, results: list[ExampleResult]) -> ValidationResult:
+        for path in self.state.unwritable_files:
+            self.setup_problems.append(
+                SetupProblem(
+                    message=f"The page's file {path} could not be written in the sandbox (outside the reader's "
+                    "folders); examples that read it need the reader's machine."
+                )
+            )
+        return ValidationResult(
+            page=self.analysis.page,
+            library=self.analysis.library,
+            version=self.analysis.version or "",
+            language=self.analysis.language,
+            validation_timestamp=utcnow(),
+            results=results,
+            environment=self.environment,
+            setup_problems=self.setup_problems,
+        )
+
+
+def _verdict_of(judge, index: int, answer: dict):
+    return judge(index, answer), answer

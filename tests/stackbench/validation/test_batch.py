@@ -1,0 +1,55 @@
+"""Validation's drivers: a folder of analyses, the fixture documents against PyPI, and one document on the
+worker's Pythons."""
+
+import json
+
+import pytest
+
+from stackbench.validation.batch import load_analyses, validate_all, validate_document
+from stackbench.validation.options import ValidationError
+from stackbench_site.configuration import validation_options
+from tests.stackbench.validation.example_pages import analysis
+
+pytestmark = pytest.mark.slow
+
+
+def test_the_fixture_documents_get_their_expected_outcomes(sample_dir, tmp_path):
+    analyses, problems = load_analyses(sample_dir / "extraction")
+    assert problems == [] and sorted(a.page for a in analyses) == ["dateutil_parsing.md", "toolz_intro.md"]
+    summary = validate_all(analyses, tmp_path, validation_options(timeout=60))
+    expected = json.loads((sample_dir / "extraction" / "expected.json").read_text())
+    for document in summary.documents:
+        wanted = expected[document.page.removesuffix(".md")]
+        for result, want in zip(document.results, wanted, strict=True):
+            assert result.status == want["status"], (document.page, result)
+            if "severity" in want:
+                assert result.severity == want["severity"]
+            if "depends_on_example_indices" in want:
+                assert result.depends_on_example_indices == want["depends_on_example_indices"]
+            if "error_contains" in want:
+                assert want["error_contains"] in result.error_message
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == ["dateutil_parsing_validation.json", "toolz_intro_validation.json", "validation_summary.json"]
+    written = json.loads((tmp_path / "validation_summary.json").read_text())
+    assert written["failed_by_severity"] == {"error": 1, "warning": 1, "info": 0} and written["total_examples"] == 8
+
+
+def test_bad_analysis_files_are_named_and_skipped(tmp_path, sample_dir):
+    (tmp_path / "broken_analysis.json").write_text("{")
+    (tmp_path / "extraction_summary.json").write_text("{}")
+    (tmp_path / "good_analysis.json").write_text((sample_dir / "extraction" / "toolz_intro_analysis.json").read_text())
+    analyses, problems = load_analyses(tmp_path)
+    assert [a.page for a in analyses] == ["toolz_intro.md"]
+    assert len(problems) == 1 and "broken_analysis.json: not valid JSON" in problems[0]
+
+
+def test_option_looking_requirements_are_refused(offline):
+    bad = analysis("print(1)", dependencies=["--index-url=http://evil.example"])
+    with pytest.raises(ValidationError, match="not a valid package requirement"):
+        validate_document(bad, offline)
+
+
+def test_a_library_that_needs_a_python_the_worker_lacks_says_so(offline):
+    result = validate_document(analysis("import sbdemo", version="3.0.0"), offline)
+    assert result.results[0].status == "failure"
+    assert "it does not support Python 3." in result.setup_problems[0].message

@@ -1,0 +1,33 @@
+"""One document's sandbox and its reader virtualenv, offline against wheels the tests build."""
+
+import pytest
+
+from stackbench.validation.document_sandbox import DocumentSandbox
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def document(offline):
+    document = DocumentSandbox(offline, "guide")
+    yield document
+    document.close()
+
+
+def test_an_install_that_works_is_probed_for_the_modules_and_extras_the_library_brings(document):
+    assert document.install(["sbdemo==1.0.0"]).ok
+    probe = document.probe(["sbdemo", "sbfancy"], "sbdemo")
+    assert probe["found"] == {"sbdemo": True, "sbfancy": False}
+    assert probe["library_modules"] == ["sbdemo"] and any("extra" in line for line in probe["requires"])
+
+
+def test_an_install_says_why_it_failed(document):
+    unpublished = document.install(["sbnowhere==1.0"])
+    assert not unpublished.ok and unpublished.not_found and "sbnowhere" in unpublished.message
+    too_new = document.install(["sbdemo==3.0.0"])
+    assert not too_new.ok and too_new.wrong_python
+
+
+def test_sandbox_paths_are_shown_as_the_reader_knows_them(document):
+    inside = f"{document.sandbox.home}/.venv/lib/python3.11/site-packages/sbdemo/__init__.py"
+    assert document.readable(f"File {inside}, line 3") == "File site-packages/sbdemo/__init__.py, line 3"

@@ -1,0 +1,42 @@
+import pytest
+
+from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis
+from stackbench.validation.install_plan import (
+    extras_by_distribution,
+    library_requirement,
+    page_requirements,
+    requirements_for,
+)
+from stackbench.validation.options import ValidationError
+
+
+def page(requirements=(), examples=(), version="1.0.0"):
+    return ExtractionAnalysis(
+        page="guide.md",
+        library="sbdemo",
+        version=version,
+        requirements=[{"requirement": r, "line": 3} for r in requirements],
+        examples=list(examples),
+    )
+
+
+def test_the_library_is_pinned_with_every_extra_the_pages_install_lines_name():
+    assert library_requirement(page(["sbdemo[fancy]", "SBDemo[async,fancy]>=1"])) == "sbdemo[async,fancy]==1.0.0"
+    assert library_requirement(page(version="")) == "sbdemo"
+
+
+def test_other_packages_come_from_the_page_and_from_the_examples_that_run():
+    run = CodeExample(library="sbdemo", code="x", line=1, dependencies=["requests", "sbdemo"])
+    not_run = CodeExample(library="sbdemo", code="x", line=2, execution_context="not_executable", dependencies=["rich"])
+    assert page_requirements(page(["httpx==0.27", "HTTPX"], [run, not_run])) == ["httpx==0.27", "requests"]
+
+
+@pytest.mark.parametrize("bad", ["--index-url=http://evil.example", "sbdemo @ https://evil.example/x.whl", "not a req"])
+def test_what_is_no_plain_package_is_refused(bad):
+    with pytest.raises(ValidationError):
+        requirements_for(page([bad]))
+
+
+def test_the_library_extra_that_brings_a_distribution_is_read_from_its_requirements():
+    requires = ['rich>=13; extra == "fancy"', "idna", 'Py_Yaml; extra == "yaml"', "not valid ;;"]
+    assert extras_by_distribution(requires) == {"rich": "fancy", "py-yaml": "yaml"}
