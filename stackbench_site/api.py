@@ -13,7 +13,7 @@ from ninja.errors import HttpError
 from ninja.security import HttpBearer
 from pydantic import Field, StringConstraints
 
-from audits.actions import RunNotStarted, do_run_everything, do_start_audit, do_start_validation
+from audits.actions import RunNotQueued, RunNotStarted, do_run_everything, do_start_audit, do_start_validation
 from audits.models import ApiToken, ExampleResult, Gap, Problem, Run, RunKind, RunStatus, gate_problems
 from stackbench.formats.results import DEFAULT_GATE_LEVEL, GATE_LEVELS, ExampleSeverity
 from stackbench.formats.results import ExampleResult as ExampleResultFormat
@@ -337,8 +337,10 @@ def run_everything(request, library_id: Id, payload: RunEverythingIn):
         )
     try:
         batch = do_run_everything(library, user=request.user, origin="api")
+    except RunNotQueued as exc:
+        return Status(503, {"detail": str(exc)})
     except RunNotStarted as exc:
-        return Status(503 if "not reachable" in str(exc) else 400, {"detail": str(exc)})
+        return Status(400, {"detail": str(exc)})
     runs = [RunOut.of(run) for run in _runs().filter(batch=batch).order_by("pk")]
     return Status(201, BatchOut(id=batch.pk, url=batch.get_absolute_url(), docs_commit=batch.docs_commit, runs=runs))
 
@@ -390,9 +392,10 @@ def start_run(request, payload: StartRunIn):
             run = do_start_validation(
                 library, list(pages), user=request.user, version=payload.version, origin="api", options=options
             )
+    except RunNotQueued as exc:
+        return Status(503, {"detail": str(exc)})
     except RunNotStarted as exc:
-        status = 503 if "not reachable" in str(exc) else 400
-        return Status(status, {"detail": str(exc)})
+        return Status(400, {"detail": str(exc)})
     return Status(201, RunOut.of(_runs().get(pk=run.pk)))
 
 

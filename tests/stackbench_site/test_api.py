@@ -212,3 +212,26 @@ def test_a_503_of_the_api_says_when_to_try_again(client, maintainer_api, kv, use
     answer = client.post("/api/v1/runs", payload, content_type="application/json", **maintainer_api)
     assert answer.status_code == 503 and answer["Retry-After"] == "5"
     assert "task queue is not reachable" in answer.json()["detail"]
+
+
+def test_only_an_unreachable_broker_is_a_503_whatever_the_message_says(client, maintainer_api):
+    from walkthroughs.models import Library
+
+    Library.objects.create(name="not reachable")
+    payload = json.dumps({"kind": "validation", "library": "not reachable"})
+    nothing_to_run = client.post("/api/v1/runs", payload, content_type="application/json", **maintainer_api)
+    assert nothing_to_run.status_code == 400, (
+        "a library whose name says 'not reachable' has no pages: the client's fault"
+    )
+    assert "has no doc pages to validate" in nothing_to_run.json()["detail"]
+
+
+def test_running_everything_while_the_broker_is_down_is_a_503(client, maintainer_api, kv, use_broker):
+    from walkthroughs.models import Library
+
+    library = Library.objects.get()
+    use_broker("redis://127.0.0.1:1/0")
+    answer = client.post(
+        f"/api/v1/libraries/{library.pk}/run-everything", "{}", content_type="application/json", **maintainer_api
+    )
+    assert answer.status_code == 503 and "task queue is not reachable" in answer.json()["detail"]
