@@ -14,7 +14,8 @@ from ninja.security import HttpBearer
 from pydantic import Field, StringConstraints
 
 from audits.actions import RunNotQueued, RunNotStarted, do_run_everything, do_start_audit, do_start_validation
-from audits.models import ApiToken, ExampleResult, Gap, Problem, Run, RunKind, RunStatus, gate_problems
+from audits.models import ApiToken, ExampleResult, Gap, Problem, Run, RunKind
+from audits.reports import gate_report
 from stackbench.formats.results import DEFAULT_GATE_LEVEL, GATE_LEVELS, ExampleSeverity
 from stackbench.formats.results import ExampleResult as ExampleResultFormat
 from stackbench.formats.walkthrough import Gap as GapFormat
@@ -428,10 +429,9 @@ def gate(request, run_id: Id, fail_on: GateLevel = DEFAULT_GATE_LEVEL):
     """Passed unless the run has open problems at or above the level (open-…, the default) or new or regressed
     ones (new-…); a run still going, or one that failed, does not pass."""
     run = get_object_or_404(Run.objects.select_related("library"), pk=run_id)
-    offending = gate_problems(run, fail_on)
-    problems = [ProblemOut.of(p) for p in _problems().filter(pk__in=[p.pk for p in offending]).order_by("-rank", "pk")]
-    passed = run.status == RunStatus.SUCCEEDED and not problems
-    return GateOut(run_id=run.pk, fail_on=fail_on, passed=passed, status=run.status, problems=problems)
+    report = gate_report(run, fail_on)
+    problems = [ProblemOut.of(p) for p in report.problems]
+    return GateOut(run_id=run.pk, fail_on=fail_on, passed=report.passed, status=run.status, problems=problems)
 
 
 class GapFilter(Schema):

@@ -111,6 +111,20 @@ def test_the_gate_fails_only_on_new_or_regressed_problems(client, viewer_api, kv
     assert client.get(f"/api/v1/runs/{second.pk}/gate", {"fail_on": "everything"}, **viewer_api).status_code == 422
 
 
+def test_the_gate_answers_what_the_gate_report_of_the_run_says(client, viewer_api, kv, import_audit):
+    from audits.reports import gate_report
+    from stackbench.formats.results import GATE_LEVELS
+
+    run = import_audit(gaps=KV_GAPS)
+    for level in GATE_LEVELS:
+        answer = client.get(f"/api/v1/runs/{run.pk}/gate", {"fail_on": level}, **viewer_api).json()
+        report = gate_report(run, level)
+        assert (answer["passed"], [p["id"] for p in answer["problems"]]) == (
+            report.passed,
+            [p.pk for p in report.problems],
+        ), level
+
+
 def test_a_nul_character_in_a_name_is_malformed_input_not_a_server_error(client, maintainer_api, viewer_api, kv):
     started = client.post(
         "/api/v1/runs",
