@@ -1,6 +1,6 @@
 """Read-side summaries the pages share: the per-step gap timeline, each step's gap history, what changed
-between two runs, a run's CI gate verdict, and a library's open findings and trend. Each is a fixed number of queries, whatever the
-number of runs or gaps."""
+between two runs, a run's CI gate verdict, and a library's open findings and trend. Each is a fixed number of
+queries, whatever the number of runs or gaps."""
 
 from dataclasses import dataclass, field
 
