@@ -14,6 +14,10 @@ class RunNotStarted(Exception):
     says why."""
 
 
+class RunNotQueued(RunNotStarted):
+    """The broker could not be reached, so the run was not queued: asking again once it is back can work."""
+
+
 def _enqueue(run: Run, signature):
     # Queued after the run is committed (so a worker always finds it), and synchronously so that an
     # unreachable broker is reported to the user and leaves no orphan run behind.
@@ -21,7 +25,7 @@ def _enqueue(run: Run, signature):
         result = queue(signature)
     except QueueUnreachable as exc:
         run.delete()
-        raise RunNotStarted(str(exc)) from None
+        raise RunNotQueued(str(exc)) from None
     Run.objects.filter(pk=run.pk).update(celery_task_id=result.id or "")
     run.refresh_from_db()
     return run

@@ -1,13 +1,23 @@
 """Read-side summaries the pages share: the per-step gap timeline, each step's gap history, what changed
-between two runs, and a library's open findings and trend. Each is a fixed number of queries, whatever the
-number of runs or gaps."""
+between two runs, a run's CI gate verdict, and a library's open findings and trend. Each is a fixed number of
+queries, whatever the number of runs or gaps."""
 
 from dataclasses import dataclass, field
 
-from django.db.models import Count, F, Max, OuterRef, Q, Subquery, Window
+from django.db.models import Count, F, Max, OuterRef, Q, Subquery, Window, prefetch_related_objects
 from django.db.models.functions import RowNumber
 
-from audits.models import QUIET_STATES, ExampleResult, Gap, Problem, Run, RunKind, RunStatus, ValidationDocument
+from audits.models import (
+    QUIET_STATES,
+    ExampleResult,
+    Gap,
+    Problem,
+    Run,
+    RunKind,
+    RunStatus,
+    ValidationDocument,
+    gate_problems,
+)
 from stackbench.formats.results import EXAMPLE_SEVERITY
 from stackbench.formats.walkthrough import GAP_SEVERITY
 from walkthroughs.models import DocPage, Walkthrough
@@ -116,6 +126,27 @@ def compare_runs(run: Run, previous: Run | None) -> Comparison | None:
         gone=[f for f in theirs if f.fingerprint not in mine_keys],
         still=[f for f in mine if f.fingerprint in their_keys],
     )
+
+
+@dataclass
+class GateReport:
+    """A run judged for CI at a gate level (one of GATE_LEVELS), the same for the API and `stackbench gate`."""
+
+    run: Run
+    fail_on: str
+    problems: list[Problem]  # worst first
+
+    @property
+    def passed(self) -> bool:
+        # A run that is still going, failed or was cancelled has not shown the docs are fine.
+        return self.run.status == RunStatus.SUCCEEDED and not self.problems
+
+
+def gate_report(run: Run, fail_on: str) -> GateReport:
+    """The problems come with what a listing of them shows (library, walkthrough or page, assignee)."""
+    problems = gate_problems(run, fail_on)
+    prefetch_related_objects(problems, "library", "walkthrough", "doc_page", "assignee")
+    return GateReport(run, fail_on, problems)
 
 
 def latest_finished_audits(walkthroughs):

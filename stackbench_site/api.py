@@ -14,9 +14,10 @@ from ninja.errors import HttpError, ValidationError
 from ninja.security import HttpBearer
 from pydantic import Field, StringConstraints
 
-from audits.actions import RunNotStarted, do_run_everything, do_start_audit, do_start_validation
+from audits.actions import RunNotQueued, RunNotStarted, do_run_everything, do_start_audit, do_start_validation
 from audits.forms import GapApiFilterForm, ProblemApiFilterForm, RunApiFilterForm
-from audits.models import ApiToken, ExampleResult, Gap, Problem, Run, RunKind, RunStatus, gate_problems
+from audits.models import ApiToken, ExampleResult, Gap, Problem, Run, RunKind
+from audits.reports import gate_report
 from stackbench.formats.results import DEFAULT_GATE_LEVEL, GATE_LEVELS
 from stackbench.formats.results import ExampleResult as ExampleResultFormat
 from stackbench.formats.walkthrough import Gap as GapFormat
@@ -368,8 +369,10 @@ def run_everything(request, library_id: Id, payload: RunEverythingIn):
         )
     try:
         batch = do_run_everything(library, user=request.user, origin="api")
+    except RunNotQueued as exc:
+        return Status(503, {"detail": str(exc)})
     except RunNotStarted as exc:
-        return Status(503 if "not reachable" in str(exc) else 400, {"detail": str(exc)})
+        return Status(400, {"detail": str(exc)})
     runs = [RunOut.of(run) for run in _runs().filter(batch=batch).order_by("pk")]
     return Status(201, BatchOut(id=batch.pk, url=batch.get_absolute_url(), docs_commit=batch.docs_commit, runs=runs))
 
@@ -409,9 +412,10 @@ def start_run(request, payload: StartRunIn):
             run = do_start_validation(
                 library, list(pages), user=request.user, version=payload.version, origin="api", options=options
             )
+    except RunNotQueued as exc:
+        return Status(503, {"detail": str(exc)})
     except RunNotStarted as exc:
-        status = 503 if "not reachable" in str(exc) else 400
-        return Status(status, {"detail": str(exc)})
+        return Status(400, {"detail": str(exc)})
     return Status(201, RunOut.of(_runs().get(pk=run.pk)))
 
 
@@ -444,10 +448,9 @@ def gate(request, run_id: Id, fail_on: GateLevel = DEFAULT_GATE_LEVEL):
     """Passed unless the run has open problems at or above the level (open-…, the default) or new or regressed
     ones (new-…); a run still going, or one that failed, does not pass."""
     run = get_object_or_404(Run.objects.select_related("library"), pk=run_id)
-    offending = gate_problems(run, fail_on)
-    problems = [ProblemOut.of(p) for p in _problems().filter(pk__in=[p.pk for p in offending]).order_by("-rank", "pk")]
-    passed = run.status == RunStatus.SUCCEEDED and not problems
-    return GateOut(run_id=run.pk, fail_on=fail_on, passed=passed, status=run.status, problems=problems)
+    report = gate_report(run, fail_on)
+    problems = [ProblemOut.of(p) for p in report.problems]
+    return GateOut(run_id=run.pk, fail_on=fail_on, passed=report.passed, status=run.status, problems=problems)
 
 
 @findings.get("/gaps", response=list[GapOut], openapi_extra=query_parameters(GapApiFilterForm))

@@ -112,6 +112,20 @@ def test_the_gate_fails_only_on_new_or_regressed_problems(client, viewer_api, kv
     assert client.get(f"/api/v1/runs/{second.pk}/gate", {"fail_on": "everything"}, **viewer_api).status_code == 422
 
 
+def test_the_gate_answers_what_the_gate_report_of_the_run_says(client, viewer_api, kv, import_audit):
+    from audits.reports import gate_report
+    from stackbench.formats.results import GATE_LEVELS
+
+    run = import_audit(gaps=KV_GAPS)
+    for level in GATE_LEVELS:
+        answer = client.get(f"/api/v1/runs/{run.pk}/gate", {"fail_on": level}, **viewer_api).json()
+        report = gate_report(run, level)
+        assert (answer["passed"], [p["id"] for p in answer["problems"]]) == (
+            report.passed,
+            [p.pk for p in report.problems],
+        ), level
+
+
 def test_a_nul_character_in_a_name_is_malformed_input_not_a_server_error(client, maintainer_api, viewer_api, kv):
     started = client.post(
         "/api/v1/runs",
@@ -249,3 +263,26 @@ def test_a_503_of_the_api_says_when_to_try_again(client, maintainer_api, kv, use
     answer = client.post("/api/v1/runs", payload, content_type="application/json", **maintainer_api)
     assert answer.status_code == 503 and answer["Retry-After"] == "5"
     assert "task queue is not reachable" in answer.json()["detail"]
+
+
+def test_only_an_unreachable_broker_is_a_503_whatever_the_message_says(client, maintainer_api):
+    from walkthroughs.models import Library
+
+    Library.objects.create(name="not reachable")
+    payload = json.dumps({"kind": "validation", "library": "not reachable"})
+    nothing_to_run = client.post("/api/v1/runs", payload, content_type="application/json", **maintainer_api)
+    assert nothing_to_run.status_code == 400, (
+        "a library whose name says 'not reachable' has no pages: the client's fault"
+    )
+    assert "has no doc pages to validate" in nothing_to_run.json()["detail"]
+
+
+def test_running_everything_while_the_broker_is_down_is_a_503(client, maintainer_api, kv, use_broker):
+    from walkthroughs.models import Library
+
+    library = Library.objects.get()
+    use_broker("redis://127.0.0.1:1/0")
+    answer = client.post(
+        f"/api/v1/libraries/{library.pk}/run-everything", "{}", content_type="application/json", **maintainer_api
+    )
+    assert answer.status_code == 503 and "task queue is not reachable" in answer.json()["detail"]

@@ -5,7 +5,104 @@ import sys
 
 import pytest
 
+from stackbench.formats.results import GATE_LEVELS
+from stackbench_site.cli import main
 from tests.builders import BASE_DIR, stackbench
+
+COMMANDS = ("import", "up", "worker", "walkthrough", "validate", "extract", "gate", "user", "token", "mcp-server")
+# Every option of every command, short forms included: scripts and CI jobs call them by these names.
+OPTIONS = {
+    ("import",): ["--library"],
+    ("up",): ["--host", "--port", "--workers", "--no-sample"],
+    ("worker",): ["--concurrency", "--queues", "--beat"],
+    ("walkthrough", "audit"): ["-w", "--walkthrough", "-l", "--library", "-v", "--version", "-o", "--output"]
+    + ["--working-dir", "--backend", "--timeout"],
+    ("walkthrough", "generate"): ["--doc-path", "-l", "--library", "-v", "--version", "-o", "--output"]
+    + ["--docs-root", "--backend"],
+    ("validate",): ["--extraction", "--output", "--num-workers", "--timeout", "--find-links", "--no-index"],
+    ("extract",): ["--docs", "--include", "--library", "--version", "--output"],
+    ("gate",): ["--run", "--fail-on", "--url", "--token"],
+    ("user",): ["--role", "--email", "--password"],
+    ("token",): ["--user", "--name"],
+}
+
+
+def plain(text):
+    """Help and errors without the colours a CI runner may force on."""
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def test_help_lists_every_command(capsys):
+    for flag in ("--help", "-h"):
+        assert main([flag]) == 0
+        listed = plain(capsys.readouterr().out)
+        for command in (*COMMANDS, "present-server"):
+            assert re.search(rf"^\W*{command}\s", listed, re.MULTILINE), f"{command} is not in stackbench {flag}"
+    assert main(["walkthrough", "--help"]) == 0
+    listed = plain(capsys.readouterr().out)
+    assert re.search(r"^\W*audit\s", listed, re.MULTILINE) and re.search(r"^\W*generate\s", listed, re.MULTILINE)
+
+
+@pytest.mark.parametrize("command", OPTIONS, ids=" ".join)
+def test_each_command_keeps_its_options(command, capsys):
+    assert main([*command, "--help"]) == 0
+    shown = plain(capsys.readouterr().out)
+    missing = [o for o in OPTIONS[command] if not re.search(rf"(?<![\w-]){o}(?![\w-])", shown)]
+    assert not missing, f"stackbench {' '.join(command)} lost {missing}"
+
+
+@pytest.mark.parametrize(
+    "args, complaint",
+    [
+        ([], "Missing command"),
+        (["nosuch"], "No such command"),
+        (["validate", "--bogus"], "No such option: --bogus"),
+        (["walkthrough", "audit"], "Missing option '-w' / '--walkthrough'"),
+        (["gate", "--run", "1", "--fail-on", "everything"], "--fail-on"),
+        (["up", "--port", "eighty"], "--port"),
+        (["worker", "--no-beat"], "No such option: --no-beat"),
+    ],
+)
+def test_a_usage_error_exits_2_with_the_usage_on_stderr_and_nothing_on_stdout(args, complaint, capsys):
+    assert main(args) == 2
+    said = capsys.readouterr()
+    assert said.out == ""
+    assert "Usage: stackbench" in plain(said.err) and complaint in plain(said.err)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["walkthrough", "audit", "-w", "nope.json", "-l", "toolz", "-v", "1", "-o", "out"]
+            + ["--working-dir", "here", "--backend", "claude", "--timeout", "5"],
+            "stackbench: nope.json: no such file\n",
+        ),
+        (
+            ["walkthrough", "generate", "--doc-path", "nope.md", "-l", "toolz", "-v", "1", "-o", "out"]
+            + ["--docs-root", "docs", "--backend", "rules"],
+            "stackbench: nope.md: no such file\n",
+        ),
+        (
+            ["validate", "--extraction", "nope", "--output", "out", "--num-workers", "2", "--timeout", "3"]
+            + ["--find-links", "a", "--find-links", "b", "--no-index"],
+            "stackbench: nope: no such folder\n",
+        ),
+        (
+            ["extract", "--docs", "nope", "--include", "*.md", "--library", "toolz", "--version", "1"]
+            + ["--output", "out"],
+            "stackbench: nope: no such folder\n",
+        ),
+    ],
+    ids=["audit", "generate", "validate", "extract"],
+)
+def test_an_engine_command_takes_all_its_options_and_says_why_it_cannot_run(args, message, tmp_path, capsys):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        assert main(args) == 2
+    said = capsys.readouterr()
+    assert said.err == message and said.out == ""
+    assert not (tmp_path / "out").exists()
 
 
 def test_walkthrough_audit_prints_progress_and_a_summary_and_exits_zero(kv_walkthrough_path, tmp_path):
@@ -195,6 +292,33 @@ def test_gate_through_the_api_of_a_running_dashboard(kv_walkthrough_path, import
     assert remote.returncode == 1 and "Gate failed: 2 new or regressed" in remote.stdout
     refused = stackbench("gate", "--run", str(run.pk), "--url", live_server.url, "--token", "sb_wrong", env=child_env)
     assert refused.returncode == 2 and "answered 401" in refused.stderr
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_gate_judges_alike_from_the_database_and_through_the_api(
+    kv_walkthrough_path, import_audit, live_server, capsys
+):
+    from audits.importing import import_paths
+    from audits.models import ApiToken, Run
+    from audits.reports import gate_report
+    from tests.builders import KV_GAPS, make_user
+
+    import_paths([kv_walkthrough_path], library_name="sqlite3")
+    first = import_audit(gaps=KV_GAPS, started="2026-11-01T10:00:00Z")
+    second = import_audit(gaps=KV_GAPS[:1], started="2026-11-02T10:00:00Z")
+    failed = import_audit(gaps=(), started="2026-11-03T10:00:00Z")
+    Run.objects.filter(pk=failed.pk).update(status="failed")
+    _, key = ApiToken.issue(make_user("ci"), "ci")
+    verdicts = set()
+    for run in (first, second, Run.objects.get(pk=failed.pk)):
+        for level in GATE_LEVELS:
+            gate = ["gate", "--run", str(run.pk), "--fail-on", level]
+            local = main(gate), capsys.readouterr()
+            remote = main([*gate, "--url", live_server.url, "--token", key]), capsys.readouterr()
+            assert local == remote, f"run {run.pk} at {level}"
+            assert local[0] == (0 if gate_report(run, level).passed else 1)
+            verdicts.add(local[1].out.splitlines()[-1].split(":")[0])
+    assert verdicts == {"Gate failed", "Gate passed", f"Run {failed.pk} did not succeed (failed)"}
 
 
 @pytest.mark.django_db(transaction=True)
