@@ -1,5 +1,8 @@
 """The `stackbench` command. Engine commands (audit, validate, extract, generate, mcp-server) run without the
-database; the others set Django up first."""
+database; the others set Django up first.
+
+Past 500 lines, on purpose: each command's options sit on its own handler (Typer), so the module is the whole
+command line read top to bottom; what the commands do lives in the engines and the apps."""
 
 import json
 import os

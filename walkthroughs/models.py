@@ -1,3 +1,9 @@
+"""What docs are read from: a library and its docs, the walkthroughs made from its tutorials (steps, snippets,
+revisions), its doc pages and their code examples, presented Symposium walkthroughs and readers' feedback.
+
+One module past 500 lines, on purpose: every model here hangs off Library, and the querysets that filter them
+read each other's fields; split, they would import each other."""
+
 import hashlib
 import json
 import os

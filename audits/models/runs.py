@@ -1,5 +1,8 @@
 """Runs and what they found: a run audits a walkthrough or validates doc pages, and stores its gaps or its
-example results; a batch groups the runs started together."""
+example results; a batch groups the runs started together.
+
+Past 500 lines, on purpose: a run and its findings are one noun here (a run counts its gaps and failing examples,
+a gap or result records itself on its run); split, the two modules would import each other."""
 
 import secrets
 from datetime import timedelta
