@@ -11,7 +11,8 @@ body. Locations there are expressions: findDefinition(`Name`), findReferences(`N
 search(`path`, `regex`[, `.ext`]), lines(`path`, start[, end])."""
 
 import re
-from typing import Annotated, Any, Literal
+from collections.abc import Iterator, Sequence
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     AliasChoices,
@@ -58,7 +59,7 @@ class Location(_Strict):
     findReferences: str | None = Field(default=None, min_length=1)
 
     @model_validator(mode="after")
-    def _exactly_one(self):
+    def _exactly_one(self) -> Self:
         given = [name for name in ("search", "range", "findDefinitions", "findReferences") if getattr(self, name)]
         if len(given) != 1:
             raise ValueError("a location is exactly one of: search, range, findDefinitions, findReferences")
@@ -69,7 +70,9 @@ class Location(_Strict):
             return f"{self.search.path}?{self.search.regex}"
         if self.range:
             return self.range.path
-        return self.findDefinitions or self.findReferences
+        name = self.findDefinitions or self.findReferences
+        assert name is not None, "_exactly_one leaves one of the four set"
+        return name
 
 
 def _as_list(value: Any) -> Any:
@@ -272,7 +275,8 @@ def _element_from_block(kind: str, headers: dict, body: str, where: str) -> dict
 def parse_markdown_form(text: str, name: str = "walkthrough") -> SymposiumWalkthrough:
     """The markdown form, read into the same model: its whole document becomes the introduction."""
     lines = text.split("\n")
-    elements, chunk_start = [], 0
+    elements: list[str | dict[str, Any]] = []
+    chunk_start = 0
     for block in fenced_blocks(text):
         kind_match = re.match(r"^(mermaid|comment|gitdiff|action)\b\s*(?:\((.*)\))?", block.info)
         if not kind_match:
@@ -289,10 +293,10 @@ def parse_markdown_form(text: str, name: str = "walkthrough") -> SymposiumWalkth
     return _validate({"introduction": elements}, name)
 
 
-def iter_comments(walkthrough: SymposiumWalkthrough):
+def iter_comments(walkthrough: SymposiumWalkthrough) -> Iterator[tuple[str, CommentBody]]:
     """Every comment with its key (section.index, nested through content lists)."""
 
-    def walk(items, prefix):
+    def walk(items: Sequence[Element], prefix: str) -> Iterator[tuple[str, CommentBody]]:
         for index, element in enumerate(items):
             key = f"{prefix}.{index}"
             if isinstance(element, CommentElement):
@@ -305,7 +309,7 @@ def iter_comments(walkthrough: SymposiumWalkthrough):
         yield from walk(getattr(walkthrough, section), section)
 
 
-def iter_gitdiffs(walkthrough: SymposiumWalkthrough):
+def iter_gitdiffs(walkthrough: SymposiumWalkthrough) -> Iterator[tuple[str, GitDiffBody]]:
     for section in SECTIONS:
         for index, element in enumerate(getattr(walkthrough, section)):
             if isinstance(element, GitDiffElement):
