@@ -173,7 +173,7 @@ class SymposiumWalkthrough(BaseModel):
         return "Code walkthrough"
 
 
-def parse_walkthrough(source: str | dict, name: str = "walkthrough") -> tuple[SymposiumWalkthrough, str]:
+def parse_walkthrough(source: str | dict[str, Any], name: str = "walkthrough") -> tuple[SymposiumWalkthrough, str]:
     """A walkthrough from its JSON (text or object) or its markdown form. Returns it with the form's name."""
     if isinstance(source, str):
         if len(source) > MAX_SOURCE_CHARS:
@@ -202,7 +202,7 @@ def _arguments(text: str) -> list[str]:
     return values
 
 
-def parse_location_expression(expression: str) -> dict:
+def parse_location_expression(expression: str) -> dict[str, Any]:
     """findDefinition(`X`), findReferences(`X`), search(`path`, `regex`[, `.ext`]), lines(`path`, a[, b])."""
     match = re.fullmatch(r"\s*(\w+)\s*\((.*)\)\s*", expression, re.DOTALL)
     if not match:
@@ -224,7 +224,7 @@ def parse_location_expression(expression: str) -> dict:
     raise ValueError(f"cannot read location {expression!r}: unknown function or wrong arguments")
 
 
-def _headers_and_body(content: str, info_args: str) -> tuple[dict, str]:
+def _headers_and_body(content: str, info_args: str) -> tuple[dict[str, str], str]:
     headers = {
         key.replace("-", "_"): value
         for key, value in (part.split("=", 1) for part in re.findall(r'[\w-]+=(?:"[^"]*"|`[^`]*`|[^,\s)]+)', info_args))
@@ -245,7 +245,7 @@ def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("true", "yes", "1", "on", "")
 
 
-def _element_from_block(kind: str, headers: dict, body: str, where: str) -> dict:
+def _element_from_block(kind: str, headers: dict[str, str], body: str, where: str) -> dict[str, Any]:
     if kind == "mermaid":
         return {"mermaid": body}
     if kind == "comment":
@@ -255,7 +255,7 @@ def _element_from_block(kind: str, headers: dict, body: str, where: str) -> dict
             location = parse_location_expression(headers["location"])
         except ValueError as exc:
             raise FormatError(f"{where}: {exc}") from None
-        comment = {"location": location, "content": body}
+        comment: dict[str, Any] = {"location": location, "content": body}
         if headers.get("icon"):
             comment["icon"] = headers["icon"]
         return {"comment": comment}
@@ -334,7 +334,7 @@ DEFAULT_ACTIONS = [
 ]
 
 
-def actions_or_default(walkthrough: SymposiumWalkthrough) -> list:
+def actions_or_default(walkthrough: SymposiumWalkthrough) -> list[Element]:
     """The walkthrough's actions, or Symposium's defaults when it gives none anywhere."""
     has_actions = any(isinstance(e, ActionElement) for section in SECTIONS for e in getattr(walkthrough, section))
     if has_actions:
