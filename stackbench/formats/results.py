@@ -2,7 +2,7 @@
 validation summary). Counts are derived from the lists they count, so reading a file back never changes them."""
 
 from collections import Counter
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
@@ -24,8 +24,8 @@ from stackbench.lib.severity import SeverityScale
 ExampleStatus = Literal["success", "failure", "skipped"]
 # error: the docs are wrong; warning: the environment or the library's internals; info: works, with a deprecation
 # or an output that differs only in format.
-EXAMPLE_SEVERITY = SeverityScale(("error", "warning", "info"))
-ExampleSeverity = Literal[EXAMPLE_SEVERITY.names]
+ExampleSeverity = Literal["error", "warning", "info"]
+EXAMPLE_SEVERITY = SeverityScale(get_args(ExampleSeverity))
 # What a CI gate fails on, as a rank of either scale (critical and error are the same level): "open-…" every
 # problem the run saw that is not triaged away (the default: a rerun cannot turn a red job green), "new-…"
 # only problems the run saw first or saw come back.
@@ -61,39 +61,48 @@ class AuditResult(_Lenient):
     def _count(self, field: str, value: str) -> int:
         return sum(1 for gap in self.gaps if getattr(gap, field) == value)
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def clarity_gaps(self) -> int:
         return self._count("gap_type", "clarity")
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def prerequisite_gaps(self) -> int:
         return self._count("gap_type", "prerequisite")
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def logical_flow_gaps(self) -> int:
         return self._count("gap_type", "logical_flow")
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def execution_gaps(self) -> int:
         return self._count("gap_type", "execution_error")
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def completeness_gaps(self) -> int:
         return self._count("gap_type", "completeness")
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def cross_reference_gaps(self) -> int:
         return self._count("gap_type", "cross_reference")
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def critical_gaps(self) -> int:
         return self._count("severity", "critical")
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def warning_gaps(self) -> int:
         return self._count("severity", "warning")
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def info_gaps(self) -> int:
         return self._count("severity", "info")
 
@@ -152,19 +161,23 @@ class ValidationResult(_Lenient):
     environment: ValidationEnvironment | None = None
     setup_problems: list[SetupProblem] = Field(default_factory=list)
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def total_examples(self) -> int:
         return len(self.results)
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def successful(self) -> int:
         return sum(1 for r in self.results if r.status == "success")
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def failed(self) -> int:
         return sum(1 for r in self.results if r.status == "failure")
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def skipped(self) -> int:
         return sum(1 for r in self.results if r.status == "skipped")
 
@@ -175,25 +188,32 @@ class ValidationSummary(_Lenient):
     num_workers: Annotated[int, Field(ge=1, le=INT_MAX)] = 1
     documents: list[ValidationResult] = Field(default_factory=list)
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def total_documents(self) -> int:
         return len(self.documents)
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def total_examples(self) -> int:
         return sum(doc.total_examples for doc in self.documents)
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def successful(self) -> int:
         return sum(doc.successful for doc in self.documents)
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def failed(self) -> int:
         return sum(doc.failed for doc in self.documents)
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def failed_by_severity(self) -> dict[str, int]:
-        counts = Counter(r.severity for doc in self.documents for r in doc.results if r.status == "failure")
+        counts: Counter[str | None] = Counter(
+            r.severity for doc in self.documents for r in doc.results if r.status == "failure"
+        )
         return {severity: counts.get(severity, 0) for severity in EXAMPLE_SEVERITY}
 
 

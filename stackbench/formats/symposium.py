@@ -11,7 +11,8 @@ body. Locations there are expressions: findDefinition(`Name`), findReferences(`N
 search(`path`, `regex`[, `.ext`]), lines(`path`, start[, end])."""
 
 import re
-from typing import Annotated, Any, Literal
+from collections.abc import Iterator, Sequence
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     AliasChoices,
@@ -58,7 +59,7 @@ class Location(_Strict):
     findReferences: str | None = Field(default=None, min_length=1)
 
     @model_validator(mode="after")
-    def _exactly_one(self):
+    def _exactly_one(self) -> Self:
         given = [name for name in ("search", "range", "findDefinitions", "findReferences") if getattr(self, name)]
         if len(given) != 1:
             raise ValueError("a location is exactly one of: search, range, findDefinitions, findReferences")
@@ -69,7 +70,9 @@ class Location(_Strict):
             return f"{self.search.path}?{self.search.regex}"
         if self.range:
             return self.range.path
-        return self.findDefinitions or self.findReferences
+        name = self.findDefinitions or self.findReferences
+        assert name is not None, "_exactly_one leaves one of the four set"
+        return name
 
 
 def _as_list(value: Any) -> Any:
@@ -170,7 +173,7 @@ class SymposiumWalkthrough(BaseModel):
         return "Code walkthrough"
 
 
-def parse_walkthrough(source: str | dict, name: str = "walkthrough") -> tuple[SymposiumWalkthrough, str]:
+def parse_walkthrough(source: str | dict[str, Any], name: str = "walkthrough") -> tuple[SymposiumWalkthrough, str]:
     """A walkthrough from its JSON (text or object) or its markdown form. Returns it with the form's name."""
     if isinstance(source, str):
         if len(source) > MAX_SOURCE_CHARS:
@@ -199,7 +202,7 @@ def _arguments(text: str) -> list[str]:
     return values
 
 
-def parse_location_expression(expression: str) -> dict:
+def parse_location_expression(expression: str) -> dict[str, Any]:
     """findDefinition(`X`), findReferences(`X`), search(`path`, `regex`[, `.ext`]), lines(`path`, a[, b])."""
     match = re.fullmatch(r"\s*(\w+)\s*\((.*)\)\s*", expression, re.DOTALL)
     if not match:
@@ -221,7 +224,7 @@ def parse_location_expression(expression: str) -> dict:
     raise ValueError(f"cannot read location {expression!r}: unknown function or wrong arguments")
 
 
-def _headers_and_body(content: str, info_args: str) -> tuple[dict, str]:
+def _headers_and_body(content: str, info_args: str) -> tuple[dict[str, str], str]:
     headers = {
         key.replace("-", "_"): value
         for key, value in (part.split("=", 1) for part in re.findall(r'[\w-]+=(?:"[^"]*"|`[^`]*`|[^,\s)]+)', info_args))
@@ -242,7 +245,7 @@ def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("true", "yes", "1", "on", "")
 
 
-def _element_from_block(kind: str, headers: dict, body: str, where: str) -> dict:
+def _element_from_block(kind: str, headers: dict[str, str], body: str, where: str) -> dict[str, Any]:
     if kind == "mermaid":
         return {"mermaid": body}
     if kind == "comment":
@@ -252,7 +255,7 @@ def _element_from_block(kind: str, headers: dict, body: str, where: str) -> dict
             location = parse_location_expression(headers["location"])
         except ValueError as exc:
             raise FormatError(f"{where}: {exc}") from None
-        comment = {"location": location, "content": body}
+        comment: dict[str, Any] = {"location": location, "content": body}
         if headers.get("icon"):
             comment["icon"] = headers["icon"]
         return {"comment": comment}
@@ -272,7 +275,8 @@ def _element_from_block(kind: str, headers: dict, body: str, where: str) -> dict
 def parse_markdown_form(text: str, name: str = "walkthrough") -> SymposiumWalkthrough:
     """The markdown form, read into the same model: its whole document becomes the introduction."""
     lines = text.split("\n")
-    elements, chunk_start = [], 0
+    elements: list[str | dict[str, Any]] = []
+    chunk_start = 0
     for block in fenced_blocks(text):
         kind_match = re.match(r"^(mermaid|comment|gitdiff|action)\b\s*(?:\((.*)\))?", block.info)
         if not kind_match:
@@ -289,10 +293,10 @@ def parse_markdown_form(text: str, name: str = "walkthrough") -> SymposiumWalkth
     return _validate({"introduction": elements}, name)
 
 
-def iter_comments(walkthrough: SymposiumWalkthrough):
+def iter_comments(walkthrough: SymposiumWalkthrough) -> Iterator[tuple[str, CommentBody]]:
     """Every comment with its key (section.index, nested through content lists)."""
 
-    def walk(items, prefix):
+    def walk(items: Sequence[Element], prefix: str) -> Iterator[tuple[str, CommentBody]]:
         for index, element in enumerate(items):
             key = f"{prefix}.{index}"
             if isinstance(element, CommentElement):
@@ -305,7 +309,7 @@ def iter_comments(walkthrough: SymposiumWalkthrough):
         yield from walk(getattr(walkthrough, section), section)
 
 
-def iter_gitdiffs(walkthrough: SymposiumWalkthrough):
+def iter_gitdiffs(walkthrough: SymposiumWalkthrough) -> Iterator[tuple[str, GitDiffBody]]:
     for section in SECTIONS:
         for index, element in enumerate(getattr(walkthrough, section)):
             if isinstance(element, GitDiffElement):
@@ -330,7 +334,7 @@ DEFAULT_ACTIONS = [
 ]
 
 
-def actions_or_default(walkthrough: SymposiumWalkthrough) -> list:
+def actions_or_default(walkthrough: SymposiumWalkthrough) -> list[Element]:
     """The walkthrough's actions, or Symposium's defaults when it gives none anywhere."""
     has_actions = any(isinstance(e, ActionElement) for section in SECTIONS for e in getattr(walkthrough, section))
     if has_actions:

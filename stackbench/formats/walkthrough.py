@@ -14,8 +14,8 @@ from stackbench.lib.severity import SeverityScale
 GapType = Literal["clarity", "prerequisite", "logical_flow", "execution_error", "completeness", "cross_reference"]
 GAP_TYPES: tuple[str, ...] = get_args(GapType)
 # critical blocks progress; warning confuses or costs extra work; info is a minor improvement.
-GAP_SEVERITY = SeverityScale(("critical", "warning", "info"))
-GapSeverity = Literal[GAP_SEVERITY.names]
+GapSeverity = Literal["critical", "warning", "info"]
+GAP_SEVERITY = SeverityScale(get_args(GapSeverity))
 
 
 def _as_utc(value: datetime) -> datetime:
@@ -219,11 +219,13 @@ class ExtractionAnalysis(_Lenient):
     environment: list[PageVariable] = Field(default_factory=list)
     files: list[PageFile] = Field(default_factory=list)
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def total_signatures(self) -> int:
         return len(self.signatures)
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
+    @property
     def total_examples(self) -> int:
         return len(self.examples)
 

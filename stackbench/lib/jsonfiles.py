@@ -6,11 +6,13 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
+
+Model = TypeVar("Model", bound=BaseModel)
 
 
 class FormatError(ValueError):
@@ -60,7 +62,7 @@ def load_json_file(path: Path, max_bytes: int = MAX_FILE_BYTES) -> Any:
     return parse_json_text(raw, str(path))
 
 
-def parse_model(model: type[BaseModel], data: Any, source: str):
+def parse_model(model: type[Model], data: Any, source: str) -> Model:
     """Validate data against a format, raising FormatError that names the source and the field."""
     try:
         return model.model_validate(data)
@@ -70,7 +72,7 @@ def parse_model(model: type[BaseModel], data: Any, source: str):
         raise FormatError(f"{source}: nested too deeply") from None
 
 
-def load_model(model: type[BaseModel], path: Path):
+def load_model(model: type[Model], path: Path) -> Model:
     return parse_model(model, load_json_file(path), str(path))
 
 

@@ -11,23 +11,25 @@ script."""
 
 import posixpath
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
+from typing import Any, Protocol, TypeVar
 from urllib.parse import quote
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.gfm import gfm_plugin
-from pygments import highlight as pygments_highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
-from pygments.util import ClassNotFound
+from pygments import highlight as pygments_highlight  # type: ignore[import-untyped]  # no stubs installed
+from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]  # no stubs installed
+from pygments.lexers import get_lexer_by_name, get_lexer_for_filename  # type: ignore[import-untyped]  # no stubs installed
+from pygments.util import ClassNotFound  # type: ignore[import-untyped]  # no stubs installed
 
 _formatter = HtmlFormatter(nowrap=True, classprefix="hl-")
 
 
-def _highlight(code: str, language: str, attrs) -> str:
+def _highlight(code: str, language: str, attrs: str) -> str:
     name = info_language(language)
     if name == "mermaid":
         return f'<pre class="mermaid">{escape(code)}</pre>'
@@ -105,6 +107,7 @@ def fenced_blocks(text: str) -> list[FencedBlock]:
 
 
 def _block(token: Token) -> FencedBlock:
+    assert token.map is not None, "fenced_blocks passes only fences with a line map"
     start, end = token.map
     return FencedBlock(token.info.strip(), info_language(token.info), token.content, start + 2, start, end)
 
@@ -129,12 +132,12 @@ def render_markdown(text: str, asset_base: str = "") -> str:
     asset_base (a URL ending in /), relative image paths point there: docs show images that live beside them."""
     if not asset_base:
         return _markdown.render(text or "")
-    env: dict = {}
+    env: dict[str, Any] = {}
     tokens = _markdown.parse(text or "", env)
     for token in tokens:
         for child in token.children or []:
             source = child.attrGet("src") if child.type == "image" else None
-            if source and not RELATIVE_EXEMPT.match(source):
+            if isinstance(source, str) and source and not RELATIVE_EXEMPT.match(source):
                 child.attrSet("src", asset_base + quote(posixpath.normpath(source.split("#")[0])))
     return _markdown.renderer.render(tokens, _markdown.options, env)
 
@@ -161,10 +164,23 @@ def render_inline(text: str) -> str:
 
 def highlight_code(code: str, language: str = "python") -> str:
     """A highlighted <pre> block for a code string outside markdown (examples, executed code, diffs)."""
-    return _highlight(code, language, None) or f"<pre><code>{escape(code)}</code></pre>"
+    return _highlight(code, language, "") or f"<pre><code>{escape(code)}</code></pre>"
 
 
-def highlight_rows(rows, filename: str):
+class TextRow(Protocol):
+    """A row of a diff: its kind (add, del, context, hunk, note) and its line of text."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+Row = TypeVar("Row", bound=TextRow)
+
+
+def highlight_rows(rows: Iterable[Row], filename: str) -> list[tuple[Row, str]]:
     """Diff rows with each line's text highlighted for the file's language (escaped when unknown)."""
     try:
         lexer = get_lexer_for_filename(filename)

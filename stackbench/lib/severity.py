@@ -3,6 +3,7 @@ highest). Each kind of finding defines its scale once, beside its file format (g
 examples: error/warning/info); models, reports, the API and templates use that scale, never a copy of it.
 Ranks of different scales line up position by position, so findings of both kinds sort together."""
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 
@@ -10,10 +11,10 @@ from dataclasses import dataclass
 class SeverityScale:
     names: tuple[str, ...]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self.names)
 
-    def __contains__(self, name) -> bool:
+    def __contains__(self, name: object) -> bool:
         return name in self.names
 
     def rank(self, name: str | None) -> int:

@@ -48,7 +48,7 @@ class OutputCapture:
         self.recent = bytearray()
         self.total = 0
 
-    def add(self, chunk: bytes):
+    def add(self, chunk: bytes) -> None:
         self.total += len(chunk)
         self.recent += chunk
         del self.recent[: max(0, len(self.recent) - 8192)]
@@ -60,7 +60,7 @@ class OutputCapture:
         if len(self.tail) > 2 * self.limit:
             del self.tail[: len(self.tail) - self.limit]
 
-    def drop_last(self, count: int):
+    def drop_last(self, count: int) -> None:
         """Forget the last count bytes (an end marker the shell printed)."""
         self.total -= count
         from_tail = min(count, len(self.tail))

@@ -157,12 +157,12 @@ class Cgroups:
         except (OSError, ValueError):
             return 0
 
-    def remove_when_empty(self, timeout: float = 30.0):
+    def remove_when_empty(self, timeout: float = 30.0) -> None:
         """Remove the groups once their last (already killed) processes are reaped, without waiting for it."""
         groups = list(self.groups)
         self.groups.clear()
 
-        def remove():
+        def remove() -> None:
             deadline = time.monotonic() + timeout
             for group in groups:
                 with contextlib.suppress(OSError):
@@ -172,7 +172,7 @@ class Cgroups:
             threading.Thread(target=remove, name="cgroup-removal", daemon=True).start()
 
 
-def sweep_leftovers():
+def sweep_leftovers() -> None:
     """End the processes left in the groups of sandboxes whose worker died, and remove those groups."""
     for controller in ("pids", "memory", "cpu"):
         parent = _parent_for(controller)
@@ -192,7 +192,7 @@ def sweep_leftovers():
                 pass
 
 
-def _remove_when_empty(group: Path, timeout: float):
+def _remove_when_empty(group: Path, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while True:
         try:

@@ -228,7 +228,7 @@ class SandboxFiles:
         return None
 
     # -- writing ----------------------------------------------------------------------------------------------
-    def write(self, inside: str, data: bytes, append: bool = False):
+    def write(self, inside: str, data: bytes, append: bool = False) -> None:
         """Write a file as the reader's own (its missing folders made): always a new file renamed into place, so
         nothing the run linked or shares is written through. Appending reads the old file (a regular one only)
         and writes old and new anew. Raises Planted when a link is on the way."""
@@ -263,7 +263,7 @@ class SandboxFiles:
             os.close(fd)
 
 
-def replace_with(fd: int, name: str, data: bytes, mode: int, owner: Owner | None):
+def replace_with(fd: int, name: str, data: bytes, mode: int, owner: Owner | None) -> None:
     """Put a new file with data at name in the folder fd, atomically, whatever was there (a link included: rename
     replaces the link itself)."""
     aside = _aside_name(name)
@@ -354,7 +354,7 @@ def tree_usage(root: Path, stop_bytes: int | None = None, stop_files: int | None
     return usage
 
 
-def chown_tree(root: Path, owner: Owner, folders_only: bool = False):
+def chown_tree(root: Path, owner: Owner, folders_only: bool = False) -> None:
     """Give root and what is below it to owner, links themselves included, never what they point to."""
     os.chown(root, *owner, follow_symlinks=False)
     for fd, entry, info, _ in walk(root):
@@ -363,7 +363,7 @@ def chown_tree(root: Path, owner: Owner, folders_only: bool = False):
                 os.chown(entry.name, *owner, dir_fd=fd, follow_symlinks=False)
 
 
-def copy_tree(parent: Path, name: str, destination: Path, owner: Owner | None):
+def copy_tree(parent: Path, name: str, destination: Path, owner: Owner | None) -> None:
     """Copy the folder parent/name into destination: folders, regular files and links (as links), following no
     link on either side (a link at parent/name itself copies nothing; what is in the way in destination, a link
     where a folder goes, say, is replaced, never written through). Permission bits and file times are kept;
@@ -382,7 +382,7 @@ def copy_tree(parent: Path, name: str, destination: Path, owner: Owner | None):
         os.close(target_fd)
 
 
-def _copy_folder(source_fd: int, target_fd: int, owner: Owner | None, depth: int):
+def _copy_folder(source_fd: int, target_fd: int, owner: Owner | None, depth: int) -> None:
     for entry, info in _entries(source_fd):
         try:
             if stat.S_ISDIR(info.st_mode) and depth < MAX_DEPTH:
@@ -395,7 +395,9 @@ def _copy_folder(source_fd: int, target_fd: int, owner: Owner | None, depth: int
             continue  # changed under us, or nothing a reader's files are made of
 
 
-def _copy_subfolder(source_fd: int, target_fd: int, name: str, info: os.stat_result, owner, depth: int):
+def _copy_subfolder(
+    source_fd: int, target_fd: int, name: str, info: os.stat_result, owner: Owner | None, depth: int
+) -> None:
     child_source = _step_into(os.dup(source_fd), name)
     try:
         try:
@@ -414,7 +416,7 @@ def _copy_subfolder(source_fd: int, target_fd: int, name: str, info: os.stat_res
         os.close(child_source)
 
 
-def _copy_file(source_fd: int, target_fd: int, name: str, info: os.stat_result, owner: Owner | None):
+def _copy_file(source_fd: int, target_fd: int, name: str, info: os.stat_result, owner: Owner | None) -> None:
     handle = open_regular(source_fd, name)
     try:
         _clear_folder(target_fd, name)
@@ -436,7 +438,7 @@ def _copy_file(source_fd: int, target_fd: int, name: str, info: os.stat_result, 
         os.close(handle)
 
 
-def _copy_link(source_fd: int, target_fd: int, name: str, owner: Owner | None):
+def _copy_link(source_fd: int, target_fd: int, name: str, owner: Owner | None) -> None:
     pointing_to = os.readlink(name, dir_fd=source_fd)
     _clear_folder(target_fd, name)
     aside = _aside_name(name)
@@ -446,7 +448,7 @@ def _copy_link(source_fd: int, target_fd: int, name: str, owner: Owner | None):
     os.rename(aside, name, src_dir_fd=target_fd, dst_dir_fd=target_fd)
 
 
-def _clear_folder(target_fd: int, name: str):
+def _clear_folder(target_fd: int, name: str) -> None:
     """A folder where a file goes is removed first (rename cannot put a file over a folder)."""
     try:
         mode = os.stat(name, dir_fd=target_fd, follow_symlinks=False).st_mode

@@ -9,6 +9,7 @@ import select
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 from stackbench.sandbox import seccomp_filter
 from stackbench.sandbox.prerequisites import SandboxUnavailable
@@ -26,8 +27,10 @@ RESTORE_STDERR = 'eval "exec 2>&$1 $1>&-"; shift; exec "$@"'
 NICENESS = 10  # the dashboard and the worker come first; a run takes what is left (and its cgroup's share)
 
 
-def printed(process: subprocess.Popen) -> str:
-    """The end of what a failed launch printed on stderr."""
+def printed(process: subprocess.Popen[bytes]) -> str:
+    """The end of what a failed launch printed on stderr (every launch pipes it)."""
+    if process.stderr is None:
+        return ""
     return process.stderr.read().decode("utf-8", "replace")[-500:].strip()
 
 
@@ -41,7 +44,7 @@ def seccomp_pipe() -> int:
     return read
 
 
-def read_info(fd: int) -> dict:
+def read_info(fd: int) -> dict[str, Any]:
     """What bubblewrap writes on --info-fd (the command's host pid among it), waiting at most START_TIMEOUT."""
     data, deadline = b"", time.monotonic() + START_TIMEOUT
     try:

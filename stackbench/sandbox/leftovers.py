@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 
-def sweep_leftovers(scratch_dir: str | None = None):
+def sweep_leftovers(scratch_dir: str | None = None) -> None:
     """Remove the folders of sandboxes (and Claude workspaces, and ready-made virtualenv copies) whose worker died,
     and end every process still working in one. A sandbox's own processes die with its worker (its init and
     network do), but a process started outside a PID namespace (an unconfined run, the Claude CLI's commands)
@@ -30,7 +30,7 @@ def sweep_leftovers(scratch_dir: str | None = None):
             shutil.rmtree(root, ignore_errors=True)
 
 
-def kill_processes_working_in(folder: Path):
+def kill_processes_working_in(folder: Path) -> None:
     """End every process whose working folder lies in folder (a real folder, given as it is: never resolved)."""
     for entry in Path("/proc").glob("[0-9]*"):
         try:

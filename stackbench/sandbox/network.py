@@ -32,11 +32,11 @@ TUN_HINT = " (make /dev/net/tun usable by every user, as udev does: chmod 0666 /
 class Network:
     """The network of one sandbox: its slirp4netns (while it runs) and the descriptor that ends it when closed."""
 
-    def __init__(self):
-        self.slirp: subprocess.Popen | None = None
+    def __init__(self) -> None:
+        self.slirp: subprocess.Popen[bytes] | None = None
         self.slirp_exit: int | None = None
 
-    def start(self, owner: int, net: int, run_as: tuple[int, int] | None, reachable_hosts: tuple[str, ...]):
+    def start(self, owner: int, net: int, run_as: tuple[int, int] | None, reachable_hosts: tuple[str, ...]) -> None:
         """slirp4netns for outbound NAT, then the routes that keep the host and private networks out of reach.
         owner and net are descriptors of the sandbox's user namespace and network namespace; run_as is the run's
         own uid and gid when the worker is root (None: the worker's own)."""
@@ -113,7 +113,7 @@ class Network:
         if done.returncode != 0:
             raise SandboxUnavailable(f"the sandbox's routes could not be set: {done.stderr.strip()[-500:]}")
 
-    def stop(self):
+    def stop(self) -> None:
         """slirp4netns ends once the descriptor it watches closes; it is killed if it lingers."""
         if self.slirp_exit is not None:
             os.close(self.slirp_exit)
@@ -151,7 +151,7 @@ def network_routes(reachable_hosts: tuple[str, ...]) -> list[str]:
 
 def _registry_endpoints(reachable_hosts: tuple[str, ...]) -> list[tuple[str, tuple[int, ...]]]:
     """(host, ports) for each registry: "host:port" names its port, a bare host means HTTPS and HTTP."""
-    endpoints = []
+    endpoints: list[tuple[str, tuple[int, ...]]] = []
     for entry in reachable_hosts:
         host, _, port = entry.rpartition(":") if entry.rpartition(":")[2].isdigit() else (entry, "", "")
         endpoints.append((host, (int(port),) if port else (443, 80)))
@@ -170,6 +170,7 @@ def _host_addresses() -> list[str]:
 
 def _resolve(host: str) -> list[str]:
     try:
-        return sorted({info[4][0] for info in socket.getaddrinfo(host, 443, socket.AF_INET, socket.SOCK_STREAM)})
+        # An AF_INET address is (host, port): its host is always a str.
+        return sorted({str(info[4][0]) for info in socket.getaddrinfo(host, 443, socket.AF_INET, socket.SOCK_STREAM)})
     except OSError:
         return []

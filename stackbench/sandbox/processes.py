@@ -15,16 +15,16 @@ STRAY_ROUNDS = 20  # kill-and-look rounds before a flood of strays ends the whol
 class Spawned:
     """A process started in a sandbox: the Popen of its launcher and the host pid of the command itself."""
 
-    popen: subprocess.Popen
+    popen: subprocess.Popen[bytes]
     pid: int
 
-    def kill(self):
+    def kill(self) -> None:
         """The command's whole process group (the command, and the commands it runs in the foreground)."""
         kill_group(self.pid)
         kill_group(self.popen.pid)
 
 
-def kill_group(group: int):
+def kill_group(group: int) -> None:
     """SIGKILL a whole process group; one that is already gone is fine."""
     try:
         os.killpg(group, signal.SIGKILL)

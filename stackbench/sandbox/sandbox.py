@@ -43,7 +43,7 @@ import tempfile
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, Any, BinaryIO
 from urllib.parse import urlsplit
 
 from stackbench.sandbox import host_view
@@ -69,6 +69,9 @@ from stackbench.sandbox.processes import Spawned, kill_group, strays_gone
 from stackbench.sandbox.reader import HOME, READER_UID, STATE, SYSTEM_PATH, TOOLS, VENV, WORK, reader_environment
 from stackbench.sandbox.settings import SandboxSettings
 from stackbench.sandbox.venv_copies import VenvCopy, keep_template, new_sandbox_uid, release, take_copy, template_folder
+
+# A command's standard stream, as Popen takes it: PIPE, DEVNULL or STDOUT, a file, or None for the worker's own.
+Redirect = int | IO[Any] | None
 
 
 def open_sandbox(
@@ -128,15 +131,15 @@ class Sandbox:
         # sandbox's user may not even be able to reach it where it is).
         self._chosen = Path(work_dir).resolve() if work_dir else None
         self.cgroups = Cgroups()
-        self.files: SandboxFiles | None = None
+        self._files: SandboxFiles | None = None  # None until set up, so close() knows what there is to copy back
         self._fds: dict[str, int] = {}
-        self._init: subprocess.Popen | None = None
+        self._init: subprocess.Popen[bytes] | None = None
         self._network = Network()
         try:
             venv = self._take_venv_copy()
             self.uid = venv.uid if venv and venv.uid is not None else new_sandbox_uid() if self.is_root else os.getuid()
             self.gid = self.uid if self.is_root else os.getgid()
-            self.files = SandboxFiles(
+            self._files = SandboxFiles(
                 {HOME: self.root / "home", STATE: self.root / "state", "/tmp": self.root / "tmp"}, self._owner
             )
             self._prepare_folders(venv)
@@ -149,6 +152,12 @@ class Sandbox:
             self.close()
             raise
         self.start_seconds = time.monotonic() - started
+
+    @property
+    def files(self) -> SandboxFiles:
+        """The sandbox's folders as the worker may touch them."""
+        assert self._files is not None, "set up by __init__, before anyone holds the sandbox"
+        return self._files
 
     @property
     def _owner(self) -> tuple[int, int] | None:
@@ -166,9 +175,9 @@ class Sandbox:
         argv: list[str],
         cwd: str | None = None,
         env: dict[str, str] | None = None,
-        stdin=None,
-        stdout=None,
-        stderr=None,
+        stdin: Redirect = None,
+        stdout: Redirect = None,
+        stderr: Redirect = None,
         pass_fds: tuple[int, ...] = (),
     ) -> Spawned:
         """Start argv inside the sandbox in a session of its own, with env as its whole environment."""
@@ -232,10 +241,10 @@ class Sandbox:
         argv: list[str],
         timeout: float,
         cwd: str | None = None,
-        env: dict | None = None,
+        env: dict[str, str] | None = None,
         input: bytes | None = None,
         output_limit: int = 1024**2,
-    ) -> subprocess.CompletedProcess:
+    ) -> subprocess.CompletedProcess[str]:
         """Run a command to its end inside as the reader (setting the sandbox up, or using a file the worker must
         not touch itself). Its output goes to the worker's private folder (a flood costs no memory) and is kept
         within output_limit; time limited."""
@@ -256,7 +265,7 @@ class Sandbox:
             output, _ = read_capped(log.fileno(), output_limit)
         return subprocess.CompletedProcess(argv, spawned.popen.returncode, output)
 
-    def kill_processes(self, wait: bool = True):
+    def kill_processes(self, wait: bool = True) -> None:
         """End every process of the sandbox: its PID namespace goes with its init. The next spawn starts a new
         init (same folders, fresh processes and network). With wait, return once the process count is back to
         zero (a flood's processes stay charged until the machine's init reaps them)."""
@@ -271,7 +280,7 @@ class Sandbox:
             if fd is not None:
                 os.close(fd)
 
-    def kill_strays(self, keep: Iterable[int] = ()):
+    def kill_strays(self, keep: Iterable[int] = ()) -> None:
         """End whatever a finished command left running behind it. Without keep, leftovers (a daemon, a detached
         fork bomb) take the whole process tree with them: the sandbox's processes start afresh, its files stay.
         With keep (host pids of processes that must live on, such as a page runner), the others are killed one by
@@ -295,7 +304,7 @@ class Sandbox:
         return self.disk_full
 
     # -- files ---------------------------------------------------------------------------------------------------
-    def write_file(self, inside: str, text: str, append: bool = False):
+    def write_file(self, inside: str, text: str, append: bool = False) -> None:
         """Write a file as the reader would (its folders made as needed). Where the run put a link on the way, the
         reader's own shell writes it, inside, with the reader's rights: the worker never follows a link."""
         data = text.encode()
@@ -333,7 +342,7 @@ class Sandbox:
         )
         return open(handle, "w+b")
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, str]:
         return {
             "confinement": self.confinement,
             **self.settings.profile.describe(),
@@ -343,7 +352,7 @@ class Sandbox:
             "cgroups": ", ".join(self.cgroups.describe()) or "none (rlimits only)",
         }
 
-    def close(self):
+    def close(self) -> None:
         if not self.root.exists():
             return
         self.kill_processes(wait=False)
@@ -351,7 +360,7 @@ class Sandbox:
             os.close(fd)
         self._fds.clear()
         self.cgroups.remove_when_empty()
-        if self._chosen is not None and self.files is not None:
+        if self._chosen is not None and self._files is not None:
             # Copied back by descriptor, following no link on either side: a run that made its work folder (or
             # anything in it) a link to a host folder gets nothing of that folder out, and no file of the chosen
             # folder is written through a link an earlier run left there.
@@ -361,7 +370,7 @@ class Sandbox:
         shutil.rmtree(self.root, ignore_errors=True)
 
     # -- setting up ----------------------------------------------------------------------------------------------
-    def _prepare_folders(self, venv: VenvCopy | None):
+    def _prepare_folders(self, venv: VenvCopy | None) -> None:
         for name in ("home", "tmp", "state", "etc"):
             (self.root / name).mkdir()
         (self.root / "worker").mkdir(mode=0o700)
@@ -387,7 +396,7 @@ class Sandbox:
                 os.chown(self.root / name, *self._owner, follow_symlinks=False)
         etc.chmod(0o755)
 
-    def _open_mount_sources(self):
+    def _open_mount_sources(self) -> None:
         """The folders and files bound into the sandbox, opened once by the worker and passed as descriptors.
         bubblewrap runs as the sandbox's user: what that user cannot reach where it is is copied into the sandbox's
         own folder first."""
@@ -493,7 +502,7 @@ class Sandbox:
             users = ["--userns2", str(fd["user"]), "--uid", "0", "--gid", "0"]
         return [*users, "--pidns", str(fd["pid"])]
 
-    def _start(self):
+    def _start(self) -> None:
         """Start the sandbox's init (which holds its namespaces) and its network."""
         info_read, info_write = os.pipe()
         mount_fds = tuple(value for name, value in self._fds.items() if name not in NAMESPACE_FDS)
@@ -568,7 +577,7 @@ class Sandbox:
             self.settings.templates_dir, profile.python, profile.python_version, self.settings.tools.get("uv")
         )
 
-    def _make_venv(self):
+    def _make_venv(self) -> None:
         """No template yet: the reader's virtualenv is made inside (before any command of the run), and kept."""
         made = self.run(self._venv_command(), timeout=300, cwd=HOME)
         if made.returncode != 0:
@@ -614,12 +623,13 @@ class UnconfinedSandbox(Sandbox):
             (self.root / name).mkdir()
         (self.root / "worker").mkdir(mode=0o700)
         work_host.mkdir(parents=True, exist_ok=True)
-        self.files = SandboxFiles(
+        self._files = SandboxFiles(
             {path: Path(path) for path in (self.home, self.state, self.tmp, self.work)}, owner=None
         )
         (self.root / "home" / ".npm-global" / "bin").mkdir(parents=True)
         self.cgroups = Cgroups.create(self.limits.max_processes, self.limits.memory_bytes, self.limits.cpus)
-        self._fds, self._groups = {}, set()
+        self._fds = {}
+        self._groups: set[int] = set()  # the process groups of the commands it started
         self._init = None
         self._network = Network()
         uv = settings.tools.get("uv")
@@ -644,7 +654,16 @@ class UnconfinedSandbox(Sandbox):
     def environment(self) -> dict[str, str]:
         return reader_environment(self.settings, self.home, self.tmp)
 
-    def spawn(self, argv, cwd=None, env=None, stdin=None, stdout=None, stderr=None, pass_fds=()) -> Spawned:
+    def spawn(
+        self,
+        argv: list[str],
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        stdin: Redirect = None,
+        stdout: Redirect = None,
+        stderr: Redirect = None,
+        pass_fds: tuple[int, ...] = (),
+    ) -> Spawned:
         prefix = ["/bin/bash", "-c", LAUNCH, "launch", "-", *self.cgroups.procs_files, "--"]
         limits = [f"--data={self.limits.memory_bytes}", f"--fsize={self.limits.file_size_bytes}", "--core=0"]
         popen = subprocess.Popen(
@@ -660,13 +679,13 @@ class UnconfinedSandbox(Sandbox):
         self._groups.add(popen.pid)
         return Spawned(popen, popen.pid)
 
-    def kill_processes(self, wait: bool = True):
+    def kill_processes(self, wait: bool = True) -> None:
         for group in self._groups:
             kill_group(group)
         self._groups.clear()
         self.cgroups.kill_all(wait=wait)
 
-    def kill_strays(self, keep: Iterable[int] = ()):
+    def kill_strays(self, keep: Iterable[int] = ()) -> None:
         kept = set(keep)
         for group in [g for g in self._groups if g not in kept]:
             kill_group(group)

@@ -11,6 +11,7 @@ programs fall back to something else), never by killing the process."""
 import errno
 import functools
 import tempfile
+from typing import Any
 
 CLONE_NEWUSER = 0x10000000
 REFUSED = (
@@ -63,7 +64,7 @@ class SeccompUnavailable(Exception):
 def program() -> bytes:
     """The compiled filter (classic BPF), for bubblewrap's --seccomp."""
     try:
-        import pyseccomp as seccomp
+        import pyseccomp as seccomp  # type: ignore[import-untyped]  # ships no type information
     except (ImportError, OSError) as exc:
         raise SeccompUnavailable(
             f"libseccomp could not be loaded ({exc}): install Debian's libseccomp2 (bin/setup does, with slirp4netns)"
@@ -84,7 +85,8 @@ def program() -> bytes:
         return compiled.read()
 
 
-def _refuse(rules, action: int, name: str, *conditions):
+def _refuse(rules: Any, action: int, name: str, *conditions: Any) -> None:
+    # rules and conditions are pyseccomp's SyscallFilter and Args: Any, as pyseccomp is untyped.
     try:
         rules.add_rule(action, name, *conditions)
     except OSError:

@@ -26,7 +26,7 @@ class Profile:
     node_version: str = ""
     network: str = "registries"  # registries: the internet without the host and private networks; none
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, str]:
         return {
             "python": self.python_version or self.python,
             "node": self.node_version or ("none" if not self.node else self.node),

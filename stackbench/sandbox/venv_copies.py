@@ -54,7 +54,7 @@ def template_folder(templates_dir: str | None, python: str, python_version: str,
     return Path(templates_dir) / f"venv-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
 
 
-def keep_template(venv: Path, template: Path):
+def keep_template(venv: Path, template: Path) -> None:
     """Keep a freshly made virtualenv as the template later sandboxes copy (written aside, then renamed, so two
     workers making one at once never leave half of one). The worker owns it; nothing of a run ever links to it."""
     template.parent.mkdir(parents=True, exist_ok=True)
@@ -97,13 +97,13 @@ def _make_copy(template: Path, scratch: Path, as_root: bool) -> VenvCopy:
     return VenvCopy(target, uid)
 
 
-def _make_ahead(template: Path, scratch: Path, as_root: bool):
+def _make_ahead(template: Path, scratch: Path, as_root: bool) -> None:
     with _changed:
         if template in _making or len(_ready.get(template, [])) >= READY_COPIES:
             return
         _making.add(template)
 
-    def make():
+    def make() -> None:
         """Copies, one after another, until READY_COPIES are ready (or one cannot be made)."""
         while True:
             copy = None
@@ -124,7 +124,7 @@ def _make_ahead(template: Path, scratch: Path, as_root: bool):
     threading.Thread(target=make, name="venv-copy-ahead", daemon=True).start()
 
 
-def release(copy: VenvCopy):
+def release(copy: VenvCopy) -> None:
     """Remove what is left of a copy once it was moved into its sandbox (its folder in the scratch space)."""
     with contextlib.suppress(OSError):
         copy.path.parent.rmdir()

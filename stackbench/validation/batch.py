@@ -78,7 +78,7 @@ def validate_all(
     for analysis in analyses:
         requirements_for(analysis)
 
-    def one(analysis):
+    def one(analysis: ExtractionAnalysis) -> ValidationResult:
         document = validate_document(analysis, options, observer)
         write_model(output_dir / validation_file_name(analysis.page), document)
         return document

@@ -5,8 +5,10 @@ import json
 import re
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from stackbench.sandbox.capture import read_capped
 from stackbench.sandbox.reader import TOOLS
@@ -62,7 +64,7 @@ class Install:
 class DocumentSandbox:
     """One document's machine: a sandbox whose reader virtualenv gets the library, and the page runner."""
 
-    def __init__(self, options: ValidationOptions, label: str, should_stop=lambda: False):
+    def __init__(self, options: ValidationOptions, label: str, should_stop: Callable[[], bool] = lambda: False) -> None:
         self.options = options
         self.should_stop = should_stop
         self.sandbox = open_sandbox(options.sandbox, f"validate_{label}", read_only=options.find_links)
@@ -70,7 +72,9 @@ class DocumentSandbox:
         self.runner_path = f"{self.sandbox.state}/page_runner.py"
         self.sandbox.write_file(self.runner_path, RUNNER_SOURCE)
 
-    def _run(self, command: list[str], timeout: float, cwd: str | None = None, env: dict | None = None):
+    def _run(
+        self, command: list[str], timeout: float, cwd: str | None = None, env: dict[str, str] | None = None
+    ) -> tuple[int | None, str, bool]:
         """(exit status, output, timed out) of a setup command (output to the worker's own file, out of the
         sandbox's reach: a flood costs no memory, and it reads back only what the command printed)."""
         watch = Watch(self.sandbox, timeout, self.should_stop)
@@ -78,7 +82,7 @@ class DocumentSandbox:
             spawned = self.sandbox.spawn(
                 command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
             )
-            stop = None
+            stop: str | None = None
             while spawned.popen.poll() is None:
                 stop = watch.interruption()
                 if stop:
@@ -126,7 +130,7 @@ class DocumentSandbox:
             bool(WRONG_PYTHON.search(output)),
         )
 
-    def probe(self, modules: list[str], library: str) -> dict:
+    def probe(self, modules: list[str], library: str) -> dict[str, Any]:
         """Which modules import, what the library requires (with its extras) and which modules it provides."""
         payload = json.dumps({"modules": modules, "library": library})
         code, output, _ = self._run([self.python, "-c", PROBE, payload], 60, cwd=self.sandbox.home)
@@ -141,5 +145,5 @@ class DocumentSandbox:
             re.escape(f"{self.sandbox.home}/.venv/lib/") + r"python[\d.]+/site-packages/", "site-packages/", text
         )
 
-    def close(self):
+    def close(self) -> None:
         self.sandbox.close()

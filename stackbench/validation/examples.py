@@ -40,7 +40,7 @@ def script_name(example: CodeExample, index: int) -> str:
     return f"example_{index}_line_{example.line}.py"
 
 
-def calls_print(tree) -> bool:
+def calls_print(tree: ast.Module | None) -> bool:
     """The example prints (so an output shown under it is what it prints)."""
     return tree is not None and any(
         isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"

@@ -1,10 +1,12 @@
 """The page runner (page_runner.py) as a process inside the sandbox, and the protocol to it: one JSON request per
 line, one JSON answer per line, the requests it takes built here."""
 
+import ast
 import json
 import os
 import selectors
 import subprocess
+from collections.abc import Callable
 from typing import BinaryIO
 
 from stackbench.docs import python_code
@@ -14,6 +16,7 @@ from stackbench.sandbox.watch import Watch
 from stackbench.validation.document_sandbox import DocumentSandbox
 from stackbench.validation.examples import script_name
 from stackbench.validation.options import ValidationError
+from stackbench.validation.verdicts import Message
 
 RUNNER_GRACE = 15.0  # beyond an example's own time limit, before the runner itself is deemed stuck
 ANSWER_LIMIT = 64 * 1024**2  # one answer of the page runner (its outputs are capped well below this)
@@ -24,15 +27,14 @@ class PageProcess:
     (or a runner that dies) ends the sandbox's processes and starts a new runner that replays what the page had
     set up so far, so the examples after it still run."""
 
-    def __init__(self, document: DocumentSandbox, start: dict, should_stop):
+    def __init__(self, document: DocumentSandbox, start: Message, should_stop: Callable[[], bool]) -> None:
         self.document, self.start_message, self.should_stop = document, start, should_stop
-        self.replay: list[dict] = []
-        self.popen = None
+        self.replay: list[Message] = []
         self.stderr: BinaryIO | None = None
         self.buffer = bytearray()
         self._launch()
 
-    def _launch(self):
+    def _launch(self) -> None:
         sandbox = self.document.sandbox
         env = {**sandbox.environment, "VIRTUAL_ENV": f"{sandbox.home}/.venv", "PYTHONDONTWRITEBYTECODE": "1"}
         if self.stderr is not None:
@@ -48,6 +50,9 @@ class PageProcess:
             stderr=self.stderr,
         )
         self.popen = self.spawned.popen
+        # Spawned with both piped, so both are there.
+        assert self.popen.stdin is not None and self.popen.stdout is not None
+        self.stdin, self.stdout = self.popen.stdin, self.popen.stdout
         self.buffer = bytearray()
         answer = self._exchange(self.start_message, timeout=120)
         if answer.get("status") != "ready":
@@ -56,10 +61,12 @@ class PageProcess:
             self._exchange(request, timeout=request.get("timeout", 30) + RUNNER_GRACE)
 
     def _stderr_tail(self) -> str:
+        if self.stderr is None:
+            return "no output"
         printed, _ = read_capped(self.stderr.fileno(), 8000)
         return printed[-2000:].strip() or "no output"
 
-    def request(self, request: dict, timeout: float, remember: bool = False) -> dict:
+    def request(self, request: Message, timeout: float, remember: bool = False) -> Message:
         answer = self._exchange(request, timeout + RUNNER_GRACE)
         if answer.get("status") == "died":
             # Killed from outside (an install ends the sandbox's strays): once more, on a new runner.
@@ -76,19 +83,19 @@ class PageProcess:
                 self.replay.append(request)
         return answer
 
-    def restart(self):
+    def restart(self) -> None:
         self.document.sandbox.kill_processes()
         self._launch()
 
-    def _exchange(self, request: dict, timeout: float) -> dict:
+    def _exchange(self, request: Message, timeout: float) -> Message:
         try:
-            self.popen.stdin.write((json.dumps(request) + "\n").encode())
-            self.popen.stdin.flush()
+            self.stdin.write((json.dumps(request) + "\n").encode())
+            self.stdin.flush()
         except (BrokenPipeError, OSError):
             return {"status": "died", "message": self._stderr_tail()}
         watch = Watch(self.document.sandbox, timeout, self.should_stop)
         selector = selectors.DefaultSelector()
-        selector.register(self.popen.stdout, selectors.EVENT_READ)
+        selector.register(self.stdout, selectors.EVENT_READ)
         answered = b"\n" in self.buffer
         try:
             while not answered:
@@ -100,7 +107,7 @@ class PageProcess:
                 if stop == "cancelled":
                     return {"status": "cancelled"}
                 if selector.select(timeout=0.05):
-                    chunk = os.read(self.popen.stdout.fileno(), 1 << 16)
+                    chunk = os.read(self.stdout.fileno(), 1 << 16)
                     if not chunk:
                         return {"status": "died", "message": self._stderr_tail()}
                     answered = b"\n" in chunk
@@ -118,10 +125,10 @@ class PageProcess:
         except ValueError:
             return {"status": "died", "message": line[:500].decode(errors="replace")}
 
-    def close(self):
-        if self.popen is not None and self.popen.poll() is None:
+    def close(self) -> None:
+        if self.popen.poll() is None:
             try:
-                self.popen.stdin.close()
+                self.stdin.close()
             except OSError:
                 pass
             self.spawned.kill()
@@ -131,7 +138,7 @@ class PageProcess:
 
 
 # -- the requests that run an example ------------------------------------------------------------------------------
-def session_request(page: str, example: CodeExample, timeout: float) -> dict:
+def session_request(page: str, example: CodeExample, timeout: float) -> Message:
     """A doctest session, its statements numbered by their lines on the page."""
     prefix, session = python_code.session_parts(example.code) or ("", example.code)
     before = prefix.count("\n") + 1 if prefix else 0
@@ -146,8 +153,14 @@ def session_request(page: str, example: CodeExample, timeout: float) -> dict:
 
 
 def script_request(
-    example: CodeExample, index: int, tree, preludes: list[dict], timeout: float, state: str, record_prints: bool
-) -> dict:
+    example: CodeExample,
+    index: int,
+    tree: ast.Module,
+    preludes: list[Message],
+    timeout: float,
+    state: str,
+    record_prints: bool,
+) -> Message:
     """A script, run in a fork of the page's process after the earlier scripts it builds on (its preludes)."""
     return {
         "op": "script",
@@ -161,6 +174,6 @@ def script_request(
     }
 
 
-def materialize_request(example: CodeExample, index: int, timeout: float) -> dict:
+def materialize_request(example: CodeExample, index: int, timeout: float) -> Message:
     """A script that joins the page's process, so what comes after it sees what it did."""
     return {"op": "materialize", "name": script_name(example, index), "code": example.code, "timeout": timeout}

@@ -33,6 +33,15 @@ import time
 import traceback
 import types
 import warnings
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+
+if TYPE_CHECKING:  # annotations only: this module runs on the reader's Python, which may be older than ours
+    from collections.abc import Callable, Iterable
+    from typing import Literal
+
+    from _typeshed import ReadableBuffer
+
+    Message = dict[str, Any]  # a request or an answer of the protocol, and their parts: JSON
 
 OUTPUT_CAP = 60_000
 DOCTEST_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
@@ -47,80 +56,83 @@ class Forwarder(io.TextIOBase):
     one example, a logger factory), so they stay the same objects and send what they get where it belongs
     now: the capture file, or the doctest runner's output while a session runs."""
 
-    def __init__(self, fd: int):
+    def __init__(self, fd: int) -> None:
         self.fd = fd
-        self.target = None
+        self.target: io.StringIO | None = None
 
-    def write(self, text):
+    def write(self, text: str) -> int:
         target = self.target if self.target is not None else self._stream()
         written = target.write(text)
         if target is not self.target:
             target.flush()
         return written
 
-    def _stream(self):
+    def _stream(self) -> TextIO:
         return _FD_STREAMS[self.fd]
 
     # While a session runs, doctest reads and clears what it printed through these (it takes this object as its
     # output, so a handler made in an earlier example still writes where the reader would see it).
-    def getvalue(self):
+    def getvalue(self) -> str:
+        assert self.target is not None, "doctest reads its output only while a session runs"
         return self.target.getvalue()
 
-    def truncate(self, size=None):
+    def truncate(self, size: int | None = None) -> int:
+        assert self.target is not None, "doctest clears its output only while a session runs"
         return self.target.truncate(size)
 
-    def flush(self):
+    def flush(self) -> None:
         (self.target or self._stream()).flush()
 
-    def fileno(self):
+    def fileno(self) -> int:
         return self.fd
 
     @property
-    def buffer(self):
+    def buffer(self) -> _BinaryForwarder:
         """Bytes written to standard output (click.echo writes there) reach the same place as text."""
         return _BinaryForwarder(self)
 
-    def isatty(self):
+    def isatty(self) -> bool:
         return False
 
-    def writable(self):
+    def writable(self) -> bool:
         return True
 
     @property
-    def encoding(self):
+    def encoding(self) -> str:  # type: ignore[override]  # typeshed has a plain attribute; io's is read-only too
         return "utf-8"
 
     @property
-    def errors(self):
+    def errors(self) -> str:  # type: ignore[override]  # typeshed has a plain attribute; io's is read-only too
         return "backslashreplace"
 
 
 class _BinaryForwarder(io.RawIOBase):
-    def __init__(self, text: Forwarder):
+    def __init__(self, text: Forwarder) -> None:
         self.text = text
 
-    def write(self, data):
-        self.text.write(bytes(data).decode("utf-8", "replace"))
-        return len(data)
+    def write(self, data: ReadableBuffer) -> int:
+        written = bytes(data)
+        self.text.write(written.decode("utf-8", "replace"))
+        return len(written)
 
-    def writable(self):
+    def writable(self) -> bool:
         return True
 
-    def flush(self):
+    def flush(self) -> None:
         self.text.flush()
 
 
-_FD_STREAMS = {}
+_FD_STREAMS: dict[int, TextIO] = {}
 
 
 class Page:
-    def __init__(self, start: dict):
-        self.library_modules = start.get("library_modules", [])
+    def __init__(self, start: Message) -> None:
+        self.library_modules: list[str] = start.get("library_modules", [])
         self.module = types.ModuleType("__main__")
         self.module.__dict__["__builtins__"] = __builtins__
         sys.modules["__main__"] = self.module
         self.names: dict[str, str] = {}  # pseudo file name -> what it is (for tracebacks)
-        self.warnings: list[dict] = []
+        self.warnings: list[Message] = []
         self.protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
         _FD_STREAMS[1] = open(1, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1)
         _FD_STREAMS[2] = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1)
@@ -129,7 +141,14 @@ class Page:
         sys.stdin = open(os.devnull)
         original = warnings.showwarning
 
-        def record(message, category, filename, lineno, file=None, line=None):
+        def record(
+            message: Warning | str,
+            category: type[Warning],
+            filename: str,
+            lineno: int,
+            file: TextIO | None = None,
+            line: str | None = None,
+        ) -> None:
             self.warnings.append(
                 {"category": category.__name__, "message": str(message), "filename": filename, "lineno": lineno}
             )
@@ -142,20 +161,20 @@ class Page:
 
     # -- the page's names ------------------------------------------------------------------------------------
     @property
-    def namespace(self) -> dict:
+    def namespace(self) -> dict[str, Any]:
         """The page's names, as the module __main__ (so classes defined in it pickle and repr as a reader's do)."""
         return self.module.__dict__
 
-    def _quietly(self, code: str, name: str, namespace: dict):
+    def _quietly(self, code: str, name: str, namespace: dict[str, Any]) -> None:
         self._remember(name, code)
         exec(compile(code, name, "exec", dont_inherit=True), namespace)
 
-    def _remember(self, name: str, code: str):
+    def _remember(self, name: str, code: str) -> None:
         linecache.cache[name] = (len(code), None, code.splitlines(True), name)
         self.names[name] = name
 
     # -- requests --------------------------------------------------------------------------------------------
-    def handle(self, request: dict) -> dict:
+    def handle(self, request: Message) -> Message:
         op = request["op"]
         self.warnings = []
         with Capture() as capture:
@@ -169,10 +188,10 @@ class Page:
         answer.setdefault("warnings", self.warnings[:20])
         return answer
 
-    def _alarm(self, signum, frame):
+    def _alarm(self, signum: int, frame: types.FrameType | None) -> NoReturn:
         raise Interrupted()
 
-    def op_setup(self, request):
+    def op_setup(self, request: Message) -> Message:
         """Hidden setup the docs' own doctest run uses (sphinx.ext.doctest's testsetup, doctest_global_setup)."""
         try:
             self._quietly(request["code"], request["name"], self.namespace)
@@ -180,11 +199,11 @@ class Page:
             return {"status": "exception", "exception": self.describe(exc, request["name"])}
         return {"status": "ok"}
 
-    def op_environ(self, request):
+    def op_environ(self, request: Message) -> Message:
         os.environ.update(request["variables"])
         return {"status": "ok"}
 
-    def op_materialize(self, request):
+    def op_materialize(self, request: Message) -> Message:
         """Run a script that passed in its fork again here, so the sessions after it see what it defined."""
         namespace = self.namespace
         signal.setitimer(signal.ITIMER_REAL, request.get("timeout", 30))
@@ -196,7 +215,7 @@ class Page:
             return {"status": "exception", "exception": self.describe(exc, request["name"])}
         return {"status": "ok"}
 
-    def op_session(self, request):
+    def op_session(self, request: Message) -> Message:
         namespace = self.namespace
         name = request["name"]
         text = request["text"]
@@ -254,7 +273,7 @@ class Page:
             "failures": runner.failures_seen,
         }
 
-    def op_script(self, request):
+    def op_script(self, request: Message) -> Message:
         """Run a script in a fork of the page: its preludes (the earlier scripts it builds on) quietly, then it,
         with the page's variables set."""
         namespace = self.namespace
@@ -268,7 +287,7 @@ class Page:
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
             self._child(request, namespace, result_path)
         deadline = time.monotonic() + request.get("timeout", 30)
-        status = None
+        status = 0  # set by waitpid before it is read
         while time.monotonic() < deadline:
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
@@ -290,9 +309,9 @@ class Page:
             os.unlink(result_path)
         return result
 
-    def _child(self, request, namespace, result_path):
-        result = {"status": "ok"}
-        prints = []
+    def _child(self, request: Message, namespace: dict[str, Any], result_path: str) -> NoReturn:
+        result: Message = {"status": "ok"}
+        prints: list[list[int | str]] = []  # [line, text] of each print
         if request.get("record_prints"):
             self._record_prints(request["name"], prints)
         try:
@@ -323,14 +342,20 @@ class Page:
             os._exit(0)
 
     @staticmethod
-    def _record_prints(name, prints):
+    def _record_prints(name: str, prints: list[list[int | str]]) -> None:
         """What each print() of the example itself wrote to standard output, by line: docs that write the output
         under each print document exactly that."""
         import builtins
 
         original = builtins.print
 
-        def recording_print(*args, sep=" ", end="\n", file=None, flush=False):
+        def recording_print(
+            *args: object,
+            sep: str | None = " ",
+            end: str | None = "\n",
+            file: TextIO | None = None,
+            flush: bool = False,
+        ) -> None:
             if file is None or file is sys.stdout:
                 frame = sys._getframe(1)
                 if frame.f_code.co_filename == name:
@@ -338,9 +363,11 @@ class Page:
                     prints.append([frame.f_lineno, text[:OUTPUT_CAP]])
             original(*args, sep=sep, end=end, file=file, flush=flush)
 
-        builtins.print = recording_print
+        builtins.print = recording_print  # type: ignore[assignment]  # print's stub is overloaded; this takes every form
 
-    def _run_code(self, code, name, namespace, quiet=False, run_async=False):
+    def _run_code(
+        self, code: str, name: str, namespace: dict[str, Any], quiet: bool = False, run_async: bool = False
+    ) -> None:
         self._remember(name, code)
         flags = 0x2000 if run_async else 0  # ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
         compiled = compile(code, name, "exec", flags=flags, dont_inherit=True)
@@ -358,14 +385,14 @@ class Page:
             self._exec(compiled, namespace)
 
     @staticmethod
-    def _exec(compiled, namespace):
+    def _exec(compiled: types.CodeType, namespace: dict[str, Any]) -> None:
         result = eval(compiled, namespace)
         if isinstance(result, types.CoroutineType):
             import asyncio
 
             asyncio.run(result)
 
-    def op_resolve(self, request):
+    def op_resolve(self, request: Message) -> Message:
         """Where names could come from: the page's names so far, a module of that name, the library."""
         namespace = self.namespace
         return {
@@ -380,7 +407,7 @@ class Page:
             },
         }
 
-    def op_probe(self, request):
+    def op_probe(self, request: Message) -> Message:
         """Which modules import (found without importing them)."""
         found = {}
         for module in request["modules"]:
@@ -390,7 +417,7 @@ class Page:
                 found[module] = False
         return {"status": "ok", "found": found}
 
-    def op_environment(self, request):
+    def op_environment(self, request: Message) -> Message:
         from importlib import metadata
 
         distributions = {}
@@ -405,9 +432,9 @@ class Page:
         }
 
     # -- what went wrong -------------------------------------------------------------------------------------
-    def describe(self, exc: BaseException, current: str, tb=None) -> dict:
+    def describe(self, exc: BaseException, current: str, tb: types.TracebackType | None = None) -> Message:
         tb = tb if tb is not None else exc.__traceback__
-        frames = []
+        frames: list[Message] = []
         for frame in traceback.extract_tb(tb):
             if frame.filename == __file__ or frame.filename.endswith("page_runner.py"):
                 continue
@@ -430,7 +457,7 @@ class Page:
                     "where": self.where(exc.filename, current),
                 }
             )
-        info = {
+        info: Message = {
             "type": type(exc).__name__,
             "module": type(exc).__module__,
             "mro": [f"{c.__module__}.{c.__qualname__}" for c in type(exc).__mro__],
@@ -469,7 +496,7 @@ class Page:
             info["filename"] = str(exc.filename) if exc.filename is not None else None
         return info
 
-    def _none_module(self, tb, name):
+    def _none_module(self, tb: types.TracebackType, name: str) -> str | None:
         """`lib.integration.name` failing because the library set lib.integration to None (its optional
         dependency is missing): "lib.integration"."""
         while tb.tb_next is not None:
@@ -482,7 +509,7 @@ class Page:
                     return f"{found.group(1)}.{found.group(2)}"
         return None
 
-    def providers(self, name) -> list:
+    def providers(self, name: str | None) -> list[str]:
         """The library's modules that offer a name: its top-level modules first, then the submodules loaded so
         far (a name such as CompletionItem lives deeper)."""
         if not name:
@@ -518,30 +545,47 @@ class SessionRunner(doctest.DocTestRunner):
     def __init__(self, page: Page, name: str, optionflags: int):
         super().__init__(verbose=False, optionflags=optionflags)
         self.page, self.name = page, name
-        self.spoof, self._fakeout = self._fakeout, page.stdout
-        self.failures_seen: list[dict] = []
+        # doctest's own buffer for a session's output (its private _fakeout) becomes what the forwarders write to,
+        # and doctest reads through the forwarder instead: what any handler printed reaches the session.
+        self.spoof: io.StringIO = self._fakeout  # type: ignore[has-type]  # private to doctest: typeshed omits it
+        self._fakeout = page.stdout
+        self.failures_seen: list[Message] = []
         self.tries_so_far = 0
         self.skips = 0
 
-    def report_start(self, out, test, example):
+    def report_start(self, out: Callable[[str], object], test: doctest.DocTest, example: doctest.Example) -> None:
         self.tries_so_far += 1
 
-    def report_failure(self, out, test, example, got):
+    def report_failure(
+        self, out: Callable[[str], object], test: doctest.DocTest, example: doctest.Example, got: str
+    ) -> None:
         self.failures_seen.append(self._failure(test, example, got=got))
 
-    def report_unexpected_exception(self, out, test, example, exc_info):
+    def report_unexpected_exception(
+        self,
+        out: Callable[[str], object],
+        test: doctest.DocTest,
+        example: doctest.Example,
+        exc_info: tuple[type[BaseException], BaseException, types.TracebackType],
+    ) -> None:
         if isinstance(exc_info[1], Interrupted):
             raise exc_info[1]
         failure = self._failure(test, example, got=self.spoof.getvalue())
         failure["exception"] = self.page.describe(exc_info[1], self.name, exc_info[2])
         self.failures_seen.append(failure)
 
-    def run(self, test, compileflags=None, out=None, clear_globs=True):
+    def run(
+        self,
+        test: doctest.DocTest,
+        compileflags: int | None = None,
+        out: Callable[[str], object] | None = None,
+        clear_globs: bool = True,
+    ) -> doctest.TestResults:
         self.skips = sum(1 for example in test.examples if example.options.get(doctest.SKIP))
         return super().run(test, compileflags, out, clear_globs)
 
     @staticmethod
-    def _failure(test, example, got):
+    def _failure(test: doctest.DocTest, example: doctest.Example, got: str) -> Message:
         return {
             "line": (test.lineno or 0) + example.lineno,
             "source": example.source,
@@ -554,7 +598,7 @@ class SessionRunner(doctest.DocTestRunner):
 class Capture:
     """Descriptors 1 and 2 into a temporary file while a request runs (what it prints, whoever prints it)."""
 
-    def __enter__(self):
+    def __enter__(self) -> Capture:
         sys.stdout.flush()
         sys.stderr.flush()
         self.file = tempfile.TemporaryFile()
@@ -563,7 +607,7 @@ class Capture:
         os.dup2(self.file.fileno(), 2)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         for stream in _FD_STREAMS.values():
             try:
                 stream.flush()
@@ -587,21 +631,21 @@ class Capture:
         return getattr(self, "data", "")
 
 
-def _kill_group(pid: int):
+def _kill_group(pid: int) -> None:
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
 
 
-def _safe_str(exc) -> str:
+def _safe_str(exc: BaseException) -> str:
     try:
         return str(exc)
     except BaseException:
         return f"<{type(exc).__name__} that cannot be shown>"
 
 
-def _format(exc, tb) -> str:
+def _format(exc: BaseException, tb: types.TracebackType | None) -> str:
     try:
         lines = traceback.format_exception(type(exc), exc, tb)
     except BaseException:
@@ -623,12 +667,12 @@ def _without_runner_frames(text: str) -> str:
     return "\n".join(kept)
 
 
-def _quoted(message: str):
+def _quoted(message: str) -> str | None:
     parts = message.split("'")
     return parts[1] if len(parts) >= 3 else None
 
 
-def _importable(name) -> bool:
+def _importable(name: str | None) -> bool:
     if not name:
         return False
     try:
@@ -637,7 +681,7 @@ def _importable(name) -> bool:
         return False
 
 
-def _has(module_name: str, name) -> bool:
+def _has(module_name: str, name: str | None) -> bool:
     if not name:
         return False
     try:
@@ -647,12 +691,12 @@ def _has(module_name: str, name) -> bool:
     return hasattr(module, name)
 
 
-def _close(name: str, candidates) -> list:
+def _close(name: str, candidates: Iterable[object]) -> list[str]:
     public = [c for c in candidates if isinstance(c, str) and not c.startswith("_")]
     return difflib.get_close_matches(name, public, n=1, cutoff=0.8)
 
 
-def main():
+def main() -> None:
     global OUTPUT_CAP
     start = json.loads(sys.stdin.readline())
     OUTPUT_CAP = int(start.get("output_cap", OUTPUT_CAP))
@@ -665,6 +709,7 @@ def main():
             pass
     page = Page(start)
     lines = sys.__stdin__
+    assert lines is not None, "its requests come on stdin"
     page.protocol.write(json.dumps({"status": "ready"}) + "\n")
     page.protocol.flush()
     for line in lines:

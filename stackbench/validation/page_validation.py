@@ -9,9 +9,12 @@ One class over ~500 lines, on purpose: sessions and scripts share the page's pro
 What is not about following the page lives beside it: the installs (page_setup), the runner's process and its
 requests (page_process), what each outcome means (verdicts)."""
 
+import ast
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from stackbench.docs import python_code
 from stackbench.docs.distributions import distribution_for
@@ -25,6 +28,10 @@ from stackbench.validation.examples import calls_print, defined_by, names_in, ru
 from stackbench.validation.options import ValidationError, ValidationObserver, ValidationOptions
 from stackbench.validation.page_process import PageProcess, materialize_request, script_request, session_request
 from stackbench.validation.page_setup import PageSetup
+from stackbench.validation.verdicts import Message
+
+# A session's verdict, the output the page shows for it, and what it printed.
+SessionVerdict = tuple[verdicts.Verdict, str | None, str]
 
 LEGACY_SKIP_REASON = "Example marked as not executable"
 
@@ -69,8 +76,25 @@ class PageValidation:
     def runnable(self) -> list[int]:
         return [i for i, e in enumerate(self.examples) if runnable(e) and style_of(e) in RUN_STYLES]
 
+    # Examples are run only on a prepared page (prepare() gives it its machine and its installs), and run() starts
+    # the page's process before the first one: a page with nothing runnable never gets that far.
+    @property
+    def _machine(self) -> DocumentSandbox:
+        assert self.document is not None, "prepare() comes before any example runs"
+        return self.document
+
+    @property
+    def _installs(self) -> PageSetup:
+        assert self.setup is not None, "prepare() comes before any example runs"
+        return self.setup
+
+    @property
+    def _running(self) -> PageProcess:
+        assert self.process is not None, "run() starts the page's process before any example runs"
+        return self.process
+
     # -- setting the machine up --------------------------------------------------------------------------------
-    def prepare(self, document: DocumentSandbox):
+    def prepare(self, document: DocumentSandbox) -> None:
         self.document = document
         self.setup = PageSetup(self.analysis, document, self.knowledge, self.setup_problems)
         self.base_failed = self.setup.install(self._imported_modules())
@@ -83,20 +107,20 @@ class PageValidation:
                     modules.append(module)
         return modules
 
-    def _start_message(self) -> dict:
+    def _start_message(self) -> Message:
         return {
-            "cwd": self.document.sandbox.work,
+            "cwd": self._machine.sandbox.work,
             "library_modules": self.knowledge.library_modules,
             "preload": self.knowledge.library_modules,
             "output_cap": self.options.output_cap,
         }
 
     # -- following the page ------------------------------------------------------------------------------------
-    def run(self, should_stop) -> list[ExampleResult]:
+    def run(self, should_stop: Callable[[], bool]) -> list[ExampleResult]:
         results = []
         try:
             if self.runnable and self.base_failed is None:
-                self.process = PageProcess(self.document, self._start_message(), should_stop)
+                self.process = PageProcess(self._machine, self._start_message(), should_stop)
                 self._record_environment()
                 for number, setup in enumerate(self.analysis.setup):
                     if setup.line == 0 or setup.source != self.analysis.page:
@@ -111,14 +135,14 @@ class PageValidation:
                 results.append(result)
                 self.observer.example_finished(self.analysis.page, result)
                 if result.status == "success" and style_of(example) != "doctest" and self._sessions_after(index):
-                    self._materialize(index, self.process)
+                    self._materialize(index, self._running)
         finally:
             if self.process is not None:
                 self.process.close()
         return results
 
-    def _record_environment(self):
-        environment = self.process.request({"op": "environment"}, 60)
+    def _record_environment(self) -> None:
+        environment = self._running.request({"op": "environment"}, 60)
         if environment.get("status") == "ok":
             self.environment = ValidationEnvironment(
                 python=environment["python"], distributions=environment["distributions"]
@@ -128,7 +152,7 @@ class PageValidation:
     def _sessions_after(self, index: int) -> bool:
         return any(style_of(e) == "doctest" and runnable(e) for e in self.examples[index + 1 :])
 
-    def _apply_setup(self, number: int, process: PageProcess):
+    def _apply_setup(self, number: int, process: PageProcess) -> None:
         setup = self.analysis.setup[number]
         self.state.done_setup.add(number)
         process.request(
@@ -137,7 +161,7 @@ class PageValidation:
             remember=True,
         )
 
-    def _catch_up(self, line: int, process: PageProcess):
+    def _catch_up(self, line: int, process: PageProcess) -> None:
         """What the reader did on the page before this line, in page order: the docs' hidden setup, the
         variables the page exports, the files it shows."""
         for number, setup in enumerate(self.analysis.setup):
@@ -150,7 +174,7 @@ class PageValidation:
                 fresh[variable.name] = variable.value
         if fresh:
             process.request({"op": "environ", "variables": fresh}, 10, remember=True)
-        sandbox = self.document.sandbox
+        sandbox = self._machine.sandbox
         for number, page_file in enumerate(self.analysis.files):
             if page_file.line >= line or number in self.state.written_files:
                 continue
@@ -163,7 +187,7 @@ class PageValidation:
             except OSError:
                 self.state.unwritable_files.append(path)
 
-    def _materialize(self, index: int, process: PageProcess):
+    def _materialize(self, index: int, process: PageProcess) -> None:
         """A script that passed joins the page's process, so the sessions after it see what it did."""
         example = self.examples[index]
         self.state.materialized.add(index)
@@ -224,7 +248,7 @@ class PageValidation:
                 return f"Builds on example {earlier} (line {line}), which is not run ({reason})."
         return None
 
-    def _know_names_around(self, index: int):
+    def _know_names_around(self, index: int) -> None:
         """For the verdicts: which names other examples define, and how those examples fared."""
         knowledge = self.knowledge
         knowledge.defined_later, knowledge.defined_by_failed, knowledge.defined_by_skipped = {}, {}, {}
@@ -251,7 +275,7 @@ class PageValidation:
         earlier = set(self.setup_defines).union(*self.defines[:index]) if index else set(self.setup_defines)
         return sorted(python_code.undefined_names(tree) - earlier)
 
-    def _explain_names(self, index: int, verdict_exception: dict, process: PageProcess):
+    def _explain_names(self, index: int, verdict_exception: Message, process: PageProcess) -> None:
         """Before blaming a missing import, look at every name the example leaves undefined: one that nothing
         provides (no page example, no module, not the library) makes the example an illustration."""
         free = [n for n in self._free_names(index) if n != verdict_exception.get("name")]
@@ -270,28 +294,28 @@ class PageValidation:
         ]
 
     # -- sessions ----------------------------------------------------------------------------------------------
-    def _session(self, index: int, common: dict) -> ExampleResult:
+    def _session(self, index: int, common: dict[str, Any]) -> ExampleResult:
         example = self.examples[index]
         request = self._session_request(index)
-        answer = self.process.request(request, self.options.timeout)
+        answer = self._running.request(request, self.options.timeout)
         verdict, expected, output = self._session_verdict(index, answer)
         if verdict.status == "failure":
-            retried = {}
+            retried: list[SessionVerdict] = []
 
-            def rerun():
-                retried["answer"] = self.process.request(request, self.options.timeout)
-                retried["verdict"] = self._session_verdict(index, retried["answer"])
-                return retried["verdict"][0], retried["answer"]
+            def rerun() -> tuple[verdicts.Verdict, Message]:
+                again = self._running.request(request, self.options.timeout)
+                retried.append(self._session_verdict(index, again))
+                return retried[-1][0], again
 
             verdict, answer = self._with_optional_dependency(verdict, answer, rerun)
             if retried:
-                _, expected, output = retried["verdict"]
+                _, expected, output = retried[-1]
         if verdict.status == "failure" and self.state.dirty:
             verdict, expected, output, answer = self._fresh_session(index, (verdict, expected, output, answer))
         verdict = self._unless_unwritable_file(index, verdict)
         self.state.dirty = True
         if answer.get("status") == "ok":
-            self.process.replay.append(request)
+            self._running.replay.append(request)
         if verdict.status == "failure" and any(f.get("exception") for f in answer.get("failures", [])):
             self.state.broken.add(index)
         statements = answer.get("statements", python_code.session_statements(example.code))
@@ -301,16 +325,16 @@ class PageValidation:
             severity=verdict.severity,
             error_message=verdict.message,
             suggestions=verdict.suggestion,
-            execution_output=self.document.readable(output) or None,
+            execution_output=self._machine.readable(output) or None,
             expected_output=expected,
             statements=statements,
             statements_run=answer.get("ran", 0),
         )
 
-    def _session_request(self, index: int) -> dict:
+    def _session_request(self, index: int) -> Message:
         return session_request(self.analysis.page, self.examples[index], self.options.timeout)
 
-    def _session_verdict(self, index: int, answer: dict):
+    def _session_verdict(self, index: int, answer: Message) -> SessionVerdict:
         """(verdict, expected output, what it printed): the first statement whose failure is a finding; a failure
         that only differs in format is noted unless a real one follows; an illustration skips the session."""
         status = answer.get("status")
@@ -319,7 +343,7 @@ class PageValidation:
         if status != "ok":
             return verdicts.runner_trouble(answer), None, answer.get("output", "")
         failures = answer.get("failures", [])
-        noted = None
+        noted: SessionVerdict | None = None
         for number, failure in enumerate(failures):
             where = f"line {failure['line'] + 1}"
             shown = f">>> {failure['source'].rstrip()}"
@@ -346,7 +370,7 @@ class PageValidation:
             if verdict.status == "failure":
                 later = len(failures) - number - 1
                 if later:
-                    verdict.message += f" ({later} later statement(s) of the session failed too.)"
+                    verdict.message = f"{verdict.message or ''} ({later} later statement(s) of the session failed too.)"
                 return verdict, expected, printed
             if verdict.status == "skipped":
                 return verdict, None, printed
@@ -355,7 +379,9 @@ class PageValidation:
             return noted
         return verdicts.judge_warnings(verdicts.docs_warnings(answer)), None, answer.get("output", "")
 
-    def _fresh_session(self, index: int, first):
+    def _fresh_session(
+        self, index: int, first: tuple[verdicts.Verdict, str | None, str, Message]
+    ) -> tuple[verdicts.Verdict, str | None, str, Message]:
         """A session that failed after the page's earlier examples gets a second chance on its own: a new process
         with the hidden setup, the scripts of its section and what it builds on. Docs often mean each section
         as a program of its own (logging configured anew, say); only a failure that stays is a finding."""
@@ -390,10 +416,10 @@ class PageValidation:
         ]
         wanted = sorted(set(section) | set(python_code.dependencies(index, self.trees)))
         try:
-            fresh = PageProcess(self.document, self._start_message(), self.process.should_stop)
+            fresh = PageProcess(self._machine, self._start_message(), self._running.should_stop)
         except ValidationError:
             return None
-        for request in self.process.replay:
+        for request in self._running.replay:
             if request["op"] in ("setup", "environ"):
                 fresh.request(request, request.get("timeout", 30))
         for earlier in wanted:
@@ -414,7 +440,7 @@ class PageValidation:
         return -1
 
     # -- scripts -----------------------------------------------------------------------------------------------
-    def _script(self, index: int, common: dict, depends: list[int]) -> ExampleResult:
+    def _script(self, index: int, common: dict[str, Any], depends: list[int]) -> ExampleResult:
         example = self.examples[index]
         preludes = [
             {"name": script_name(self.examples[d], d), "code": self.examples[d].code}
@@ -439,19 +465,19 @@ class PageValidation:
                 error_message=verdicts.syntax_problem(example.code),
                 suggestions="Fix the syntax of the example.",
             )
-        request = self._script_request(index, preludes)
-        answer = self.process.request(request, self.options.timeout)
+        request = self._script_request(index, tree, preludes)
+        answer = self._running.request(request, self.options.timeout)
         verdict = self._script_verdict(index, answer)
         verdict, answer = self._with_optional_dependency(
             verdict,
             answer,
-            lambda: _verdict_of(self._script_verdict, index, self.process.request(request, self.options.timeout)),
+            lambda: _verdict_of(self._script_verdict, index, self._running.request(request, self.options.timeout)),
         )
         if verdict.status == "failure" and self.state.dirty:
             fresh = self._fresh_process(index)
             if fresh is not None:
                 try:
-                    retried = fresh.request(self._script_request(index, []), self.options.timeout)
+                    retried = fresh.request(self._script_request(index, tree, []), self.options.timeout)
                 finally:
                     fresh.close()
                 second = self._script_verdict(index, retried)
@@ -466,7 +492,7 @@ class PageValidation:
         verdict = self._unless_unwritable_file(index, verdict)
         if verdict.status == "failure" and answer.get("status") != "ok":
             self.state.broken.add(index)
-        output = self.document.readable(answer.get("output", ""))
+        output = self._machine.readable(answer.get("output", ""))
         expected = self._expected_output(index)
         return ExampleResult(
             **common,
@@ -478,14 +504,14 @@ class PageValidation:
             expected_output=expected if verdict.severity and expected else None,
         )
 
-    def _script_request(self, index: int, preludes: list[dict]) -> dict:
+    def _script_request(self, index: int, tree: ast.Module, preludes: list[Message]) -> Message:
         return script_request(
             self.examples[index],
             index,
-            self.trees[index],
+            tree,
             preludes,
             self.options.timeout,
-            self.document.sandbox.state,
+            self._machine.sandbox.state,
             bool(self._documented_prints(index)),
         )
 
@@ -502,7 +528,7 @@ class PageValidation:
             return []  # the page shows the whole output in a block of its own
         return python_code.documented_prints(example.code, self.trees[index])
 
-    def _script_verdict(self, index: int, answer: dict) -> verdicts.Verdict:
+    def _script_verdict(self, index: int, answer: Message) -> verdicts.Verdict:
         example = self.examples[index]
         expected = self._expected_output(index)
         status = answer.get("status")
@@ -543,12 +569,14 @@ class PageValidation:
             return verdict
         return verdicts.judge_warnings(verdicts.docs_warnings(answer))
 
-    def _judge(self, index: int, exc: dict, where: str) -> verdicts.Verdict:
+    def _judge(self, index: int, exc: Message, where: str) -> verdicts.Verdict:
         if "builtins.NameError" in exc.get("mro", []):
-            self._explain_names(index, exc, self.process)
+            self._explain_names(index, exc, self._running)
         return verdicts.judge_exception(exc, self.knowledge, where)
 
-    def _with_optional_dependency(self, verdict, answer: dict, rerun):
+    def _with_optional_dependency(
+        self, verdict: verdicts.Verdict, answer: Message, rerun: Callable[[], tuple[verdicts.Verdict, Message]]
+    ) -> tuple[verdicts.Verdict, Message]:
         """A library that needs an optional package for what the example does says so by failing to import it
         (or by leaving its integration None). The reader installs it and runs again; so does the validator,
         once per package, and a pass then only notes that the page never said to install it. rerun() runs the
@@ -558,16 +586,16 @@ class PageValidation:
         exceptions = [answer.get("exception")] + [f.get("exception") for f in answer.get("failures", [])]
         module = next(filter(None, (verdicts.optional_module(exc) for exc in exceptions if exc)), None)
         distribution = distribution_for(module) if module else None
-        if not distribution or module in self.state.tried_optional:
+        if not module or not distribution or module in self.state.tried_optional:
             return verdict, answer
         self.state.tried_optional.add(module)
-        requirement = self.setup.requirement_for(module, distribution)
+        requirement = self._installs.requirement_for(module, distribution)
         if (
-            self.setup.install_one(requirement, source=f"needed by {self.analysis.library} as `{module}`")
+            self._installs.install_one(requirement, source=f"needed by {self.analysis.library} as `{module}`")
             != "installed"
         ):
             return verdict, answer
-        self.process.restart()  # the library was imported without the package: import it anew
+        self._running.restart()  # the library was imported without the package: import it anew
         second, retried = rerun()
         if second.status == "failure":
             return second, retried
@@ -616,5 +644,7 @@ class PageValidation:
         )
 
 
-def _verdict_of(judge, index: int, answer: dict):
+def _verdict_of(
+    judge: Callable[[int, Message], verdicts.Verdict], index: int, answer: Message
+) -> tuple[verdicts.Verdict, Message]:
     return judge(index, answer), answer

@@ -11,10 +11,14 @@ one that failed (counted once, where it failed) and programs that keep running (
 import re
 import sys
 from dataclasses import dataclass, field
+from typing import Any
 
 from stackbench.docs import python_code
 from stackbench.formats.walkthrough import CodeExample
 from stackbench.lib.output_compare import compare, differing_line
+
+# An answer of the page runner, or a part of one (an exception it saw, a warning): JSON, as the runner wrote it.
+Message = dict[str, Any]
 
 # Exceptions that say the reader's own machine is missing: credentials, a service, the network.
 ENVIRONMENT_EXCEPTIONS = {
@@ -106,12 +110,12 @@ class PageKnowledge:
         return ("unknown", "")
 
 
-def judge_exception(exc: dict, page: PageKnowledge, where_said: str = "") -> Verdict:
+def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> Verdict:
     """The verdict on an exception an example raised. where_said locates it for the reader ("line 12")."""
     kind, message = exc.get("type", "Exception"), exc.get("message", "")
     mro = set(exc.get("mro", []))
     frames = exc.get("frames", [])
-    innermost = frames[-1] if frames else {"where": "example", "filename": "", "lineno": 0, "name": ""}
+    innermost: Message = frames[-1] if frames else {"where": "example", "filename": "", "lineno": 0, "name": ""}
     in_docs = innermost["where"] in ("example", "page")
     error = f"{kind}: {message}" + (f" ({where_said})" if where_said else "")
 
@@ -173,12 +177,12 @@ def _sentence(text: str) -> str:
     return text if text.endswith(("?", ".")) else text + "."
 
 
-def _hint(exc: dict) -> str:
+def _hint(exc: Message) -> str:
     suggestions = exc.get("suggestions") or []
     return f"; did you mean `{suggestions[0]}`?" if suggestions else ""
 
 
-def _environment_need(exc: dict, mro: set, message: str) -> str | None:
+def _environment_need(exc: Message, mro: set[str], message: str) -> str | None:
     if mro & ENVIRONMENT_EXCEPTIONS:
         return f"{exc['type']} ({message[:160]})"
     lowered = message.lower()
@@ -191,7 +195,7 @@ def _environment_need(exc: dict, mro: set, message: str) -> str | None:
     return None
 
 
-def _missing_module(exc: dict, page: PageKnowledge, in_docs: bool, error: str) -> Verdict:
+def _missing_module(exc: Message, page: PageKnowledge, in_docs: bool, error: str) -> Verdict:
     module = exc.get("name") or ""
     if page.is_library_module(module):
         return Verdict(
@@ -224,7 +228,7 @@ def _missing_module(exc: dict, page: PageKnowledge, in_docs: bool, error: str) -
     return Verdict("failure", "warning", error, f"`{module}` is not installed; the page should say how to install it.")
 
 
-def _missing_name(exc: dict, page: PageKnowledge, error: str) -> Verdict:
+def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
     name = exc.get("name") or ""
     if page.unresolved and name not in page.defined_by_failed and name not in page.defined_by_skipped:
         return Verdict(
@@ -282,7 +286,7 @@ def judge_output(expected: str, actual: str, where_said: str = "") -> Verdict:
     )
 
 
-def judge_warnings(warnings: list[dict]) -> Verdict:
+def judge_warnings(warnings: list[Message]) -> Verdict:
     deprecations = [
         w for w in warnings if w["category"] in ("DeprecationWarning", "FutureWarning", "PendingDeprecationWarning")
     ]
@@ -297,8 +301,9 @@ def judge_warnings(warnings: list[dict]) -> Verdict:
     )
 
 
-def judge_prints(shown: list[python_code.DocumentedPrint], prints: list, example: CodeExample) -> Verdict:
-    """Each documented print against what that very print wrote; the worst verdict counts."""
+def judge_prints(shown: list[python_code.DocumentedPrint], prints: list[Any], example: CodeExample) -> Verdict:
+    """Each documented print against what that very print wrote (prints: the runner's [line, text] pairs); the
+    worst verdict counts."""
     noted = SUCCESS
     for item in shown:
         printed = "".join(text for line, text in prints if item.first_line <= line <= item.last_line)
@@ -325,7 +330,7 @@ def exception_type(text: str | None) -> str | None:
     return match.group(1).split(".")[-1] if match else None
 
 
-def docs_warnings(answer: dict) -> list[dict]:
+def docs_warnings(answer: Message) -> list[Message]:
     """Warnings the example's own code causes (not those a package raises about itself)."""
     return [
         w
@@ -334,7 +339,7 @@ def docs_warnings(answer: dict) -> list[dict]:
     ]
 
 
-def optional_module(exc: dict) -> str | None:
+def optional_module(exc: Message) -> str | None:
     """The module a library went looking for and did not find (an optional dependency), if that is the failure."""
     if exc.get("none_module"):
         return exc["none_module"].split(".")[-1]
@@ -349,7 +354,7 @@ def needs_newer_python(newer: tuple[str, str]) -> str:
     return f"Needs Python {version} or newer: it uses {what}. Not a doc defect on the reader's newer Python."
 
 
-def shows_exception(want: str, exc: dict) -> bool:
+def shows_exception(want: str, exc: Message) -> bool:
     """The page shows a traceback of this exception, in any form (exception groups, abbreviated frames)."""
     return "Traceback" in want and any(
         re.search(r"\b" + re.escape(name.rsplit(".", 1)[-1]) + r"\b", want)
@@ -368,7 +373,7 @@ def same_exception(want: str, got: str) -> bool:
     return expected is not None and expected == exception_type(got)
 
 
-def runner_trouble(answer: dict) -> Verdict:
+def runner_trouble(answer: Message) -> Verdict:
     status = answer.get("status")
     if status == "process_limit":
         return Verdict(
