@@ -22,7 +22,7 @@ from stackbench.lib.jsonfiles import FormatError, load_model, write_model
 from stackbench.sandbox.settings import SandboxSettings
 
 # The project's root: the step server runs as `python -m stackbench.auditing.step_server` from there.
-APP_ROOT = Path(__file__).resolve().parents[3]
+APP_ROOT = Path(__file__).resolve().parents[2]
 
 
 class AuditError(Exception):
