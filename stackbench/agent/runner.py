@@ -8,12 +8,16 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stackbench.lib.clock import utcnow
+
+if TYPE_CHECKING:
+    from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient, HookMatcher, Message, ResultMessage
+    from claude_agent_sdk.types import HookContext, HookEvent, HookInput, HookJSONOutput
 
 GRACE_AFTER_COMPLETE_SECONDS = 60
 
@@ -62,7 +66,7 @@ def cli_environment(settings: ClaudeSettings, home: Path) -> dict[str, str]:
     return env
 
 
-def agent_options(settings: ClaudeSettings, home: Path, watch: "AgentWatch", **fields):
+def agent_options(settings: ClaudeSettings, home: Path, watch: "AgentWatch", **fields: Any) -> "ClaudeAgentOptions":
     """The CLI's options for one agent: our limits, model, environment and hooks, plus what its task adds (system
     prompt, tools, working folder, MCP servers). Permissions are bypassed: the agent works in a throwaway folder."""
     # The SDK takes a second to import: only runs that use an agent pay for it.
@@ -83,9 +87,9 @@ def agent_options(settings: ClaudeSettings, home: Path, watch: "AgentWatch", **f
 class AgentObserver:
     """Receives what an agent does while it runs."""
 
-    def command_started(self, command: str): ...
+    def command_started(self, command: str) -> None: ...
 
-    def agent_finished(self, usage: dict | None, cost_usd: float | None): ...
+    def agent_finished(self, usage: dict[str, Any] | None, cost_usd: float | None) -> None: ...
 
     def should_stop(self) -> bool:
         return False
@@ -95,17 +99,17 @@ class AgentLog:
     """agent_logs/audit.log (for people) and agent_logs/audit_tools.jsonl (one JSON object per tool call), the two
     logs of whoever follows a walkthrough: an agent, or the rule-based auditor."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / "audit.log"
         self.text = open(self.path, "a", encoding="utf-8")
         self.tools = open(folder / "audit_tools.jsonl", "a", encoding="utf-8")
 
-    def line(self, message: str):
+    def line(self, message: str) -> None:
         self.text.write(f"{utcnow().strftime('%H:%M:%S')} {message}\n")
         self.text.flush()
 
-    def tool_call(self, tool: str, tool_input: Any, output: Any, duration: float, is_error: bool = False):
+    def tool_call(self, tool: str, tool_input: Any, output: Any, duration: float, is_error: bool = False) -> None:
         record = {
             "time": utcnow().isoformat(),
             "tool": tool,
@@ -118,7 +122,7 @@ class AgentLog:
         self.tools.flush()
         self.line(f"{'ERROR ' if is_error else ''}{tool} {summarize(tool_input, 160)} -> {summarize(output, 160)}")
 
-    def close(self):
+    def close(self) -> None:
         for handle in (self.text, self.tools):
             # On a full disk the run has already failed with a clear message; closing still frees the file.
             with contextlib.suppress(OSError):
@@ -175,14 +179,14 @@ class AgentWatch:
         on_step_server_result: Callable[[str, Any], None] | None = None,
         confine_to: list[Path] | None = None,
         hidden: list[Path] | None = None,
-    ):
+    ) -> None:
         self.log, self.observer, self.on_step_server_result = log, observer, on_step_server_result
         self.confine_to = [path.resolve() for path in confine_to or []]
         self.hidden = [path.resolve() for path in hidden or []]
         self.started: dict[str, float] = {}
         self.complete_at: float | None = None
 
-    def refusal(self, tool: str, tool_input: dict) -> str | None:
+    def refusal(self, tool: str, tool_input: dict[str, Any]) -> str | None:
         """Why a tool call may not run: a file tool reaching outside the agent's folders, or any tool naming a
         hidden path (the walkthrough file: steps come only from the step server, in order)."""
         if tool.startswith("mcp__"):
@@ -200,8 +204,11 @@ class AgentWatch:
                     )
         return None
 
-    async def before(self, hook_input: dict, tool_use_id: str | None, context) -> dict:
-        tool, tool_input = hook_input.get("tool_name", "?"), hook_input.get("tool_input") or {}
+    async def before(
+        self, hook_input: "HookInput", tool_use_id: str | None, context: "HookContext"
+    ) -> "HookJSONOutput":
+        event: Mapping[str, Any] = hook_input  # the CLI's JSON, read as it comes: promised fields may be missing
+        tool, tool_input = event.get("tool_name", "?"), event.get("tool_input") or {}
         refusal = self.refusal(tool, tool_input)
         if refusal:
             self.log.tool_call(tool, tool_input, f"refused: {refusal}", 0.0, is_error=True)
@@ -213,31 +220,30 @@ class AgentWatch:
                 }
             }
         self.started[tool_use_id or ""] = time.monotonic()
-        if hook_input.get("tool_name") == "Bash":
-            command = str((hook_input.get("tool_input") or {}).get("command", ""))
+        if event.get("tool_name") == "Bash":
+            command = str((event.get("tool_input") or {}).get("command", ""))
             await asyncio.to_thread(self.observer.command_started, command[:300])
         return {}
 
-    async def after(self, hook_input: dict, tool_use_id: str | None, context) -> dict:
-        tool = hook_input.get("tool_name", "?")
+    async def after(self, hook_input: "HookInput", tool_use_id: str | None, context: "HookContext") -> "HookJSONOutput":
+        event: Mapping[str, Any] = hook_input  # the CLI's JSON, read as it comes: promised fields may be missing
+        tool = event.get("tool_name", "?")
         started = self.started.pop(tool_use_id or "", None)
-        duration = (hook_input.get("duration_ms") or 0) / 1000 if started is None else time.monotonic() - started
-        if hook_input.get("hook_event_name") == "PostToolUseFailure":
+        duration = (event.get("duration_ms") or 0) / 1000 if started is None else time.monotonic() - started
+        if event.get("hook_event_name") == "PostToolUseFailure":
             # A failed call (a command's non-zero exit, a refused input) comes with its error, not a response.
-            payload, is_error = summarize(str(hook_input.get("error", ""))), True
+            payload, is_error = summarize(str(event.get("error", ""))), True
         else:
-            payload = tool_payload(hook_input.get("tool_response"))
-            is_error = isinstance(hook_input.get("tool_response"), dict) and bool(
-                hook_input["tool_response"].get("isError")
-            )
-        self.log.tool_call(tool, hook_input.get("tool_input"), payload, duration, is_error)
+            payload = tool_payload(event.get("tool_response"))
+            is_error = isinstance(event.get("tool_response"), dict) and bool(event["tool_response"].get("isError"))
+        self.log.tool_call(tool, event.get("tool_input"), payload, duration, is_error)
         if self.on_step_server_result is not None and tool.startswith("mcp__walkthrough__"):
             await asyncio.to_thread(self.on_step_server_result, tool, payload)
             if tool.endswith("next_step") and isinstance(payload, dict) and payload.get("status") == "complete":
                 self.complete_at = time.monotonic()
         return {}
 
-    def hooks(self) -> dict:
+    def hooks(self) -> "dict[HookEvent, list[HookMatcher]]":
         from claude_agent_sdk import HookMatcher
 
         return {
@@ -247,8 +253,13 @@ class AgentWatch:
         }
 
 
-async def converse(
-    options, prompt, settings: ClaudeSettings, watch: AgentWatch, observer: AgentObserver, log: AgentLog
+async def converse(  # type: ignore[return]  # the SDK types ClaudeSDKClient.__aexit__ as bool; it never swallows
+    options: "ClaudeAgentOptions",
+    prompt: str,
+    settings: ClaudeSettings,
+    watch: AgentWatch,
+    observer: AgentObserver,
+    log: AgentLog,
 ) -> str | None:
     """Talk to the agent until its result arrives, the walkthrough completes, a limit hits or the run is
     cancelled. Returns why the agent's work is incomplete, or None."""
@@ -274,7 +285,7 @@ async def converse(
         # completion to terminate the CLI process.
         async with ClaudeSDKClient(options=options) as client:
             await client.query(prompt)
-            inbox: asyncio.Queue = asyncio.Queue()
+            inbox: asyncio.Queue[Message | BaseException | object] = asyncio.Queue()
             pump = asyncio.create_task(_pump(client, inbox))
             try:
                 while True:
@@ -341,7 +352,7 @@ async def converse(
 _END = object()
 
 
-async def _pump(client, inbox: asyncio.Queue):
+async def _pump(client: "ClaudeSDKClient", inbox: "asyncio.Queue[Message | BaseException | object]") -> None:
     """Move the agent's messages into a queue, so waiting for one can time out without ending the stream."""
     try:
         async for message in client.receive_response():
@@ -353,7 +364,7 @@ async def _pump(client, inbox: asyncio.Queue):
         await inbox.put(exc)
 
 
-def _retry_problem(data: dict, log: AgentLog) -> str | None:
+def _retry_problem(data: dict[str, Any], log: AgentLog) -> str | None:
     """The CLI retries a failed model request and says so. A rejected credential never gets better: stop at once;
     anything else (overloaded, rate limited, a server error) is logged while the CLI retries."""
     status, error = data.get("error_status"), data.get("error") or "error"
@@ -369,7 +380,7 @@ def _retry_problem(data: dict, log: AgentLog) -> str | None:
     return None
 
 
-def _result_problem(message) -> str | None:
+def _result_problem(message: "ResultMessage") -> str | None:
     if message.subtype == "error_max_turns":
         return f"the agent hit the turn limit ({message.num_turns} turns) before finishing"
     if message.subtype == "error_max_budget_usd" or "budget" in (message.subtype or ""):

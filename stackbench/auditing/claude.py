@@ -99,6 +99,11 @@ async def audit_with_claude(request: AuditRequest, observer: AuditObserver, sett
     )
     command, args, server_env = step_server_command(request)
     stderr_log = open(request.logs_dir / "claude_cli.stderr", "a", encoding="utf-8")
+
+    def write_stderr(line: str) -> None:
+        stderr_log.write(line + "\n")
+        stderr_log.flush()
+
     options = agent_options(
         settings,
         root / "home",
@@ -107,7 +112,7 @@ async def audit_with_claude(request: AuditRequest, observer: AuditObserver, sett
         allowed_tools=ALLOWED_TOOLS,
         cwd=str(work_dir),
         mcp_servers={"walkthrough": {"type": "stdio", "command": command, "args": args, "env": server_env}},
-        stderr=lambda line: (stderr_log.write(line + "\n"), stderr_log.flush()),
+        stderr=write_stderr,
     )
     problem = None
     try:

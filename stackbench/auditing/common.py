@@ -22,7 +22,7 @@ from stackbench.lib.jsonfiles import FormatError, load_model, write_model
 from stackbench.sandbox.settings import SandboxSettings
 
 # The project's root: the step server runs as `python -m stackbench.auditing.step_server` from there.
-APP_ROOT = Path(__file__).resolve().parents[3]
+APP_ROOT = Path(__file__).resolve().parents[2]
 
 
 class AuditError(Exception):
@@ -59,45 +59,45 @@ class AuditRequest:
 class AuditObserver(AgentObserver):
     """Receives progress while an audit runs. The CLI prints it; the Celery task stores it on the run."""
 
-    def step_started(self, number: int, total: int, title: str): ...
+    def step_started(self, number: int, total: int, title: str) -> None: ...
 
-    def gap_reported(self, seq: int, gap: Gap): ...
+    def gap_reported(self, seq: int, gap: Gap) -> None: ...
 
-    def sandbox_ready(self, description: dict): ...
+    def sandbox_ready(self, description: dict) -> None: ...
 
-    def close(self): ...
+    def close(self) -> None: ...
 
 
 class OneThreadObserver(AuditObserver):
     """Runs every observer call on one thread of its own. The auditors call from async code and from
     helper threads; an observer that writes to Django's database may not be called from async code."""
 
-    def __init__(self, inner: AuditObserver):
+    def __init__(self, inner: AuditObserver) -> None:
         self.inner = inner
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="audit-observer")
 
-    def _call(self, name, *args):
+    def _call(self, name: str, *args: object) -> Any:  # what the inner observer's method returns
         return self.pool.submit(getattr(self.inner, name), *args).result()
 
-    def step_started(self, number, total, title):
+    def step_started(self, number: int, total: int, title: str) -> None:
         self._call("step_started", number, total, title)
 
-    def gap_reported(self, seq, gap):
+    def gap_reported(self, seq: int, gap: Gap) -> None:
         self._call("gap_reported", seq, gap)
 
-    def sandbox_ready(self, description):
+    def sandbox_ready(self, description: dict) -> None:
         self._call("sandbox_ready", description)
 
-    def command_started(self, command):
+    def command_started(self, command: str) -> None:
         self._call("command_started", command)
 
-    def agent_finished(self, usage, cost_usd):
+    def agent_finished(self, usage: dict[str, Any] | None, cost_usd: float | None) -> None:
         self._call("agent_finished", usage, cost_usd)
 
     def should_stop(self) -> bool:
         return self._call("should_stop")
 
-    def close(self):
+    def close(self) -> None:
         self._call("close")
         self.pool.shutdown()
 
@@ -106,7 +106,7 @@ class SessionFollower:
     """Reads the session file after each step-server call and passes on the gaps reported since. Both
     auditors learn of gaps this one way, from what the step server actually stored."""
 
-    def __init__(self, path: Path, observer: AuditObserver):
+    def __init__(self, path: Path, observer: AuditObserver) -> None:
         self.path, self.observer = path, observer
         self.gaps_seen = 0
         self.session: Session | None = None
@@ -121,7 +121,7 @@ class SessionFollower:
         self.gaps_seen = len(self.session.gaps)
         return self.session
 
-    def saw_tool_result(self, tool: str, payload: Any):
+    def saw_tool_result(self, tool: str, payload: Any) -> None:
         """Called with every step-server result: a served step is progress."""
         if tool.endswith("next_step") and isinstance(payload, dict) and "step_number" in payload:
             self.observer.step_started(payload["step_number"], payload.get("total_steps", 0), payload.get("title", ""))
@@ -144,11 +144,11 @@ class StepClient:
     messages as over stdio (which the Claude CLI uses), without a Python process that imports the SDK again for
     every audit (about 1.4 s here)."""
 
-    def __init__(self, request: AuditRequest, log: AgentLog, follower: SessionFollower):
+    def __init__(self, request: AuditRequest, log: AgentLog, follower: SessionFollower) -> None:
         self.request, self.log, self.follower = request, log, follower
         self.client: Client | None = None
 
-    async def __aenter__(self):
+    async def __aenter__(self) -> "StepClient":
         request = self.request
         roots = [request.walkthrough_path.parent, *request.allowed_roots]
         config = ServerConfig(output_dir=request.output_dir, allowed_roots=roots, working_dir=request.output_dir)
@@ -156,12 +156,15 @@ class StepClient:
         await self.client.__aenter__()
         return self
 
-    async def __aexit__(self, *exc):
+    async def __aexit__(self, *exc: object) -> None:
         # Closed as if nothing happened: what went wrong in the audit is raised as it is, not inside the
         # client's task group.
-        await self.client.__aexit__(None, None, None)
+        if self.client is not None:
+            await self.client.__aexit__(None, None, None)
 
-    async def call(self, tool: str, arguments: dict | None = None) -> dict:
+    async def call(self, tool: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        if self.client is None:
+            raise RuntimeError("StepClient.call needs `async with StepClient(...)` first")
         arguments = arguments or {}
         started = time.monotonic()
         result = await asyncio.wait_for(self.client.call_tool(tool, arguments), timeout=60)

@@ -70,7 +70,7 @@ def _merge_python(existing: str, block: str) -> str | None:
                 imports += text
             continue
         match = _same_definition(old_tree, node)
-        if match is not None:
+        if match is not None and match.end_lineno is not None:
             replaced[_first_line(match)] = (match.end_lineno, text)
         else:
             appended += ["", *text]
@@ -105,7 +105,7 @@ def _merge_sections(existing: str, block: str) -> str:
     """A TOML or INI block edits tables: a table the file has is replaced, a new one is added; declaring a
     table twice is an error in TOML, so a reader never appends one."""
     old, new = _sections(existing), _sections(block)
-    replacements = {header: lines for header, lines in new if header is not None}
+    replacements: dict[str | None, list[str]] = {header: lines for header, lines in new if header is not None}
     merged = []
     for header, lines in old:
         merged.append((header, replacements.pop(header, lines)))

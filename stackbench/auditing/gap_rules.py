@@ -10,6 +10,7 @@ that decide which findings a step keeps."""
 
 import posixpath
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,6 +63,13 @@ class Outcome:
     def failed(self) -> bool:
         return self.result is not None and not self.result.ok
 
+    @property
+    def run(self) -> CommandResult:
+        """What running the action gave, for an outcome the rules know was run (failed, or went well)."""
+        if self.result is None:
+            raise ValueError(f"the action was not run: {_short(self.action.text)}")
+        return self.result
+
 
 @dataclass
 class History:
@@ -80,7 +88,7 @@ class History:
     environment_notes: dict[int, list[str]] = field(default_factory=dict)
     current_step: int = 0
 
-    def remember(self, step: dict, plan: StepPlan, outcomes: list[Outcome], findings: list["Finding"] = ()):
+    def remember(self, step: dict, plan: StepPlan, outcomes: list[Outcome], findings: Sequence["Finding"] = ()) -> None:
         self.seen_text += "\n" + (step.get("title") or "") + "\n" + plan.reader_text
         self.reported_keys |= {finding.key for finding in findings}
         if self.blocking is None:
@@ -149,7 +157,7 @@ INTERACTIVE = re.compile(
 
 def classify_failure(outcome: Outcome, history: History, folders: Folders) -> Finding:
     """Why an action failed, as the reader would experience it."""
-    action, result = outcome.action, outcome.result
+    action, result = outcome.action, outcome.run
     output = result.output
     what = "the code" if action.kind == "python" else f"`{_short(action.text)}`"
     evidence = result.evidence()
@@ -316,7 +324,7 @@ LOCAL_HOST = re.compile(r"localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]")
 
 def environment_failure(outcome: Outcome) -> str | None:
     """Why a failure is the auditing machine's (its network), or None when the docs may be to blame."""
-    output = outcome.result.output
+    output = outcome.run.output
     match = NETWORK_FAILURE.search(output)
     if match is None or outcome.action.kind == "request" or LOCAL_HOST.search(output[: match.end()][-300:]):
         return None
@@ -369,7 +377,7 @@ def assess_step(
                     "info",
                     "Nothing tells the reader how to check that this step worked.",
                     "Show the expected output, or add a check (a command and what it prints).",
-                    "\n\n".join(o.result.evidence(max_lines=8) for o in effective[:3]),
+                    "\n\n".join(o.run.evidence(max_lines=8) for o in effective[:3]),
                     "verify",
                 )
             )
@@ -396,7 +404,7 @@ def assess_step(
                     f"The step runs `{tool}`, which the tutorial never mentions installing (it was on the "
                     "auditing machine, so this is a reminder, not a failure).",
                     f"List `{tool}` (and the version needed) in the prerequisites.",
-                    outcome.result.evidence(max_lines=5),
+                    outcome.run.evidence(max_lines=5),
                     f"tool:{tool}",
                 )
             )
@@ -438,7 +446,7 @@ def assess_step(
 
 def _documented_output(plan: StepPlan, ran: list[Outcome]) -> list[Finding]:
     findings = []
-    everything = "\n".join(o.result.output for o in ran)
+    everything = "\n".join(o.run.output for o in ran)
     for expected in plan.expected_outputs:
         if ran and expected not in everything and missing_lines(expected, everything):
             findings.append(
@@ -447,7 +455,7 @@ def _documented_output(plan: StepPlan, ran: list[Outcome]) -> list[Finding]:
                     "warning",
                     f"The step says the reader will see `{expected}`, but following it printed something else.",
                     "Update the expected output in the docs (or the code that prints it).",
-                    "\n\n".join(o.result.evidence(max_lines=10) for o in ran[-2:]),
+                    "\n\n".join(o.run.evidence(max_lines=10) for o in ran[-2:]),
                     f"output:{expected}",
                 )
             )
@@ -464,7 +472,7 @@ def _documented_output(plan: StepPlan, ran: list[Outcome]) -> list[Finding]:
                 "when the tutorial is followed in order.",
                 "Update the output shown (or the code before it, if the reader's state is not what the page assumes).",
                 "\n\n".join(
-                    f"Shown:\n{o.action.expected_output.strip()[:1000]}\nPrinted:\n{o.result.evidence(max_lines=15)}"
+                    f"Shown:\n{(o.action.expected_output or '').strip()[:1000]}\nPrinted:\n{o.run.evidence(max_lines=15)}"
                     for o in differing[:3]
                 ),
                 f"output:{first.action.text[:80]}",
@@ -487,11 +495,11 @@ def _output_differs(outcome: Outcome) -> bool:
     if not expected:
         return False
     if outcome.action.mode == "single":
-        if raised_as_shown(outcome.action, outcome.result.output):
+        if raised_as_shown(outcome.action, outcome.run.output):
             return False
-        return compare(expected, outcome.result.output) == "different"
+        return compare(expected, outcome.run.output) == "different"
     shown = [line for line in expected.splitlines() if line.strip() and line.strip() not in ("...", "…")]
-    return len(missing_lines(expected, outcome.result.output)) * 2 > len(shown)
+    return len(missing_lines(expected, outcome.run.output)) * 2 > len(shown)
 
 
 def _clarity(plan: StepPlan, outcomes: list[Outcome]) -> list[Finding]:

@@ -6,6 +6,7 @@ import asyncio
 import posixpath
 import re
 import shlex
+from typing import Any
 
 from stackbench.agent.runner import AgentLog
 from stackbench.auditing.common import (
@@ -17,15 +18,15 @@ from stackbench.auditing.common import (
     write_audit_result,
 )
 from stackbench.auditing.file_edits import apply_edit
-from stackbench.auditing.gap_rules import Folders, History, Outcome, assess_step, raised_as_shown
-from stackbench.auditing.step_reading import Action, read_step
+from stackbench.auditing.gap_rules import Finding, Folders, History, Outcome, assess_step, raised_as_shown
+from stackbench.auditing.step_reading import Action, StepPlan, read_step
 from stackbench.auditing.terminal import CommandResult, Terminal
 from stackbench.docs.shell_words import ENVIRONMENT_SHELL, command_words
 from stackbench.formats.results import AuditResult
 from stackbench.lib.clock import utcnow
 from stackbench.lib.output_compare import missing_lines
 from stackbench.sandbox.prerequisites import SandboxUnavailable
-from stackbench.sandbox.sandbox import open_sandbox
+from stackbench.sandbox.sandbox import Sandbox, open_sandbox
 
 EDITED_FILE_LIMIT = 4 * 1024**2  # a file a step edits is read whole: a reader's config or source file
 
@@ -94,14 +95,16 @@ async def audit_with_rules(request: AuditRequest, observer: AuditObserver) -> Au
     return result
 
 
-async def _result_or_none(task: asyncio.Task):
+async def _result_or_none(task: asyncio.Task[Sandbox]) -> Sandbox | None:
     try:
         return await task
     except Exception:
         return None
 
 
-def follow_step(step: dict, terminal: Terminal, history: History, log: AgentLog, observer: AuditObserver):
+def follow_step(
+    step: dict, terminal: Terminal, history: History, log: AgentLog, observer: AuditObserver
+) -> tuple[list[Finding], dict[str, Any]]:
     """Do what the step says, in order, stopping at the first failure as a reader would; then judge it."""
     number = step["step_number"]
     plan = read_step(step, path_for_lookup=terminal.env["PATH"])
@@ -173,13 +176,16 @@ def follow_step(step: dict, terminal: Terminal, history: History, log: AgentLog,
 
 def _ended_as_shown(action: Action, result: CommandResult) -> bool:
     """A command that exits non-zero after printing what its page shows it printing did what the page says."""
-    shown = [line for line in (action.expected_output or "").splitlines() if line.strip()]
+    expected = action.expected_output or ""
+    shown = [line for line in expected.splitlines() if line.strip()]
     if action.kind != "command" or result.exit_code in (None, 126, 127) or len(shown) < 2:
         return False
-    return len(missing_lines(action.expected_output, result.output)) * 2 <= len(shown)
+    return len(missing_lines(expected, result.output)) * 2 <= len(shown)
 
 
-def _perform_logged(action: Action, terminal: Terminal, number: int, log: AgentLog, observer) -> CommandResult:
+def _perform_logged(
+    action: Action, terminal: Terminal, number: int, log: AgentLog, observer: AuditObserver
+) -> CommandResult:
     observer.command_started(action.path and f"write {action.path}" or action.text.strip().splitlines()[0][:300])
     result = _perform(action, terminal, number)
     tool = {"file": "Write", "python": "Python", "request": "WebFetch"}.get(action.kind, "Bash")
@@ -216,7 +222,7 @@ EQUIVALENT_TOOLS = {
 }
 
 
-def _fallback_for(action: Action, result: CommandResult, plan, history: History) -> Action | None:
+def _fallback_for(action: Action, result: CommandResult, plan: StepPlan, history: History) -> Action | None:
     """The command the step offers for the reader who lacks the tool: the same command in the operations (or
     among the alternatives the page lists) with another tool, or the well-known equivalent. A missing tool that
     is the library the tutorial is about (its page assumes it installed) is installed at the audited version."""
@@ -244,7 +250,9 @@ def _normalized(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _check_server(action: Action, plan, terminal: Terminal, number: int, log: AgentLog, observer) -> list[Outcome]:
+def _check_server(
+    action: Action, plan: StepPlan, terminal: Terminal, number: int, log: AgentLog, observer: AuditObserver
+) -> list[Outcome]:
     """A server the step starts is asked for every local URL the step mentions (or, when it mentions none,
     the one the server announces), as a reader opens them in a browser."""
     urls = list(plan.urls)
@@ -267,7 +275,7 @@ def _server_log_tail(terminal: Terminal) -> str:
     return "\n\n[server log]\n" + "\n".join(lines) if lines else ""
 
 
-def _perform(action, terminal: Terminal, step_number: int) -> CommandResult:
+def _perform(action: Action, terminal: Terminal, step_number: int) -> CommandResult:
     if action.kind == "file":
         return _write_file(action, terminal)
     if action.kind == "background":
@@ -280,7 +288,8 @@ def _perform(action, terminal: Terminal, step_number: int) -> CommandResult:
     return terminal.run(action.text)
 
 
-def _write_file(action, terminal: Terminal) -> CommandResult:
+def _write_file(action: Action, terminal: Terminal) -> CommandResult:
+    assert action.path is not None, "a file action names its file (step_reading)"
     target = terminal.resolve_inside(action.path)
     if target is None:
         return CommandResult(
@@ -308,7 +317,7 @@ def _write_file(action, terminal: Terminal) -> CommandResult:
     )
 
 
-def describe(sandbox) -> str:
+def describe(sandbox: Sandbox) -> str:
     """The reader's machine in one line, for the log."""
     facts = sandbox.describe()
     return (

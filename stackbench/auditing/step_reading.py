@@ -186,7 +186,7 @@ def read_step(step: dict, path_for_lookup: str | None = None) -> StepPlan:
     return plan
 
 
-def _read_content(content: str, plan: StepPlan):
+def _read_content(content: str, plan: StepPlan) -> None:
     last_paragraph, last_runnable, ways_taken = "", None, 0
     parsed = tokens(content)
     for position, token in enumerate(parsed):
@@ -273,7 +273,7 @@ def _hedged(parsed: list, position: int) -> bool:
 def _looks_like_shell(body: str) -> bool:
     first = body.strip().splitlines()[0] if body.strip() else ""
     return first.startswith(("$ ", "% ")) or (
-        command_words(first)[:1] and command_words(first)[0] in KNOWN_TOOLS | SHELL_BUILTINS
+        bool(command_words(first)) and command_words(first)[0] in KNOWN_TOOLS | SHELL_BUILTINS
     )
 
 
@@ -294,7 +294,7 @@ def _file_target(info: str, paragraph: str, body: str) -> tuple[str | None, str]
     return None, "write"
 
 
-def _read_operations(operations: str, plan: StepPlan, path_for_lookup: str | None):
+def _read_operations(operations: str, plan: StepPlan, path_for_lookup: str | None) -> None:
     shown = {_normalize(a.text) for a in plan.actions if a.kind in ("command", "background")}
     shown |= {_normalize(alternative) for alternative in plan.skipped_alternatives}  # not the way the reader took
     shown_blob = _normalize(" ".join(a.text for a in plan.actions))

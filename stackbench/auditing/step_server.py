@@ -12,7 +12,7 @@ Walkthrough paths must lie inside an allowed root: the working directory, the ou
 
 import argparse
 import os
-import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -55,7 +55,7 @@ class ServerConfig:
         return [Path(os.path.realpath(root)) for root in roots]
 
     @classmethod
-    def from_args(cls, argv=None) -> "ServerConfig":
+    def from_args(cls, argv: list[str] | None = None) -> "ServerConfig":
         parser = argparse.ArgumentParser(
             prog="python -m stackbench.auditing.step_server", description=__doc__.split("\n")[0]
         )
@@ -82,7 +82,7 @@ def _cut_tail(text: str | None, limit: int) -> str | None:
 class StepSession:
     """The step server's state machine, free of MCP so tests and tools share it."""
 
-    def __init__(self, config: ServerConfig):
+    def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.export: WalkthroughExport | None = None
         self.walkthrough_path: Path | None = None
@@ -99,9 +99,9 @@ class StepSession:
         self.export, self.walkthrough_path = export, path
         session_file = self.session_file
         session_file.parent.mkdir(parents=True, exist_ok=True)
-        previous = self._previous_session() if resume else None
+        previous = self._previous_session(export) if resume else None
         now = utcnow()
-        self.session = previous or Session(
+        session = self.session = previous or Session(
             walkthrough_id=walkthrough_id_for(path),
             walkthrough_path=str(path),
             current_step=0,
@@ -110,11 +110,11 @@ class StepSession:
             session_started=now,
             last_updated=now,
         )
-        self._save()
+        self._save(session)
         info = export.walkthrough
         result = {
             "status": "resumed" if previous else "started",
-            "walkthrough_id": self.session.walkthrough_id,
+            "walkthrough_id": session.walkthrough_id,
             "title": info.title,
             "description": info.description,
             "total_steps": len(export.steps),
@@ -125,12 +125,12 @@ class StepSession:
         return result
 
     def next_step(self) -> dict[str, Any]:
-        session = self._require_started("next_step")
-        steps = self.export.ordered_steps()
+        session, export = self._require_started("next_step")
+        steps = export.ordered_steps()
         if session.current_step >= len(steps):
             if not session.is_complete:
                 session.is_complete = True
-                self._save()
+                self._save(session)
             return {
                 "status": "complete",
                 "message": f"All {len(steps)} steps completed. Call walkthrough_status for the summary.",
@@ -139,7 +139,7 @@ class StepSession:
             }
         session.current_step += 1
         session.completed_steps = session.current_step
-        self._save()
+        self._save(session)
         step = steps[session.current_step - 1]
         fields = step.contentFields
         return {
@@ -162,7 +162,7 @@ class StepSession:
         suggested_fix: str | None = None,
         context: str | None = None,
     ) -> dict[str, Any]:
-        session = self._require_started("report_gap")
+        session, export = self._require_started("report_gap")
         if session.current_step == 0:
             raise StepServerError(
                 "report_gap attaches a gap to the step last served, and no step has been "
@@ -179,7 +179,7 @@ class StepSession:
                 f"description has {len(description)} characters; keep it under "
                 f"{MAX_DESCRIPTION_CHARS} and put evidence in context"
             )
-        step = self.export.ordered_steps()[session.current_step - 1]
+        step = export.ordered_steps()[session.current_step - 1]
         gap = Gap(
             step_number=session.current_step,
             step_title=step.title,
@@ -191,7 +191,7 @@ class StepSession:
             timestamp=utcnow(),
         )
         session.gaps.append(gap)
-        self._save()
+        self._save(session)
         return {
             "status": "gap_reported",
             "step_number": gap.step_number,
@@ -202,12 +202,12 @@ class StepSession:
         }
 
     def status(self) -> dict[str, Any]:
-        session = self._require_started("walkthrough_status")
+        session, export = self._require_started("walkthrough_status")
         total = session.total_steps
         by_severity = {severity: sum(1 for g in session.gaps if g.severity == severity) for severity in GAP_SEVERITY}
         return {
             "walkthrough_id": session.walkthrough_id,
-            "title": self.export.walkthrough.title,
+            "title": export.walkthrough.title,
             "current_step": session.current_step,
             "total_steps": total,
             "progress_percentage": round(100 * session.current_step / total, 1) if total else 100.0,
@@ -219,6 +219,7 @@ class StepSession:
     # -- internals -------------------------------------------------------------------------------------
     @property
     def session_file(self) -> Path:
+        assert self.walkthrough_path is not None, "start() names the walkthrough before its session file is used"
         return session_path_for(self.walkthrough_path, self.config.output_dir)
 
     def _checked_path(self, walkthrough_path: str) -> Path:
@@ -237,7 +238,7 @@ class StepSession:
             raise StepServerError(f"{walkthrough_path} is not a file")
         return path
 
-    def _previous_session(self) -> Session | None:
+    def _previous_session(self, export: WalkthroughExport) -> Session | None:
         """An unfinished session of this same walkthrough, to resume after a restart."""
         if not self.session_file.exists():
             return None
@@ -245,19 +246,17 @@ class StepSession:
             previous = load_model(Session, self.session_file)
         except FormatError:
             return None
-        same = previous.walkthrough_path == str(self.walkthrough_path) and previous.total_steps == len(
-            self.export.steps
-        )
+        same = previous.walkthrough_path == str(self.walkthrough_path) and previous.total_steps == len(export.steps)
         return previous if same and not previous.is_complete else None
 
-    def _require_started(self, tool: str) -> Session:
-        if self.session is None:
+    def _require_started(self, tool: str) -> tuple[Session, WalkthroughExport]:
+        if self.session is None or self.export is None:
             raise StepServerError(f"{tool} needs a walkthrough: call start_walkthrough(walkthrough_path) first")
-        return self.session
+        return self.session, self.export
 
-    def _save(self):
-        self.session.last_updated = utcnow()
-        write_model(self.session_file, self.session)
+    def _save(self, session: Session) -> None:
+        session.last_updated = utcnow()
+        write_model(self.session_file, session)
 
 
 def build_server(config: ServerConfig) -> MCPServer:
@@ -269,9 +268,9 @@ def build_server(config: ServerConfig) -> MCPServer:
         "anything a reader would trip over. Steps come one at a time, in order.",
     )
 
-    def call(method, *args, **kwargs):
+    def call(method: Callable[..., dict[str, Any]], *args: object) -> dict[str, Any]:
         try:
-            return method(*args, **kwargs)
+            return method(*args)
         except StepServerError as exc:
             raise ToolError(str(exc)) from None
         except OSError as exc:
@@ -316,10 +315,10 @@ def build_server(config: ServerConfig) -> MCPServer:
     return server
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     config = ServerConfig.from_args(argv)
     build_server(config).run()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -14,6 +14,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from stackbench.sandbox.capture import OutputCapture, read_capped
 from stackbench.sandbox.processes import Spawned
@@ -65,7 +66,7 @@ class CommandResult:
 class Terminal:
     """What one audit works in: a shell, a Python process and background processes, in one sandbox."""
 
-    def __init__(self, sandbox: Sandbox, should_stop: Callable[[], bool] = lambda: False):
+    def __init__(self, sandbox: Sandbox, should_stop: Callable[[], bool] = lambda: False) -> None:
         self.sandbox = sandbox
         self.limits = sandbox.limits
         self.should_stop = should_stop
@@ -79,11 +80,11 @@ class Terminal:
         return f"{self.sandbox.state}/{name}"
 
     # -- shell -----------------------------------------------------------------------------------------
-    def _start_shell(self):
+    def _start_shell(self) -> Spawned:
         # A folder that is a link is the reader's to follow (bubblewrap enters it inside), never the worker's.
         still_there = self.sandbox.files.contains(self.cwd) and self.sandbox.files.kind(self.cwd) in ("folder", "link")
         cwd = self.cwd if still_there else self.sandbox.work
-        self.shell = self.sandbox.spawn(
+        shell = self.shell = self.sandbox.spawn(
             ["/bin/bash", "--noprofile", "--norc"],
             cwd=cwd,
             env=self.env,
@@ -92,13 +93,14 @@ class Terminal:
             stderr=subprocess.STDOUT,
         )
         restore = self.state_file("env.sh")
-        self.shell.popen.stdin.write(f"[ -f {restore} ] && source {restore} 2>/dev/null\n".encode())
-        self.shell.popen.stdin.flush()
+        _type_into(shell, f"[ -f {restore} ] && source {restore} 2>/dev/null\n")
+        return shell
 
     def run(self, command: str, timeout: float | None = None) -> CommandResult:
         """Run one command in the shell session, as if typed; stdin is /dev/null so prompts get EOF."""
-        if self.shell is None or self.shell.popen.poll() is not None:
-            self._start_shell()
+        shell = self.shell
+        if shell is None or shell.popen.poll() is not None:
+            shell = self._start_shell()
         marker = f"__SB_{uuid.uuid4().hex}"
         watch = Watch(self.sandbox, timeout or self.limits.timeout, self.should_stop)
         script = (
@@ -109,13 +111,12 @@ class Terminal:
         )
         end = f"\n{marker}_END ".encode()
         try:
-            self.shell.popen.stdin.write(script.encode())
-            self.shell.popen.stdin.flush()
+            _type_into(shell, script)
         except BrokenPipeError:
             self._start_shell()
             return self.run(command, timeout)
         capture, status, cwd = OutputCapture(self.limits.output_bytes), None, None
-        outcome = self._read_until(self.shell.popen, capture, end, watch)
+        outcome = self._read_until(shell.popen, capture, end, watch)
         if outcome == "done":
             recent = bytes(capture.recent)
             position = recent.rfind(end)
@@ -132,7 +133,7 @@ class Terminal:
         if outcome in ("process_limit", "disk_limit"):
             output += self._contain(outcome)
         elif outcome == "eof":
-            status = self.shell.popen.wait()
+            status = shell.popen.wait()
             output += "\n[the shell exited; a new one was started in the same folder]"
         elif outcome != "done":
             self._kill_shell()
@@ -148,7 +149,8 @@ class Terminal:
             disk_limit=outcome == "disk_limit",
         )
 
-    def _read_until(self, process, capture: OutputCapture, end: bytes, watch: Watch) -> str:
+    def _read_until(self, process: subprocess.Popen[bytes], capture: OutputCapture, end: bytes, watch: Watch) -> str:
+        assert process.stdout is not None, "the shell's output is a pipe (_start_shell)"
         selector = selectors.DefaultSelector()
         selector.register(process.stdout, selectors.EVENT_READ)
         fd = process.stdout.fileno()
@@ -189,9 +191,10 @@ class Terminal:
             "of this terminal was killed]"
         )
 
-    def _kill_shell(self):
-        self.shell.kill()
-        self.shell.popen.wait()
+    def _kill_shell(self) -> None:
+        if self.shell is not None:
+            self.shell.kill()
+            self.shell.popen.wait()
         self.shell = None
 
     def start_background(self, command: str, settle_seconds: float = 3.0) -> CommandResult:
@@ -227,7 +230,7 @@ class Terminal:
             command, int(code) if code.isdigit() else 1, output, time.monotonic() - started, truncated=truncated
         )
 
-    def stop_servers(self):
+    def stop_servers(self) -> None:
         """What a reader does before starting the next server: Ctrl-C the ones still running (each is its own
         process group), so a second `npm run dev` finds its port free."""
         if not self.background:
@@ -313,11 +316,18 @@ class Terminal:
         target = posixpath.normpath(posixpath.join(self.cwd, relative))
         return target if self.sandbox.files.contains(target) else None
 
-    def close(self):
+    def close(self) -> None:
         if self.python:
             self.python.stop()
         if self.shell and self.shell.popen.poll() is None:
             self._kill_shell()
+
+
+def _type_into(shell: Spawned, text: str) -> None:
+    """Send text to the shell as if typed."""
+    assert shell.popen.stdin is not None, "the shell's input is a pipe (_start_shell)"
+    shell.popen.stdin.write(text.encode())
+    shell.popen.stdin.flush()
 
 
 ENVIRONMENT_LIMIT = 1024**2  # the reader's variables, dumped by env -0
@@ -376,7 +386,7 @@ for line in requests:
 
 
 class _PythonProcess:
-    def __init__(self, sandbox: Sandbox, interpreter: str, env: dict[str, str]):
+    def __init__(self, sandbox: Sandbox, interpreter: str, env: dict[str, str]) -> None:
         self.sandbox, self.interpreter, self.env = sandbox, interpreter, env
         # What the snippets print goes to a file of the worker's, out of the sandbox's reach: read back, it is
         # only ever what they printed.
@@ -426,7 +436,7 @@ class _PythonProcess:
         names = reply["names"] if reply else []
         return CommandResult(code, 1 if failed else 0, output, duration, truncated=truncated, names=names)
 
-    def _await_reply(self, watch: Watch):
+    def _await_reply(self, watch: Watch) -> tuple[dict[str, Any] | None, str]:
         selector = selectors.DefaultSelector()
         selector.register(self.reply_read, selectors.EVENT_READ)
         buffer = b""
@@ -448,7 +458,7 @@ class _PythonProcess:
         finally:
             selector.close()
 
-    def stop(self):
+    def stop(self) -> None:
         self.process.kill()
         self.process.popen.wait()
         for closing in (self.requests.close, lambda: os.close(self.reply_read), self.log.close):

@@ -24,8 +24,8 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
+from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped]  # Pygments ships no type hints
+from pygments.util import ClassNotFound  # type: ignore[import-untyped]  # Pygments ships no type hints
 
 from stackbench.docs import python_code
 from stackbench.docs.distributions import distribution_for, module_names_of, normalized
@@ -135,7 +135,8 @@ def open_mkdocs_containers(text: str) -> str:
     CommonMark would read as an indented code block or a paragraph: dedent it in place (lines keep their
     numbers) so the fences inside are read as fences."""
     lines = text.split("\n")
-    out, opened = [], []  # opened: indents of the containers the current line may sit in
+    out: list[str] = []
+    opened: list[int] = []  # indents of the containers the current line may sit in
     for line in lines:
         stripped = line.strip()
         indent = len(line) - len(line.lstrip())
@@ -171,7 +172,8 @@ def markdown_blocks(text: str, first_line: int = 1, hierarchy: list[str] | None 
                 blocks += markdown_blocks(body, line + skipped, titles)
                 prose = []
                 continue
-            content, options, skipped = token.content, {}, 0
+            content, skipped = token.content, 0
+            options: dict[str, str] = {}
             if info.directive:
                 content, options, skipped = directive_options(token.content)
             blocks.append(Block(info, content, line + skipped, titles, "\n".join(prose), options))
@@ -207,7 +209,10 @@ def directive_options(content: str) -> tuple[str, dict[str, str], int]:
 
 def rst_blocks(text: str) -> list[Block]:
     lines = text.split("\n")
-    blocks, stack, underline_order, prose = [], [], [], []
+    blocks: list[Block] = []
+    stack: list[tuple[int, str]] = []
+    underline_order: list[str] = []
+    prose: list[str] = []
     index = 0
     while index < len(lines):
         line = lines[index]
@@ -228,7 +233,7 @@ def rst_blocks(text: str) -> list[Block]:
         directive = RST_DIRECTIVE.match(line)
         doctest_paragraph = line.lstrip().startswith(">>> ") and (index == 0 or not lines[index - 1].strip())
         if directive or doctest_paragraph:
-            indent = len((directive or re.match(r"^(\s*)", line)).group(1))
+            indent = len(directive.group(1)) if directive else len(line) - len(line.lstrip())
             start = index
             if directive:
                 index += 1
@@ -550,12 +555,12 @@ def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, pa
             has_main="__main__" in code,
             dependencies=dependencies_of(imports, library),
         )
-        reason = placeholder_reason(code, tree)
+        not_run = placeholder_reason(code, tree)
         shape = python_code.fragment(code) if tree is None else None
         if shape:
             example.execution_context, example.skip_reason = "not_executable", f"A fragment: {shape}."
-        elif reason:
-            example.execution_context, example.skip_reason = "not_executable", f"Not run: {reason}."
+        elif not_run:
+            example.execution_context, example.skip_reason = "not_executable", f"Not run: {not_run}."
         elif tree is not None and python_code.awaits_at_top_level(tree):
             example.execution_context = "async"
         documented = python_code.documented_output(code, tree)

@@ -181,16 +181,17 @@ def _snippet_lines(path: Path, span: str) -> tuple[list[str], int]:
         end = int(last) if last.lstrip("-").isdigit() else len(lines)
         return lines[start - 1 : end], start
     if span:
-        inside, chosen, first = False, [], 1
+        chosen: list[str] = []
+        inside, section_start = False, 1
         for number, line in enumerate(lines, start=1):
             mark = SECTION_MARK.search(line)
             if mark and mark.group(2) == span:
                 inside = mark.group(1) == "start"
-                first = number + 1 if inside else first
+                section_start = number + 1 if inside else section_start
                 continue
             if inside and not SECTION_MARK.search(line):
                 chosen.append(line)
-        return chosen, first
+        return chosen, section_start
     return lines, 1
 
 

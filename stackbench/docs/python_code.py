@@ -6,6 +6,7 @@ import ast
 import builtins
 import doctest
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 BUILTIN_NAMES = set(dir(builtins)) | {"__name__", "__file__", "__doc__", "__builtins__", "__spec__", "__loader__"}
@@ -160,8 +161,11 @@ def ellipsis_gap(tree: ast.Module) -> int | None:
     `Field(...)` are not gaps."""
     in_subscripts = {id(n) for node in ast.walk(tree) if isinstance(node, ast.Subscript) for n in ast.walk(node.slice)}
     for node in ast.walk(tree):
-        assigned = isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and _is_ellipsis(node.value)
-        if assigned and not (isinstance(node, ast.AnnAssign) and _in_class_body(tree, node)):
+        if (
+            isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+            and _is_ellipsis(node.value)
+            and not (isinstance(node, ast.AnnAssign) and _in_class_body(tree, node))
+        ):
             return node.lineno
         if (
             isinstance(node, ast.Call)
@@ -184,7 +188,7 @@ def ellipsis_gap(tree: ast.Module) -> int | None:
     return None
 
 
-def _is_ellipsis(node) -> bool:
+def _is_ellipsis(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Constant) and node.value is Ellipsis
 
 
@@ -260,7 +264,7 @@ def without_documented_output(code: str, tree: ast.Module | None) -> str:
     return "\n".join(re.sub(r"(^|\s)#.*$", "", line) for line in lines)
 
 
-def _bodies(tree: ast.AST):
+def _bodies(tree: ast.AST) -> Iterator[list[ast.stmt]]:
     """Every list of statements in the tree (module, function and class bodies, branches, handlers)."""
     for node in ast.walk(tree):
         for name in ("body", "orelse", "finalbody"):
@@ -284,7 +288,7 @@ def _dedent_docstring(text: str) -> str:
     return "\n".join(line[margin:] for line in lines)
 
 
-def _top_level_nodes(tree: ast.AST):
+def _top_level_nodes(tree: ast.AST) -> Iterator[ast.AST]:
     """Every node that runs at module level: not inside a function, class body or lambda."""
     stack = list(ast.iter_child_nodes(tree))
     while stack:
@@ -375,7 +379,8 @@ def dependencies(index: int, trees: list[ast.Module | None]) -> list[int]:
             continue
         for name in undefined_names(tree):
             for earlier in range(current - 1, -1, -1):
-                if trees[earlier] is not None and name in defined_names(trees[earlier]):
+                earlier_tree = trees[earlier]
+                if earlier_tree is not None and name in defined_names(earlier_tree):
                     if earlier not in needed:
                         needed.add(earlier)
                         pending.append(earlier)

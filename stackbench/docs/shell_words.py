@@ -253,7 +253,8 @@ def shell_segments(command: str) -> list[list[str]]:
     lexer.whitespace = " \t\r"
     lexer.whitespace_split = True
     lexer.commenters = "#"
-    segments, current = [], []
+    segments: list[list[str]] = []
+    current: list[str] = []
     try:
         for token in lexer:
             if token and set(token) <= set(";&|()\n") or token == "\n":

@@ -83,7 +83,8 @@ def commits_in(repo: Path, revision_range: str) -> list[tuple[str, str, str]]:
     if not shas:
         return []
     log = git(repo, "log", "--no-walk=unsorted", "--format=%H%x00%h%x00%s", *shas, "--")
-    return [tuple(line.split("\0", 2)) for line in log.splitlines() if line]
+    rows = [line.split("\0", 2) for line in log.splitlines() if line]
+    return [(sha, short, subject) for sha, short, subject in rows]
 
 
 def _parent(repo: Path, sha: str) -> str:
@@ -93,7 +94,7 @@ def _parent(repo: Path, sha: str) -> str:
         return EMPTY_TREE
 
 
-def _spans(repo: Path, node: DiffNode, commits) -> list[str]:
+def _spans(repo: Path, node: DiffNode, commits: list[tuple[str, str, str]]) -> list[str]:
     """The arguments of `git diff` that give this node's changes."""
     if node.key == "staged":
         return ["--cached"]

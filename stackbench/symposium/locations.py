@@ -91,7 +91,7 @@ def _search_text(relative: str, text: str, pattern: re.Pattern) -> list[Match]:
         matches.append(Match(relative, line, column, lines[line - 1].strip()))
         if len(matches) >= MAX_MATCHES:
             break
-    unique = {}
+    unique: dict[int, Match] = {}
     for match in matches:
         unique.setdefault(match.line, match)
     return list(unique.values())
@@ -131,7 +131,7 @@ def _python_references(relative: str, text: str, name: str) -> list[Match] | Non
         line = None
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
             line, column = node.lineno, node.col_offset
-        elif isinstance(node, ast.Attribute) and node.attr == name:
+        elif isinstance(node, ast.Attribute) and node.attr == name and node.end_col_offset is not None:
             line, column = node.lineno, node.end_col_offset - len(name)
         elif isinstance(node, ast.ImportFrom) and any(alias.name == name for alias in node.names):
             line, column = node.lineno, node.col_offset
@@ -184,17 +184,18 @@ def resolve(location: Location, repo: Path) -> list[Match]:
                 matches.extend(_search_text(name, text, pattern))
         return matches[:MAX_MATCHES]
     if location.range:
-        spec = location.range
-        target = safe_path(repo, spec.path)
+        span = location.range
+        target = safe_path(repo, span.path)
         text = _read(target) if target.is_file() and tracked(repo, target) else None
         if text is None:
             return []
         lines = _lines(text)
-        if spec.line > len(lines):
+        if span.line > len(lines):
             return []
-        return [Match(spec.path, spec.line, spec.column or 1, lines[spec.line - 1].strip(), spec.end_line)]
+        return [Match(span.path, span.line, span.column or 1, lines[span.line - 1].strip(), span.end_line)]
     if location.findDefinitions:
         return _by_name(repo, location.findDefinitions, definitions=True)
+    assert location.findReferences is not None  # a Location holds exactly one of its four kinds
     return _by_name(repo, location.findReferences, definitions=False)
 
 

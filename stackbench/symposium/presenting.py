@@ -11,6 +11,7 @@ from stackbench.formats.symposium import (
     ActionElement,
     CommentBody,
     CommentElement,
+    Element,
     GitDiffElement,
     MermaidElement,
     SymposiumWalkthrough,
@@ -135,8 +136,8 @@ def present(walkthrough: SymposiumWalkthrough, repo: Path, chosen: dict | None =
     comments: dict[str, CommentView] = {}
     diffs: list[GitDiffView] = []
 
-    def items(elements, prefix) -> list[Item]:
-        out = []
+    def items(elements: list[Element], prefix: str) -> list[Item]:
+        out: list[Item] = []
         for index, element in enumerate(elements):
             key = f"{prefix}.{index}"
             if isinstance(element, str):
@@ -144,16 +145,16 @@ def present(walkthrough: SymposiumWalkthrough, repo: Path, chosen: dict | None =
             elif isinstance(element, MermaidElement):
                 out.append(Item("mermaid", element.mermaid, key))
             elif isinstance(element, CommentElement):
-                view = comments[key] = _comment_view(key, element.comment, repo, chosen)
-                out.append(Item("comment", view, key, items(element.comment.content, f"{key}.content")))
+                comment = comments[key] = _comment_view(key, element.comment, repo, chosen)
+                out.append(Item("comment", comment, key, items(element.comment.content, f"{key}.content")))
             elif isinstance(element, GitDiffElement):
-                view = GitDiffView(key, element.gitdiff.range)
+                diff = GitDiffView(key, element.gitdiff.range)
                 try:
-                    view.nodes = diff_tree(repo, element.gitdiff)
+                    diff.nodes = diff_tree(repo, element.gitdiff)
                 except GitError as exc:
-                    view.error = str(exc)
-                diffs.append(view)
-                out.append(Item("gitdiff", view, key))
+                    diff.error = str(exc)
+                diffs.append(diff)
+                out.append(Item("gitdiff", diff, key))
             elif isinstance(element, ActionElement):
                 out.append(Item("action", element.action, key, items(element.action.content, f"{key}.content")))
         return out
@@ -168,7 +169,7 @@ def present(walkthrough: SymposiumWalkthrough, repo: Path, chosen: dict | None =
     return {"sections": sections, "comments": comments}
 
 
-def find_element(walkthrough: SymposiumWalkthrough, key: str):
+def find_element(walkthrough: SymposiumWalkthrough, key: str) -> Element | None:
     """The element at a key such as "highlights.2" or "actions.1.content.0" (None when there is none)."""
     parts = key.split(".")
     if not parts or parts[0] not in SECTIONS:
