@@ -3,7 +3,7 @@ import json
 import pytest
 
 from stackbench.docs.distributions import module_names_of
-from stackbench.docs.extractor import extract_docs, slugify
+from stackbench.docs.extractor import extract_docs
 
 GUIDE = """---
 title: Guide
@@ -221,10 +221,6 @@ def test_the_cli_writes_one_analysis_per_page_in_the_exact_format(docs, tmp_path
     }
     assert {"setup", "requirements", "environment", "files"} <= set(data)
     assert "binary.md" in done.stderr
-
-
-def test_slugs_follow_github():
-    assert slugify("Getting `started`: the *basics*!") == "getting-started-the-basics"
 
 
 # -- pages written the way real docs are -------------------------------------------------------------------------

@@ -1,0 +1,34 @@
+from stackbench.docs.page_blocks import markdown_blocks, rst_blocks, slugify
+
+
+def test_slugs_follow_github():
+    assert slugify("Getting `started`: the *basics*!") == "getting-started-the-basics"
+
+
+def test_a_fence_keeps_its_headings_and_the_prose_before_it():
+    page = "# Guide\n\n## Install\n\nRun this first:\n\n```bash\npip install kv\n```\n"
+    [block] = markdown_blocks(page)
+    assert block.info.language == "bash" and block.code == "pip install kv\n"
+    assert block.hierarchy == ["Guide", "Install"] and "Run this first" in block.prose_before
+    assert block.line == 8
+
+
+def test_a_fence_inside_an_mkdocs_admonition_or_tab_is_read_as_a_fence():
+    page = '!!! note\n\n    ```python\n    x = 1\n    ```\n\n=== "Tab"\n\n    ```python\n    y = 2\n    ```\n'
+    assert [block.code for block in markdown_blocks(page)] == ["x = 1\n", "y = 2\n"]
+
+
+def test_a_myst_note_is_read_inside_and_its_fences_found():
+    page = (
+        "```{note}\nBefore you start:\n\n    print('hi')\n```\n\n```{code-block} python\n:caption: app.py\nz = 3\n```\n"
+    )
+    blocks = markdown_blocks(page)
+    assert blocks[-1].code.strip() == "z = 3" and blocks[-1].options.get("caption") == "app.py"
+
+
+def test_restructuredtext_code_directives_become_blocks_under_their_section():
+    page = "Usage\n=====\n\n.. code-block:: python\n\n   import kv\n   kv.open()\n\nText.\n\n>>> 1 + 1\n2\n"
+    blocks = rst_blocks(page)
+    assert blocks[0].info.language == "python" and blocks[0].code.splitlines() == ["import kv", "kv.open()"]
+    assert blocks[0].hierarchy == ["Usage"]
+    assert blocks[1].info.language == "pycon" and blocks[1].code.startswith(">>> 1 + 1")
