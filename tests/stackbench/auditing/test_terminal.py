@@ -38,7 +38,7 @@ def test_a_command_that_hangs_is_killed_and_the_session_goes_on_in_the_same_plac
     terminal.run("mkdir deep && cd deep && export KEPT=yes")
     started = time.monotonic()
     result = terminal.run("sleep 60", timeout=1)
-    assert result.timed_out and time.monotonic() - started < 5
+    assert result.timed_out and time.monotonic() - started < 30  # killed, not left to sleep its 60 s
     after = terminal.run('echo "$KEPT $(basename "$PWD")"')
     assert after.output == "yes deep\n"
 
@@ -149,5 +149,5 @@ def test_a_log_that_became_a_device_or_a_fifo_costs_no_memory_and_no_wait(termin
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         started = time.monotonic()
         assert terminal.server_log() == "" and terminal.wait_for_url(0.5) is None
-        assert time.monotonic() - started < 2
+        assert time.monotonic() - started < 10  # a FIFO waited on would hang for ever
         assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 50_000  # kilobytes

@@ -99,7 +99,7 @@ def test_a_fifo_or_a_socket_where_a_file_belongs_never_blocks_the_worker(files, 
         files.write(f"{INSIDE}/work/server.log", b"x", append=True)
     assert files.read_capped(f"{INSIDE}/work/server.log", 100) == ("", False)
     assert files.kind(f"{INSIDE}/work/server.log") == "other"
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 10  # a FIFO waited on would hang for ever
 
 
 def test_a_huge_sparse_file_is_read_within_the_bound(files, host):
