@@ -81,7 +81,13 @@ def measure(library: dict, labels: list[dict], workers: int, output: Path) -> di
     seconds = time.monotonic() - started
     examples = {(a.page, e.line): e for a in analyses for e in a.examples}
     results = {(d.page, r.line): r for d in summary.documents for r in d.results}
-    labelled = {(label["page"], label["line"]): label for label in labels}
+    # A label gives the first line of the code itself; a block whose fence opens with blank lines starts before it.
+    starts = {
+        (a.page, e.line + len(e.code) - len(e.code.lstrip("\n"))): (a.page, e.line)
+        for a in analyses
+        for e in a.examples
+    }
+    labelled = {starts.get((label["page"], label["line"]), (label["page"], label["line"])): label for label in labels}
 
     runnable = [key for key, label in labelled.items() if label["verdict"] in RUNNABLE_VERDICTS]
     extracted = [
