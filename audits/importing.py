@@ -6,6 +6,7 @@ file twice finds it already there (runs and documents carry an import key derive
 
 import hashlib
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -148,16 +149,24 @@ def detect_kind(source: SourceFile) -> str | None:
     return None
 
 
-def import_paths(paths, library_name: str | None = None, user=None) -> list[ImportOutcome]:
-    return import_fileset(fileset_from_paths(paths), library_name=library_name, user=user)
+def import_paths(
+    paths, library_name: str | None = None, user=None, on_file: Callable[[], None] | None = None
+) -> list[ImportOutcome]:
+    return import_fileset(fileset_from_paths(paths), library_name=library_name, user=user, on_file=on_file)
 
 
-def import_fileset(fileset: FileSet, library_name: str | None = None, user=None) -> list[ImportOutcome]:
+def import_fileset(
+    fileset: FileSet, library_name: str | None = None, user=None, on_file: Callable[[], None] | None = None
+) -> list[ImportOutcome]:
+    """Imports every Stackbench file of the set, each in a transaction of its own; on_file is called after each
+    file (for a progress bar)."""
     outcomes = list(fileset.errors)
     typed = []
     for source in fileset.files:
         kind = detect_kind(source)
         if kind is None:
+            if on_file:
+                on_file()
             if source.explicit:
                 outcomes.append(
                     ImportOutcome(
@@ -177,6 +186,8 @@ def import_fileset(fileset: FileSet, library_name: str | None = None, user=None)
     importer = _Importer(fileset, library_name, user)
     for _, kind, source in typed:
         outcomes.append(importer.run(kind, source))
+        if on_file:
+            on_file()
     return outcomes
 
 

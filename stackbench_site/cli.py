@@ -110,10 +110,11 @@ def import_files(
     ] = None,
 ):
     setup_django()
-    from audits.importing import import_paths
+    from audits.importing import fileset_from_paths, import_fileset
 
-    with _progress("Importing"):
-        outcomes = import_paths(paths, library_name=library)
+    fileset = fileset_from_paths(paths)
+    with _progress("Importing", total=len(fileset.files)) as advance:
+        outcomes = import_fileset(fileset, library_name=library, on_file=advance)
     if not outcomes:
         raise CommandError("nothing to import: no JSON files found")
     table = _table(Column(min_width=9), Column(min_width=11), Column(), Column(), header=False)
@@ -387,13 +388,13 @@ def extract(
     ] = None,
     version: Annotated[str, typer.Option(metavar="VER")] = "",
 ):
-    from stackbench.docs.extractor import extract_docs
+    from stackbench.docs.extractor import doc_pages, extract_docs
 
     folder = Path(docs)
     if not folder.is_dir():
         raise CommandError(f"{docs}: no such folder")
-    with _progress("Extracting"):
-        report = extract_docs(folder, library, version or None, include=include)
+    with _progress("Extracting", total=len(doc_pages(folder, include))) as advance:
+        report = extract_docs(folder, library, version or None, include=include, on_page=advance)
     target = Path(output)
     try:
         target.mkdir(parents=True, exist_ok=True)

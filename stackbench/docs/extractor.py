@@ -21,6 +21,7 @@ import fnmatch
 import re
 import shlex
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -451,15 +452,34 @@ def analyse_page(path: Path, docs_root: Path, library: str, version: str | None)
     )
 
 
-def extract_docs(docs: Path, library: str, version: str | None, include: str | None = None) -> ExtractionReport:
-    docs = Path(docs)
-    report = ExtractionReport()
-    for path in sorted(p for p in docs.rglob("*") if p.is_file() and p.suffix.lower() in DOC_SUFFIXES):
+def doc_pages(docs: Path, include: str | None = None) -> list[Path]:
+    """The pages of a docs folder extraction reads, in order: markdown, MDX and reStructuredText files matching
+    the include glob (relative to the folder), outside .git and node_modules."""
+    pages = []
+    for path in sorted(p for p in Path(docs).rglob("*") if p.is_file() and p.suffix.lower() in DOC_SUFFIXES):
         relative = path.relative_to(docs).as_posix()
         if include and not fnmatch.fnmatch(relative, include):
             continue
         if ".git" in path.parts or "node_modules" in path.parts:
             continue
+        pages.append(path)
+    return pages
+
+
+def extract_docs(
+    docs: Path,
+    library: str,
+    version: str | None,
+    include: str | None = None,
+    on_page: Callable[[], None] | None = None,
+) -> ExtractionReport:
+    """Every page's code examples; on_page is called as each page is read (for a progress bar)."""
+    docs = Path(docs)
+    report = ExtractionReport()
+    for path in doc_pages(docs, include):
+        relative = path.relative_to(docs).as_posix()
+        if on_page:
+            on_page()
         try:
             if path.stat().st_size > MAX_DOC_BYTES:
                 report.warnings.append(f"{relative}: skipped, larger than {MAX_DOC_BYTES} bytes")

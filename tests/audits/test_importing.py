@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audits.importing import FileSet, import_fileset, import_paths
+from audits.importing import FileSet, fileset_from_paths, import_fileset, import_paths
 from audits.models import ExampleResult, Gap, Run, RunStatus, ValidationDocument
 from stackbench.formats.results import ValidationSummary
 from stackbench.formats.walkthrough import Session
@@ -210,6 +210,16 @@ def test_the_shared_fixtures_folder_imports_whole(sample_dir, tmp_path):
     shutil.copytree(sample_dir, copy)
     outcomes = import_paths([copy])
     assert not [o for o in outcomes if o.status == "error"]
+
+
+def test_each_file_moves_the_progress_on_once_whatever_its_verdict(sample_dir, tmp_path):
+    copy = tmp_path / "fixtures"
+    shutil.copytree(sample_dir, copy)
+    (copy / "notes.json").write_text("{}")
+    fileset = fileset_from_paths([copy])
+    moves = []
+    outcomes = import_fileset(fileset, on_file=lambda: moves.append(1))
+    assert len(moves) == len(fileset.files) == len(outcomes) > 1
 
 
 def test_a_nul_in_command_output_is_stored_as_a_replacement_character(tmp_path):

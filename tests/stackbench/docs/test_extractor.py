@@ -3,7 +3,7 @@ import json
 import pytest
 
 from stackbench.docs.distributions import module_names_of
-from stackbench.docs.extractor import extract_docs
+from stackbench.docs.extractor import doc_pages, extract_docs
 
 GUIDE = """---
 title: Guide
@@ -114,6 +114,21 @@ def docs(tmp_path):
 
 def pages(report):
     return dict(report.analyses)
+
+
+def test_the_pages_read_are_the_docs_files_matching_the_glob_outside_git_folders(docs):
+    (docs / ".git").mkdir()
+    (docs / ".git" / "notes.md").write_text("# not docs\n")
+    (docs / "snippets" / "notes.txt").write_text("not a page\n")
+    names = [page.relative_to(docs).as_posix() for page in doc_pages(docs)]
+    assert names == ["api.rst", "binary.md", "components.mdx", "guide/intro.md", "latin1.md", "prose.md"]
+    assert [page.name for page in doc_pages(docs, include="guide/*.md")] == ["intro.md"]
+
+
+def test_each_page_read_moves_the_progress_on_once_even_a_skipped_one(docs):
+    moves = []
+    report = extract_docs(docs, "toolz", "0.12.1", on_page=lambda: moves.append(1))
+    assert len(moves) == len(doc_pages(docs)) == 6 and report.warnings
 
 
 def test_every_code_block_is_found_with_its_exact_line_and_sections(docs):
