@@ -180,16 +180,6 @@ def test_the_openapi_document_is_served_without_a_token(client):
     assert {"/api/v1/runs", "/api/v1/runs/{run_id}/gate", "/api/v1/problems/{problem_id}"} <= set(document["paths"])
 
 
-def test_a_url_no_api_route_matches_is_a_json_404(client, viewer_api):
-    response = client.get("/api/v1/runs/1/files/a%0Ab", **viewer_api)
-    assert (response.status_code, response["Content-Type"], response.json()) == (
-        404,
-        "application/json",
-        {"detail": "Not Found"},
-    )
-    assert client.get("/no-such-page/")["Content-Type"].startswith("text/html")
-
-
 schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", get_wsgi_application())
 
 
