@@ -90,7 +90,7 @@ def test_background_servers_keep_running_and_answer_until_the_sandbox_ends(termi
     assert processes_of(uid)
     terminal.close()
     terminal.sandbox.close()
-    wait_for(lambda: not processes_of(uid), timeout=5, message="the server to end with its sandbox")
+    wait_for(lambda: not processes_of(uid), timeout=30, message="the server to end with its sandbox")
 
 
 def test_a_background_command_that_dies_is_a_failure_with_its_log(terminal):

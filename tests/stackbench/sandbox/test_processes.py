@@ -37,7 +37,7 @@ def test_killing_a_spawned_command_ends_its_whole_process_group():
     background = int(launcher.stdout.readline())
     Spawned(launcher, launcher.pid).kill()
     assert launcher.wait(timeout=5) == -9
-    wait_for(lambda: _gone(background), timeout=5, message="the command's background sleep to end")
+    wait_for(lambda: _gone(background), timeout=30, message="the command's background sleep to end")
 
 
 def test_the_processes_of_a_pid_namespace_are_found_by_its_inode():
