@@ -32,6 +32,7 @@ from stackbench.docs import python_code
 from stackbench.docs.distributions import distribution_for, module_names_of, normalized
 from stackbench.docs.includes import Expanded, expand
 from stackbench.docs.page_blocks import Block, markdown_blocks, rst_blocks, slugify
+from stackbench.docs.tutorial_text import FILE_INTRO, PATH_LIKE
 from stackbench.formats.walkthrough import (
     CodeExample,
     ExtractionAnalysis,
@@ -124,6 +125,31 @@ def _title_file(info: FenceInfo, code: str) -> str | None:
         match = FILE_COMMENT.match(first)
         if match:
             return match.group(1)
+    return None
+
+
+# "# helpers.py", "# in helpers.py", "# file: helpers.py", "# contents of helpers.py" atop a Python block.
+MODULE_COMMENT = re.compile(
+    r"^\s*#\s*(?:(?:in|file|filename|contents? of|save (?:this )?as)\s*:?\s+)?`?([\w./-]*\w\.py)`?\s*:?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _module_file(code: str, prose: str) -> str | None:
+    """The module a Python block is, when the page names it: a comment on its first line, or the sentence just
+    before it ("Create `helpers.py`:", "In `app.py`:", "save this as `tasks.py`"). A reader saves it under that
+    name, so later blocks that import it work."""
+    first = next((line for line in code.split("\n") if line.strip()), "")
+    match = MODULE_COMMENT.match(first)
+    if match:
+        return match.group(1)
+    sentence = re.split(r"(?<=[.!?])\s+", prose.strip())[-1] if prose.strip() else ""
+    intro = FILE_INTRO.search(sentence)
+    # The name closes the sentence that leads into the block ("… `app.py`:", "… `app.py` file with:"); a name in
+    # the middle of an explanation is talked about, not written.
+    leads_in = intro is not None and sentence.endswith(":") and len(sentence[intro.end(2) + 1 :]) <= 20
+    if intro and leads_in and intro.group(2).endswith(".py") and PATH_LIKE.match(intro.group(2)):
+        return intro.group(2)
     return None
 
 
@@ -348,6 +374,7 @@ def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, pa
             )
             last_script = None
             continue
+        title_file = title_file or _module_file(code, block.prose_before)
         if title_file and title_file.endswith(".py"):
             # A module the reader saves under that name: later examples import it.
             reading.files.append(PageFile(path=title_file, content=code, line=line))

@@ -437,3 +437,42 @@ def test_fences_inside_admonitions_directives_and_includes_are_found(real_docs):
         ("inside_directive = True", 14, None),
         ("from_readme = True", 7, "../README.md"),
     ]
+
+
+MODULES_PAGE = """# Helpers
+
+```python
+# in geometry.py
+def area(w, h):
+    return w * h
+```
+
+Create a file called `naming.py`:
+
+```python
+def title(text):
+    return text.title()
+```
+
+Then use both:
+
+```python
+from geometry import area
+from naming import title
+print(title("ok"), area(2, 3))
+```
+
+The function `area` in `geometry.py` multiplies; here is how to call it:
+
+```python
+print(area(1, 1))
+```
+"""
+
+
+def test_python_blocks_the_page_names_as_modules_become_files_later_blocks_import(tmp_path):
+    (tmp_path / "modules.md").write_text(MODULES_PAGE)
+    page = pages(extract_docs(tmp_path, "shapes", "1.0"))["modules.md"]
+    assert [(f.path, f.line) for f in page.files] == [("geometry.py", 4), ("naming.py", 12)]
+    assert page.files[0].content.startswith("# in geometry.py\ndef area")
+    assert [e.execution_context for e in page.examples] == ["sync"] * 4, "a saved module still runs"
