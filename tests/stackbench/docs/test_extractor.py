@@ -233,6 +233,7 @@ def test_the_cli_writes_one_analysis_per_page_in_the_exact_format(docs, tmp_path
         "skip_reason",
         "expected_output",
         "expected_output_line",
+        "readers_names",
     }
     assert {"setup", "requirements", "environment", "files"} <= set(data)
     assert "binary.md" in done.stderr
@@ -437,3 +438,26 @@ def test_fences_inside_admonitions_directives_and_includes_are_found(real_docs):
         ("inside_directive = True", 14, None),
         ("from_readme = True", 7, "../README.md"),
     ]
+
+
+OWN_NAMES_PAGE = """# Own names
+
+Pass your `store` to the function:
+
+```pycon
+>>> shapes.save(store, token)
+```
+
+Replace `token` with the one you were given.
+
+```python
+shapes.draw(store)
+```
+"""
+
+
+def test_the_prose_around_an_example_names_the_readers_own_objects(tmp_path):
+    (tmp_path / "own.md").write_text(OWN_NAMES_PAGE)
+    session, script = pages(extract_docs(tmp_path, "shapes", "1.0"))["own.md"].examples
+    assert session.readers_names == ["store", "token"], "the prose before it and after it"
+    assert script.readers_names == ["token"]
