@@ -32,7 +32,7 @@ from stackbench.docs import python_code
 from stackbench.docs.distributions import distribution_for, module_names_of, normalized
 from stackbench.docs.includes import Expanded, expand
 from stackbench.docs.page_blocks import Block, markdown_blocks, rst_blocks, slugify
-from stackbench.docs.tutorial_text import FILE_INTRO, PATH_LIKE
+from stackbench.docs.tutorial_text import FILE_INTRO, PATH_LIKE, READERS_NAME
 from stackbench.formats.walkthrough import (
     CodeExample,
     ExtractionAnalysis,
@@ -284,12 +284,15 @@ def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, pa
             language = "python"
         title_file = _title_file(info, code) or _option_file(block.options)
         session = python_code.is_session(code) and (_is_python_tag(language) or _is_neutral_tag(language))
+        prose_after = blocks[index + 1].prose_before if index + 1 < len(blocks) else ""
+        readers_names = sorted(set(READERS_NAME.findall(block.prose_before + "\n" + prose_after)))
         if session:
             statements = python_code.session_statements(code)
             example = CodeExample(
                 **common,
                 language="python",
                 style="doctest",
+                readers_names=readers_names,
                 imports=python_code.imported_modules(python_code.parse(python_code.session_source(code))) or None,
             )
             if not statements:
@@ -384,6 +387,7 @@ def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, pa
             language="python",
             style="script" if _is_python_tag(language) else "untagged",
             imports=imports or None,
+            readers_names=readers_names,
             has_main="__main__" in code,
             dependencies=dependencies_of(imports, library),
         )

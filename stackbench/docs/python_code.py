@@ -6,7 +6,7 @@ import ast
 import builtins
 import doctest
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 BUILTIN_NAMES = set(dir(builtins)) | {"__name__", "__file__", "__doc__", "__builtins__", "__spec__", "__loader__"}
@@ -367,9 +367,10 @@ def definitions_only(tree: ast.Module) -> str:
     return "\n".join(ast.unparse(node) for node in kept)
 
 
-def dependencies(index: int, trees: list[ast.Module | None]) -> list[int]:
+def dependencies(index: int, trees: list[ast.Module | None], unsettled: Collection[int] = ()) -> list[int]:
     """Earlier examples this one builds on: for each name it uses without defining, the last earlier example
-    that defines it (transitively), in order."""
+    that defines it (transitively), in order. An unsettled example (it failed or was not run) may never have
+    defined the name, so the one before it that defines it is needed too."""
     needed: set[int] = set()
     pending = [index]
     while pending:
@@ -384,5 +385,6 @@ def dependencies(index: int, trees: list[ast.Module | None]) -> list[int]:
                     if earlier not in needed:
                         needed.add(earlier)
                         pending.append(earlier)
-                    break
+                    if earlier not in unsettled:
+                        break
     return sorted(needed)

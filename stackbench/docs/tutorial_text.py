@@ -57,6 +57,8 @@ HEDGED_OUTPUT = re.compile(
 RUN_INTRO = re.compile(r"(?:\b(?:run|execute|type|enter|invoke|use)\b|\bcommand\b)[^.]*:\s*$", re.IGNORECASE)
 PROMPTED = re.compile(r"^\s*(?:\$|%|>>>|❯)\s")
 PARAGRAPH_TARGET = re.compile(r"\b(?:to|in|into|inside) (?:your|the|a) `([^`\s]+)`(?: file)?", re.IGNORECASE)
+# Prose that hands a name to the reader: "your `client`", "replace `db` with ...": their own object, not the page's.
+READERS_NAME = re.compile(r"\b(?:your(?:\s+own)?|replace)\s+`([A-Za-z_]\w*)`", re.IGNORECASE)
 
 # -- what the reader's text promises, and what it leaves unclear ----------------------------------------------------
 VAGUE_PHRASES = [

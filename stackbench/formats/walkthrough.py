@@ -161,6 +161,7 @@ class CodeExample(_Lenient):
     skip_reason: str | None = None  # why a not-executable example is not run, in words a reader understands
     expected_output: str | None = None  # what the page says the example prints
     expected_output_line: Count | None = None  # where the page shows it (the output block), if not in the code
+    readers_names: list[Name] = Field(default_factory=list)  # the prose around it calls these the reader's own
 
     @model_validator(mode="before")
     @classmethod

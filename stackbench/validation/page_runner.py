@@ -274,8 +274,8 @@ class Page:
         }
 
     def op_script(self, request: Message) -> Message:
-        """Run a script in a fork of the page: its preludes (the earlier scripts it builds on) quietly, then it,
-        with the page's variables set."""
+        """Run a script in a fork of the page: its preludes (the earlier scripts it builds on) quietly, as far as
+        each gets, then it, with the page's variables set."""
         namespace = self.namespace
         result_fd, result_path = tempfile.mkstemp(prefix="result-", dir=request["state"])
         os.close(result_fd)
@@ -317,7 +317,10 @@ class Page:
         try:
             os.environ.update(request.get("environment", {}))
             for prelude in request.get("preludes", []):
-                self._run_code(prelude["code"], prelude["name"], namespace, quiet=True)
+                try:
+                    self._run_code(prelude["code"], prelude["name"], namespace, quiet=True)
+                except (Exception, SystemExit):
+                    pass  # an earlier script that broke off: what it defined before stays, as in the reader's file
             sys.argv = [request["name"]]
             self._run_code(request["code"], request["name"], namespace, run_async=request.get("async", False))
         except SystemExit as exc:

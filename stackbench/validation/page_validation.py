@@ -1,7 +1,9 @@
 """One page followed in order, as its reader would: the docs' hidden setup, the variables the page exports and the
 files it shows are in place when the reader gets there; doctest sessions run in the page's process one after
-another, scripts in a fork of it after the earlier scripts they build on, and a script that passed joins the
-process for the sessions after it. An example that fails after the page's earlier examples gets a second chance
+another, scripts in a fork of it after the earlier scripts they build on, and a script that passed (or broke
+off: what it defined before stays) joins the process for the sessions after it. Every example runs, whatever
+happened before it; its error counts at an earlier example only when it names what that one failed to define.
+An example that fails after the page's earlier examples gets a second chance
 in a fresh process holding only its section; one that needs an optional package the page never installs gets it.
 
 One class over ~500 lines, on purpose: sessions and scripts share the page's process, what happened so far
@@ -42,6 +44,8 @@ class PageState:
 
     results: dict[int, ExampleResult] = field(default_factory=dict)
     broken: set[int] = field(default_factory=set)  # examples that stopped on an exception, a timeout or an exit
+    # examples whose error named what an earlier one failed to define -> that earlier example
+    cascades: dict[int, int] = field(default_factory=dict)
     materialized: set[int] = field(default_factory=set)
     done_setup: set[int] = field(default_factory=set)
     applied_variables: set[int] = field(default_factory=set)
@@ -134,7 +138,7 @@ class PageValidation:
                 self.state.results[index] = result
                 results.append(result)
                 self.observer.example_finished(self.analysis.page, result)
-                if result.status == "success" and style_of(example) != "doctest" and self._sessions_after(index):
+                if self._joins_page(index) and self._sessions_after(index):
                     self._materialize(index, self._running)
         finally:
             if self.process is not None:
@@ -148,6 +152,13 @@ class PageValidation:
                 python=environment["python"], distributions=environment["distributions"]
             )
             self.knowledge.python = environment["python"]
+
+    def _joins_page(self, index: int) -> bool:
+        """A script whose run counts joins the page's process: one that passed, and one that broke off (what
+        it defined before breaking stays in the reader's session, like a session's names)."""
+        if style_of(self.examples[index]) == "doctest" or self.trees[index] is None:
+            return False
+        return self.state.results[index].status == "success" or index in self.state.broken
 
     def _sessions_after(self, index: int) -> bool:
         return any(style_of(e) == "doctest" and runnable(e) for e in self.examples[index + 1 :])
@@ -188,7 +199,7 @@ class PageValidation:
                 self.state.unwritable_files.append(path)
 
     def _materialize(self, index: int, process: PageProcess) -> None:
-        """A script that passed joins the page's process, so the sessions after it see what it did."""
+        """A script joins the page's process, so the sessions after it see what it did."""
         example = self.examples[index]
         self.state.materialized.add(index)
         self.state.dirty = True
@@ -210,7 +221,7 @@ class PageValidation:
                 error_message=f"Not Python ({example.language})",
                 actual_code_executed=example.code,
             )
-        depends = python_code.dependencies(index, self.trees)
+        depends = python_code.dependencies(index, self.trees, self._unsettled())
         common = {
             **base,
             "depends_on_previous": bool(depends),
@@ -226,46 +237,37 @@ class PageValidation:
                 suggestions="The library could not be installed at this version, so no example of the page could "
                 "run; see the page's setup problems.",
             )
-        blocked = self._blocked_by(depends)
-        if blocked:
-            return ExampleResult(**common, status="skipped", error_message=blocked)
         self._know_names_around(index)
         if style == "doctest":
             return self._session(index, common)
         return self._script(index, common, depends)
 
-    def _blocked_by(self, depends: list[int]) -> str | None:
-        """An example that builds on one that broke off (what it defines may not exist) or was not run is not
-        run either: a failure is counted once, where it happened. One whose output merely differed still
-        defined everything, so what builds on it runs."""
-        for earlier in depends:
-            line = self.examples[earlier].line
-            if earlier in self.state.broken:
-                return f"Builds on example {earlier} (line {line}), which failed; counted there."
-            result = self.state.results.get(earlier)
-            if result is not None and result.status == "skipped":
-                reason = (result.error_message or "").rstrip(".")
-                return f"Builds on example {earlier} (line {line}), which is not run ({reason})."
-        return None
+    def _unsettled(self) -> set[int]:
+        """Earlier examples whose definitions may not stand: they broke off, or did not run to the end."""
+        return self.state.broken | {i for i, r in self.state.results.items() if r.status == "skipped"}
 
     def _know_names_around(self, index: int) -> None:
-        """For the verdicts: which names other examples define, and how those examples fared."""
+        """For the verdicts: which names other examples define, and how those examples fared (one whose error
+        only repeated an earlier failure fared as that one did); whether the example is typed verbatim."""
         knowledge = self.knowledge
         knowledge.defined_later, knowledge.defined_by_failed, knowledge.defined_by_skipped = {}, {}, {}
         knowledge.unresolved = []
+        knowledge.verbatim = style_of(self.examples[index]) == "doctest"
+        knowledge.readers_names = set(self.examples[index].readers_names)
         for other in range(len(self.examples) - 1, index, -1):
             for name in self.defines[other]:
                 knowledge.defined_later[name] = (other, self.examples[other].line)
         for other in range(index):
-            result = self.state.results.get(other)
+            origin = self.state.cascades.get(other, other)
+            result = self.state.results.get(origin)
             for name in self.defines[other]:
                 knowledge.defined_by_failed.pop(name, None)
                 knowledge.defined_by_skipped.pop(name, None)
-                if other in self.state.broken:
-                    knowledge.defined_by_failed[name] = (other, self.examples[other].line)
+                if origin in self.state.broken:
+                    knowledge.defined_by_failed[name] = (origin, self.examples[origin].line)
                 elif result is not None and result.status == "skipped":
                     reason = (result.error_message or "").rstrip(".") + "."
-                    knowledge.defined_by_skipped[name] = (other, self.examples[other].line, reason)
+                    knowledge.defined_by_skipped[name] = (origin, self.examples[origin].line, reason)
 
     def _free_names(self, index: int) -> list[str]:
         """Names the example uses that nothing on the page before it defines."""
@@ -313,6 +315,8 @@ class PageValidation:
         if verdict.status == "failure" and self.state.dirty:
             verdict, expected, output, answer = self._fresh_session(index, (verdict, expected, output, answer))
         verdict = self._unless_unwritable_file(index, verdict)
+        if verdict.builds_on is not None:
+            self.state.cascades[index] = verdict.builds_on
         self.state.dirty = True
         if answer.get("status") == "ok":
             self._running.replay.append(request)
@@ -393,8 +397,8 @@ class PageValidation:
             verdict, expected, output = self._session_verdict(index, answer)
         finally:
             fresh.close()
-        if verdict.status == "failure":
-            return first  # it fails either way: as the reader following the page sees it
+        if verdict.status != "success":
+            return first  # it fails either way (or cannot run on its own): as the reader following the page sees it
         note = verdicts.Verdict(
             "success",
             "info",
@@ -414,7 +418,7 @@ class PageValidation:
             and self.state.results[i].status == "success"
             and style_of(self.examples[i]) in RUN_STYLES
         ]
-        wanted = sorted(set(section) | set(python_code.dependencies(index, self.trees)))
+        wanted = sorted(set(section) | set(python_code.dependencies(index, self.trees, self._unsettled())))
         try:
             fresh = PageProcess(self._machine, self._start_message(), self._running.should_stop)
         except ValidationError:
@@ -423,8 +427,8 @@ class PageValidation:
             if request["op"] in ("setup", "environ"):
                 fresh.request(request, request.get("timeout", 30))
         for earlier in wanted:
-            if earlier in self.state.broken or self.state.results.get(earlier) is None:
-                continue
+            if self.state.results.get(earlier) is None:
+                continue  # what broke off is replayed too: what it defined before breaking is the reader's
             if style_of(self.examples[earlier]) == "doctest":
                 fresh.request(self._session_request(earlier), self.options.timeout)
             else:
@@ -481,7 +485,7 @@ class PageValidation:
                 finally:
                     fresh.close()
                 second = self._script_verdict(index, retried)
-                if second.status != "failure":
+                if second.status == "success":
                     verdict = verdicts.Verdict(
                         "success",
                         "info",
@@ -490,6 +494,8 @@ class PageValidation:
                     )
                     answer = retried
         verdict = self._unless_unwritable_file(index, verdict)
+        if verdict.builds_on is not None:
+            self.state.cascades[index] = verdict.builds_on
         if verdict.status == "failure" and answer.get("status") != "ok":
             self.state.broken.add(index)
         output = self._machine.readable(answer.get("output", ""))

@@ -1,12 +1,13 @@
 """What an example's outcome means for the docs team, decided from what the page runner saw.
 
-error: the docs are wrong (a syntax error, a name used before the page defines it, an API this version does not
-have, a documented value that differs). warning: the environment or the library's internals (a package that
+error: the docs are wrong (a syntax error, a name used before the page defines it, a name a doctest session types
+that nothing defines, an API this version does not have, a documented value that differs). warning: the environment or the library's internals (a package that
 would not install, an optional dependency the page never installs, an exception raised deep in the library).
 info: it works, with a deprecation or an output that differs only in format. Not findings at all, and so
-skipped with the reason: illustrations (names no page and no package defines, the reader's own modules),
-examples that need the reader's own environment (credentials, a server, their files), examples that build on
-one that failed (counted once, where it failed) and programs that keep running (servers)."""
+skipped with the reason: illustrations (names no page and no package defines in a script, the reader's own
+objects and modules), examples that need the reader's own environment (credentials, a server, their files),
+examples whose error names what an earlier one failed to define (counted once, where it failed) and programs
+that keep running (servers)."""
 
 import re
 import sys
@@ -65,6 +66,7 @@ class Verdict:
     severity: str | None = None
     message: str | None = None
     suggestion: str | None = None
+    builds_on: int | None = None  # the earlier example whose failure this one only repeats (counted there)
 
     @property
     def finding(self) -> bool:
@@ -92,6 +94,10 @@ class PageKnowledge:
     extras: dict[str, str] = field(default_factory=dict)
     # names the failing example uses that nothing provides (not the one it failed on)
     unresolved: list[str] = field(default_factory=list)
+    # the example is a doctest session: what the reader types, meant to be run verbatim
+    verbatim: bool = False
+    # names the page presents as the reader's own objects (`your `db``, `replace `db``)
+    readers_names: set[str] = field(default_factory=set)
 
     @property
     def release(self) -> str:
@@ -124,6 +130,9 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
     environment = _environment_need(exc, mro, message)
     if environment:
         return Verdict("skipped", None, f"Needs the reader's environment: {environment}. Not a doc defect.")
+    cascade = _cascade(exc, mro, page) if in_docs else None
+    if cascade:
+        return cascade
     if "builtins.ModuleNotFoundError" in mro:
         return _missing_module(exc, page, in_docs, error)
     if "builtins.ImportError" in mro and "relative import" in message:
@@ -228,20 +237,36 @@ def _missing_module(exc: Message, page: PageKnowledge, in_docs: bool, error: str
     return Verdict("failure", "warning", error, f"`{module}` is not installed; the page should say how to install it.")
 
 
+def _cascade(exc: Message, mro: set[str], page: PageKnowledge) -> Verdict | None:
+    """A NameError, AttributeError or ImportError naming what an earlier example defines and never got to
+    define (it broke before or at that definition, or was not run): that example's failure, counted there."""
+    if not mro & {"builtins.NameError", "builtins.AttributeError", "builtins.ImportError"}:
+        return None
+    for name in (exc.get("missing"), exc.get("name")):
+        if name in page.defined_by_failed:
+            index, line = page.defined_by_failed[name]
+            return Verdict(
+                "skipped",
+                None,
+                f"Builds on example {index} (line {line}), which failed; counted there.",
+                builds_on=index,
+            )
+        if name in page.defined_by_skipped:
+            index, line, reason = page.defined_by_skipped[name]
+            return Verdict(
+                "skipped", None, f"Builds on example {index} (line {line}), which is not run: {reason}", builds_on=index
+            )
+    return None
+
+
+# A name that says it stands for the reader's own object: my_db, your_client, MyException.
+READERS_OWN_NAME = re.compile(r"^_*(?:my|your|My|Your)(?:_|[A-Z0-9])")
+
+
 def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
     name = exc.get("name") or ""
-    if page.unresolved and name not in page.defined_by_failed and name not in page.defined_by_skipped:
-        return Verdict(
-            "skipped",
-            None,
-            f"Illustrative: uses `{page.unresolved[0]}`, which neither the page nor any installed package defines.",
-        )
-    if name in page.defined_by_failed:
-        index, line = page.defined_by_failed[name]
-        return Verdict("skipped", None, f"Builds on example {index} (line {line}), which failed; counted there.")
-    if name in page.defined_by_skipped:
-        index, line, reason = page.defined_by_skipped[name]
-        return Verdict("skipped", None, f"Builds on example {index} (line {line}), which is not run: {reason}")
+    if page.unresolved and (not page.verbatim or all(_readers_own(n, page) for n in page.unresolved)):
+        return _illustrative(page.unresolved[0])
     if exc.get("importable"):
         return Verdict("failure", "warning", error, f"Add `import {name}` to the example: `{name}` is never imported.")
     if exc.get("provided_by"):
@@ -260,10 +285,25 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
         )
     if exc.get("suggestions"):
         return Verdict("failure", "error", error, f"`{name}` is not defined{_hint(exc)}")
+    if page.verbatim and not _readers_own(name, page):
+        # A session shows what the reader types: they type this name too, and get this NameError.
+        return Verdict(
+            "failure",
+            "error",
+            error,
+            f"`{name}` is defined nowhere: not on the page, not in {page.release}, the standard library or an "
+            "installed package. Define it in the session, or fix its spelling.",
+        )
+    return _illustrative(name)
+
+
+def _readers_own(name: str, page: PageKnowledge) -> bool:
+    return name in page.readers_names or bool(READERS_OWN_NAME.match(name))
+
+
+def _illustrative(name: str) -> Verdict:
     return Verdict(
-        "skipped",
-        None,
-        f"Illustrative: uses `{name}`, which neither the page nor any installed package defines.",
+        "skipped", None, f"Illustrative: uses `{name}`, which neither the page nor any installed package defines."
     )
 
 

@@ -233,6 +233,7 @@ def test_the_cli_writes_one_analysis_per_page_in_the_exact_format(docs, tmp_path
         "skip_reason",
         "expected_output",
         "expected_output_line",
+        "readers_names",
     }
     assert {"setup", "requirements", "environment", "files"} <= set(data)
     assert "binary.md" in done.stderr
@@ -470,9 +471,32 @@ print(area(1, 1))
 """
 
 
+OWN_NAMES_PAGE = """# Own names
+
+Pass your `store` to the function:
+
+```pycon
+>>> shapes.save(store, token)
+```
+
+Replace `token` with the one you were given.
+
+```python
+shapes.draw(store)
+```
+"""
+
+
 def test_python_blocks_the_page_names_as_modules_become_files_later_blocks_import(tmp_path):
     (tmp_path / "modules.md").write_text(MODULES_PAGE)
     page = pages(extract_docs(tmp_path, "shapes", "1.0"))["modules.md"]
     assert [(f.path, f.line) for f in page.files] == [("geometry.py", 4), ("naming.py", 12)]
     assert page.files[0].content.startswith("# in geometry.py\ndef area")
     assert [e.execution_context for e in page.examples] == ["sync"] * 4, "a saved module still runs"
+
+
+def test_the_prose_around_an_example_names_the_readers_own_objects(tmp_path):
+    (tmp_path / "own.md").write_text(OWN_NAMES_PAGE)
+    session, script = pages(extract_docs(tmp_path, "shapes", "1.0"))["own.md"].examples
+    assert session.readers_names == ["store", "token"], "the prose before it and after it"
+    assert script.readers_names == ["token"]

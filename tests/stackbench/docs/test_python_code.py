@@ -41,6 +41,11 @@ def test_a_name_defined_twice_comes_from_the_latest_earlier_definition():
     assert dependencies(2, examples) == [1]
 
 
+def test_a_definition_that_may_not_have_run_also_needs_the_one_before_it():
+    examples = trees("value = 1", "other = 0", "value = 2", "print(value)")
+    assert dependencies(3, examples, unsettled={2}) == [0, 2]
+
+
 def test_later_definitions_are_never_used():
     examples = trees("print(later)", "later = 1")
     assert dependencies(0, examples) == []

@@ -20,8 +20,8 @@ def analysis(*codes, version="1.0.0", contexts=None, dependencies=(), **page):
     return ExtractionAnalysis(page="demo.md", library="sbdemo", version=version, examples=examples, **page)
 
 
-def session(code, line):
-    return CodeExample(library="sbdemo", code=code, line=line, style="doctest")
+def session(code, line, **fields):
+    return CodeExample(library="sbdemo", code=code, line=line, style="doctest", **fields)
 
 
 def script(code, line, **fields):

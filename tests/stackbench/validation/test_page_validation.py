@@ -33,7 +33,7 @@ def test_mistakes_in_the_example_itself_are_errors(offline, code, error):
     assert result.error_message.startswith(error)
 
 
-def test_a_name_nothing_defines_makes_an_example_illustrative_not_an_error(offline):
+def test_a_name_nothing_defines_makes_a_script_illustrative_not_an_error(offline):
     result = validate_document(analysis("import sbdemo\nprint(sbdemo.greet(row.name))"), offline).results[0]
     assert (result.status, result.severity) == ("skipped", None)
     assert result.error_message.startswith("Illustrative: uses `row`")
@@ -220,6 +220,72 @@ def test_an_example_that_builds_on_a_failed_one_is_not_counted_again(offline):
     )
     assert outcome(result) == [("failure", "error"), ("skipped", None)]
     assert result.results[1].error_message == "Builds on example 0 (line 5), which failed; counted there."
+
+
+BROKEN_HALFWAY = "from sbdemo import greet\nfirst = greet('a')\nvalue = greet(1, 2)\nlast = 3\n"
+
+
+def test_scripts_after_a_failed_one_run_with_what_it_defined_and_report_their_own_defects(offline):
+    result = validate_document(
+        page(
+            script(BROKEN_HALFWAY, 5),
+            script("print(first)\n#> hello b\n", 10),
+            script("print(greet('c'))\n#> hello c\n", 15),
+            script("copy = value\n", 20),
+            script("print(copy, last)\n", 25),
+        ),
+        offline,
+    )
+    assert outcome(result) == [("failure", "error"), ("failure", "error"), ("success", None)] + [("skipped", None)] * 2
+    assert "The page shows `hello b`; it printed `hello a`" in result.results[1].error_message
+    assert {r.error_message for r in result.results[3:]} == {
+        "Builds on example 0 (line 5), which failed; counted there."
+    }
+
+
+def test_sessions_after_a_failed_example_see_what_it_defined_before_it_broke(offline):
+    result = validate_document(
+        page(
+            session(">>> " + BROKEN_HALFWAY.strip().replace("\n", "\n>>> ") + "\n", 5),
+            session(">>> first\n'hello b'\n", 10),
+            script(BROKEN_HALFWAY.replace("last", "final"), 15),
+            session(">>> first\n'hello a'\n", 20),
+            session(">>> final\n3\n", 25),
+        ),
+        offline,
+    )
+    assert outcome(result) == [("failure", "error"), ("failure", "error"), ("failure", "error"), ("success", None)] + [
+        ("skipped", None)
+    ]
+    assert result.results[4].error_message == "Builds on example 2 (line 15), which failed; counted there."
+
+
+def test_a_name_an_earlier_example_defined_before_a_failed_one_redefines_it_is_there(offline):
+    result = validate_document(
+        page(
+            script("name = 'ok'\n", 5),
+            script("from sbdemo import greet\nname = greet(1, 2)\n", 10),
+            script("from sbdemo import greet\nprint(greet(name))\n#> hello ok\n", 15),
+        ),
+        offline,
+    )
+    assert outcome(result) == [("success", None), ("failure", "error"), ("success", None)]
+    assert result.results[2].depends_on_example_indices == [0, 1]
+
+
+def test_a_name_a_session_types_that_nothing_defines_is_an_error_unless_the_page_makes_it_the_readers(offline):
+    typo, prefixed, named = validate_document(
+        page(
+            session(">>> from sbdemo import greet\n>>> greet(Greeting)\n", 5),
+            session(">>> greet(my_name)\n", 10),
+            session(">>> greet(who)\n", 15, readers_names=["who"]),
+        ),
+        offline,
+    ).results
+    assert (typo.status, typo.severity) == ("failure", "error")
+    assert typo.error_message.startswith("NameError: name 'Greeting' is not defined")
+    assert prefixed.error_message.startswith("Illustrative: uses `my_name`")
+    assert named.error_message.startswith("Illustrative: uses `who`")
 
 
 def test_an_optional_dependency_the_library_asks_for_is_installed_and_noted(offline):

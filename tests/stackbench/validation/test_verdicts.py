@@ -49,6 +49,33 @@ def test_a_name_is_judged_by_where_it_could_come_from():
     assert judge_exception(exception("NameError", name="row"), page).message.startswith("Illustrative")
 
 
+def test_an_error_naming_what_a_failed_example_never_defined_is_counted_there():
+    page = knowledge(defined_by_failed={"engine": (1, 10)}, defined_by_skipped={"client": (2, 20, "Not run.")})
+    for error in (
+        exception("NameError", name="engine"),
+        exception("AttributeError", name="engine", owner="builtins.module"),
+        exception("ImportError", name="__main__", missing="engine"),
+    ):
+        verdict = judge_exception(error, page)
+        assert (verdict.status, verdict.builds_on) == ("skipped", 1)
+        assert verdict.message == "Builds on example 1 (line 10), which failed; counted there."
+    assert judge_exception(exception("NameError", name="client"), page).builds_on == 2
+    assert judge_exception(exception("NameError", name="other"), page).builds_on is None
+
+
+def test_a_name_a_session_types_that_nothing_defines_is_an_error_unless_it_is_the_readers_own():
+    session = knowledge(verbatim=True, readers_names={"store"})
+    typo = judge_exception(exception("NameError", name="Cirle"), session)
+    assert (typo.status, typo.severity) == ("failure", "error")
+    assert "defined nowhere" in typo.suggestion
+    for own in ("my_shape", "your_token", "MyShapeError", "store"):
+        assert judge_exception(exception("NameError", name=own), session).message.startswith("Illustrative")
+    assert judge_exception(exception("NameError", name="Cirle"), knowledge()).status == "skipped", "in a script"
+    unresolved = knowledge(verbatim=True, unresolved=["Cirle"])
+    verdict = judge_exception(exception("NameError", name="os", importable=True), unresolved)
+    assert verdict.severity == "warning", "a session's other unknown names do not make it illustrative"
+
+
 def test_a_missing_attribute_of_the_library_is_an_error_with_a_confident_hint_only():
     close = exception("AttributeError", name="drwa", owner="shapes", suggestions=["draw"])
     assert (
