@@ -437,3 +437,97 @@ def test_fences_inside_admonitions_directives_and_includes_are_found(real_docs):
         ("inside_directive = True", 14, None),
         ("from_readme = True", 7, "../README.md"),
     ]
+
+
+# -- code a page about upgrading shows as the old release's -----------------------------------------------------
+UPGRADING_PAGE = """# Upgrading to 3.0
+
+## Opening a pond
+
+::: code-group
+
+```python [2.x]
+from shapes import OldPond
+```
+
+```python [3.0]
+from shapes import Pond
+```
+
+:::
+
+### Before
+
+```python
+pond = OldPond(depth=2)
+```
+
+### After
+
+```python
+pond = Pond(depth=2)
+```
+
+Previously, you would write:
+
+```python
+pond.fill_all()
+```
+
+Before you start, check the depth:
+
+```python
+print(pond.depth)
+```
+
+In version 3.0, it is:
+
+```python
+pond.fill()
+```
+"""
+
+
+def test_code_a_page_about_upgrading_shows_as_the_old_releases_is_not_run_and_the_new_code_is(tmp_path):
+    (tmp_path / "upgrading.md").write_text(UPGRADING_PAGE)
+    (tmp_path / "ponds.md").write_text("# Ponds\n\n### Before\n\n```python\npond = Pond()\n```\n")
+    read = pages(extract_docs(tmp_path, "shapes", "3.0.1"))
+    runs = {e.code.strip(): e.skip_reason for e in read["upgrading.md"].examples}
+    assert runs == {
+        "from shapes import OldPond": "Not run: it shows the 2.x API for comparison, on a page about upgrading.",
+        "from shapes import Pond": None,
+        "pond = OldPond(depth=2)": "Not run: it shows the code from before the change for comparison, on a page "
+        "about upgrading.",
+        "pond = Pond(depth=2)": None,
+        "pond.fill_all()": "Not run: it shows the code from before the change for comparison, on a page about "
+        "upgrading.",
+        "print(pond.depth)": None,
+        "pond.fill()": None,
+    }
+    assert read["ponds.md"].examples[0].skip_reason is None, "a page about anything else runs all its code"
+
+
+PROSE_INSTALLS_PAGE = """# Renderers
+
+Install the `fast` extra to draw with the fast renderer:
+
+```python
+from shapes.fast import draw
+```
+
+For pictures, run `pip install "shapes[svg]" pillow` first, then `pip install <your-plugin>` if you have one.
+
+```python
+from shapes.svg import picture
+```
+"""
+
+
+def test_installs_a_paragraph_names_are_made_like_those_of_shell_blocks(tmp_path):
+    (tmp_path / "renderers.md").write_text(PROSE_INSTALLS_PAGE)
+    page = pages(extract_docs(tmp_path, "shapes", "1.0"))["renderers.md"]
+    assert [(r.requirement, r.line) for r in page.requirements] == [
+        ("shapes[fast]", 6),
+        ("shapes[svg]", 12),
+        ("pillow", 12),
+    ], "a placeholder in prose is no package"
