@@ -243,8 +243,7 @@ def shown_as_old_release(block: Block, library: str, version: str | None, page: 
     named = [block.info.label, block.info.attribute("title") or "", block.hierarchy[-1] if block.hierarchy else ""]
     own_name = re.compile(rf"^\s*{re.escape(library)}\s+", re.IGNORECASE)
     matches = [OLD_CODE_LABEL.match(own_name.sub("", label)) for label in named if label]
-    last_paragraph = block.prose_before.strip().split("\n")[-1]
-    matches.append(OLD_CODE_INTRO.match(re.split(r"(?<=[.!?])\s+", last_paragraph)[-1]))
+    matches.append(OLD_CODE_INTRO.match(_last_sentence(block.prose_before)))
     for match in matches:
         if match is None:
             continue
@@ -254,6 +253,11 @@ def shown_as_old_release(block: Block, library: str, version: str | None, page: 
         # The nearest label that names a release decides: the validated one's (or a newer one's) code runs.
         return f"the {release} API" if _older(release, version) else None
     return None
+
+
+def _last_sentence(prose: str) -> str:
+    """The sentence right before a block: the last of its last paragraph."""
+    return re.split(r"(?<=[.!?])\s+", prose.strip().split("\n")[-1])[-1]
 
 
 def _comparison_only(old: str) -> str:
@@ -439,6 +443,12 @@ def read_blocks(
             example.execution_context, example.skip_reason = "not_executable", f"Not run: {not_run}."
         elif tree is not None and python_code.awaits_at_top_level(tree):
             example.execution_context = "async"
+        if tree is not None:
+            raises = python_code.said_to_raise(code, tree)
+            if raises:
+                example.expected_exception, example.expected_exception_line = raises[0], line + raises[1] - 1
+            else:
+                example.expected_exception = python_code.introduced_as_failing(_last_sentence(block.prose_before), tree)
         documented = python_code.documented_output(code, tree)
         if documented is not None:
             example.expected_output = documented

@@ -317,7 +317,11 @@ class Page:
         try:
             os.environ.update(request.get("environment", {}))
             for prelude in request.get("preludes", []):
-                self._run_code(prelude["code"], prelude["name"], namespace, quiet=True)
+                try:
+                    self._run_code(prelude["code"], prelude["name"], namespace, quiet=True)
+                except Exception:
+                    if not prelude.get("raises"):
+                        raise  # only an example the page says raises leaves the reader going on after it
             sys.argv = [request["name"]]
             self._run_code(request["code"], request["name"], namespace, run_async=request.get("async", False))
         except SystemExit as exc:

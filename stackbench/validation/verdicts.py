@@ -362,6 +362,22 @@ def shows_exception(want: str, exc: Message) -> bool:
     )
 
 
+def raised_as_said(said: str, exc: Message) -> bool:
+    """The exception is the one the page says the example raises: that type or a subclass of it ("Exception":
+    any exception)."""
+    return any(name.rsplit(".", 1)[-1] == said for name in exc.get("mro", [exc.get("type", "")]))
+
+
+def did_not_raise(said: str) -> Verdict:
+    what = "an exception" if said == "Exception" else said
+    return Verdict(
+        "failure",
+        "warning",
+        f"The page says this raises {what}; it did not.",
+        "Correct what the page says about the example, or the example, so they agree.",
+    )
+
+
 def still_running(timeout: float) -> Verdict:
     return Verdict(
         "skipped", None, f"It did not finish within {timeout:g} s (a server, or a wait for input): run it by hand."

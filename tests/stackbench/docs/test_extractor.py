@@ -233,6 +233,8 @@ def test_the_cli_writes_one_analysis_per_page_in_the_exact_format(docs, tmp_path
         "skip_reason",
         "expected_output",
         "expected_output_line",
+        "expected_exception",
+        "expected_exception_line",
     }
     assert {"setup", "requirements", "environment", "files"} <= set(data)
     assert "binary.md" in done.stderr
@@ -531,3 +533,64 @@ def test_installs_a_paragraph_names_are_made_like_those_of_shell_blocks(tmp_path
         ("shapes[svg]", 12),
         ("pillow", 12),
     ], "a placeholder in prose is no package"
+
+
+FAILING_EXAMPLES_PAGE = """# Mistakes
+
+```python
+from shapes import Square
+Square(-1)  # raises ValueError
+```
+
+```python
+from shapes import Square
+# fails: sides are positive
+Square(-2)
+```
+
+Passing a string instead of a number raises a `TypeError`:
+
+```python
+Square("wide")
+```
+
+This fails immediately:
+
+```python
+Square()
+```
+
+It no longer raises a `TypeError`:
+
+```python
+Square(2.5)
+```
+
+If the side is negative, this raises a `ValueError`:
+
+```python
+try:
+    Square(-3)
+except ValueError:
+    pass
+```
+
+```python
+def check(side):
+    Square(side)  # raises ValueError for a negative side
+```
+"""
+
+
+def test_an_example_the_text_says_fails_expects_that_exception(tmp_path):
+    (tmp_path / "mistakes.md").write_text(FAILING_EXAMPLES_PAGE)
+    examples = pages(extract_docs(tmp_path, "shapes", "1.0"))["mistakes.md"].examples
+    assert [(e.expected_exception, e.expected_exception_line) for e in examples] == [
+        ("ValueError", 5),
+        ("Exception", 11),
+        ("TypeError", None),
+        ("Exception", None),
+        (None, None),
+        (None, None),
+        (None, None),
+    ], "a negation, a handled exception and a comment inside a function say nothing about the example"

@@ -10,6 +10,7 @@ from stackbench.validation.verdicts import (
     judge_prints,
     judge_warnings,
     optional_module,
+    raised_as_said,
     runner_trouble,
     same_exception,
 )
@@ -112,3 +113,11 @@ def test_an_optional_dependency_is_the_module_a_package_looked_for():
     missing = exception("ModuleNotFoundError", name="rich", where="package")
     assert optional_module(missing) == "rich" and optional_module(exception("ModuleNotFoundError", name="x")) is None
     assert optional_module({"none_module": "pkg.integrations.yaml"}) == "yaml"
+
+
+def test_an_exception_is_as_said_when_the_page_names_its_type_a_base_of_it_or_none():
+    raised = exception("KeyError")
+    raised["mro"].insert(1, "builtins.LookupError")
+    assert raised_as_said("KeyError", raised) and raised_as_said("LookupError", raised)
+    assert raised_as_said("Exception", raised)
+    assert not raised_as_said("TypeError", raised)
