@@ -227,10 +227,9 @@ def placeholder_reason(code: str, tree: ast.Module | None) -> str | None:
     value = python_code.fill_in(python_code.without_documented_output(code, tree))
     if value:
         return f"it holds the placeholder `{value}`, which the reader replaces with their own value"
-    if tree is not None:
-        line = python_code.ellipsis_gap(tree)
-        if line is not None:
-            return f"its line {line} has `...` where the reader fills in their own code"
+    line = python_code.ellipsis_gap(tree) if tree is not None else python_code.ellipsis_syntax_gap(code)
+    if line is not None:
+        return f"its line {line} has `...` where the reader fills in their own code"
     return None
 
 
@@ -421,6 +420,22 @@ def read_blocks(
             )
             last_script = None
             continue
+        magics = python_code.ipython_magics(code)
+        magic_only = None
+        if magics:
+            lines = code.split("\n")
+            reading.requirements += [
+                PageRequirement(requirement=r, line=line + number - 1)
+                for number, _ in magics
+                for r in shell_requirements(lines[number - 1].lstrip("!%"))
+            ]
+            rest = python_code.without_leading_magics(code)
+            if rest is None:
+                magic_only = f"IPython magic `{magics[0][1]}`: runs only in IPython/Jupyter."
+            else:
+                # A cell that starts with a magic (%%time, !pip install): the rest is Python, and runs.
+                code, tree = rest, python_code.parse(rest)
+                common["code"] = code
         if title_file and title_file.endswith(".py"):
             # A module the reader saves under that name: later examples import it.
             reading.files.append(PageFile(path=title_file, content=code, line=line))
@@ -437,6 +452,8 @@ def read_blocks(
         shape = python_code.fragment(code) if tree is None else None
         if old:
             example.execution_context, example.skip_reason = "not_executable", _comparison_only(old)
+        elif magic_only:
+            example.execution_context, example.skip_reason = "not_executable", magic_only
         elif shape:
             example.execution_context, example.skip_reason = "not_executable", f"A fragment: {shape}."
         elif not_run:

@@ -208,6 +208,63 @@ def ellipsis_gap(tree: ast.Module) -> int | None:
     return None
 
 
+# `...` (or `…`, or `<...>`) where Python has no place for a value: a parameter list, a name, a statement part.
+PSEUDO_ELLIPSIS = re.compile(r"<\s*(?:\.\.\.|…)\s*>|\.\.\.|…")
+
+
+def ellipsis_syntax_gap(code: str) -> int | None:
+    """The line of a `...` that makes code that does not parse pseudo-code (`def handler(...):`, `<...>`): the
+    code parses once every `...` is a name. None for code that parses, or fails for another reason."""
+    try:
+        compile(code, "<example>", "exec", flags=PARSE_FLAGS)
+        return None
+    except SyntaxError as exc:
+        failing = exc.lineno
+    except ValueError:
+        return None
+    if parse(PSEUDO_ELLIPSIS.sub("_", code)) is None:
+        return None
+    lines = code.split("\n")
+    gaps = [number for number, line in enumerate(lines, 1) if PSEUDO_ELLIPSIS.search(line)]
+    return failing if failing in gaps else (gaps[0] if gaps else None)
+
+
+# IPython's magics (`%timeit`, `%%time`) and shell escapes (`!pip install`), at the start of a line of a cell.
+MAGIC_LINE = re.compile(r"^(%%?[A-Za-z_]\w*|!\s*[A-Za-z_][\w.-]*)")
+
+
+def ipython_magics(code: str) -> list[tuple[int, str]]:
+    """(line, magic) of each IPython magic or shell escape in code that Python cannot parse because of them."""
+    if parse(code) is not None:
+        return []
+    return [
+        (number, match.group(1).replace(" ", ""))
+        for number, line in enumerate(code.split("\n"), 1)
+        if (match := MAGIC_LINE.match(line))
+    ]
+
+
+def without_leading_magics(code: str) -> str | None:
+    """The code with the magics its first lines hold turned into comments (the rest is plain Python), or None
+    when a magic sits among the code or the rest does not parse."""
+    magics = ipython_magics(code)
+    lines = code.split("\n")
+    first_code = next(
+        (
+            n
+            for n, line in enumerate(lines, 1)
+            if line.strip() and not line.lstrip().startswith("#") and not MAGIC_LINE.match(line)
+        ),
+        len(lines) + 1,
+    )
+    if not magics or any(number > first_code for number, _ in magics):
+        return None
+    for number, magic in magics:
+        lines[number - 1] = f"# {lines[number - 1]}  (IPython magic `{magic}`, which only IPython runs: left out)"
+    rest = "\n".join(lines)
+    return rest if parse(rest) is not None else None
+
+
 def _is_ellipsis(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Constant) and node.value is Ellipsis
 

@@ -594,3 +594,47 @@ def test_an_example_the_text_says_fails_expects_that_exception(tmp_path):
         (None, None),
         (None, None),
     ], "a negation, a handled exception and a comment inside a function say nothing about the example"
+
+
+NOT_PYTHON_PAGE = """# Notebook
+
+```python
+%%time
+from shapes import Square
+```
+
+```python
+!pip install shapes-extra
+import shapes_extra
+```
+
+```python
+from shapes import Square
+%timeit Square(2)
+```
+
+```python
+def on_resize(...):
+    ...
+```
+
+```python
+square = <...>
+```
+
+```python
+print("unclosed"
+```
+"""
+
+
+def test_ipython_magics_and_ellipsis_pseudo_code_are_not_run_as_python_and_say_why(tmp_path):
+    (tmp_path / "notebook.md").write_text(NOT_PYTHON_PAGE)
+    page = pages(extract_docs(tmp_path, "shapes", "1.0"))["notebook.md"]
+    timed, installed, timeit, handler, gap, broken = page.examples
+    assert timed.execution_context == "sync" and timed.code.startswith("# %%time  (IPython magic `%%time`")
+    assert installed.execution_context == "sync" and [r.requirement for r in page.requirements] == ["shapes-extra"]
+    assert timeit.skip_reason == "IPython magic `%timeit`: runs only in IPython/Jupyter."
+    assert handler.skip_reason == "Not run: its line 1 has `...` where the reader fills in their own code."
+    assert gap.skip_reason == "Not run: its line 1 has `...` where the reader fills in their own code."
+    assert broken.execution_context == "sync", "a plain syntax error is still the page's to fix"
