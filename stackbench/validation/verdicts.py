@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stackbench.docs import python_code
+from stackbench.docs.distributions import readers_own
 from stackbench.formats.walkthrough import CodeExample
 from stackbench.lib.output_compare import compare, differing_line
 
@@ -202,6 +203,9 @@ def _missing_module(exc: Message, page: PageKnowledge, in_docs: bool, error: str
             "failure", "error" if in_docs else "warning", error, f"`{module}` does not exist in {page.release}."
         )
     state, requirement = page.module_state(module)
+    if readers_own(module) and state != "page":
+        # Whoever imports it (the example, or the library told its name), it is the reader's to write.
+        return Verdict("skipped", None, f"Illustrative: imports `{module}`, which stands for the reader's own code.")
     if state == "failed":
         return Verdict(
             "failure",

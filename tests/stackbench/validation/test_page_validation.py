@@ -275,3 +275,16 @@ def test_a_session_statement_commented_as_raising_passes_when_it_raises_that(off
     ).results[0]
     assert (result.status, result.severity) == ("failure", "warning")
     assert "(line 7)" in result.error_message, "only the uncommented statement is a finding"
+
+
+def test_a_module_standing_for_the_readers_own_is_illustrative_unless_the_page_lays_out_its_file(offline):
+    result = validate_document(
+        page(
+            script("from my_package import shapes\n", 5),
+            script("from your_app import VALUE\nprint(VALUE)\n#> 42\n", 20),
+            files=[{"path": "your_app.py", "content": "VALUE = 42\n", "line": 12}],
+        ),
+        offline,
+    )
+    assert outcome(result) == [("skipped", None), ("success", None)]
+    assert result.results[0].error_message.startswith("Illustrative: imports `my_package`")

@@ -121,3 +121,14 @@ def test_an_exception_is_as_said_when_the_page_names_its_type_a_base_of_it_or_no
     assert raised_as_said("KeyError", raised) and raised_as_said("LookupError", raised)
     assert raised_as_said("Exception", raised)
     assert not raised_as_said("TypeError", raised)
+
+
+def test_a_module_standing_for_the_readers_own_is_illustrative_whoever_imports_it_unless_the_page_lays_it_out():
+    told_to_the_library = exception("ModuleNotFoundError", name="my_project.settings", where="package")
+    verdict = judge_exception(told_to_the_library, knowledge())
+    assert (verdict.status, verdict.message) == (
+        "skipped",
+        "Illustrative: imports `my_project.settings`, which stands for the reader's own code.",
+    )
+    laid_out = knowledge(modules={"your_app": ("page", "")})
+    assert judge_exception(exception("ModuleNotFoundError", name="your_app"), laid_out).status == "failure"
