@@ -295,15 +295,15 @@ def said_to_raise(code: str, tree: ast.Module) -> tuple[str, int] | None:
         match = RAISES_COMMENT.match(comment)
         if not match or (match.group("named") and match.group("named").endswith("Warning")):
             continue
-        on_own_line = lines[line - 1].lstrip().startswith("#")
-        statement = next(
-            (
-                node
-                for node in tree.body
-                if (node.lineno > line if on_own_line else node.lineno <= line <= (node.end_lineno or node.lineno))
-            ),
-            None,
-        )
+        statement = next((node for node in tree.body if node.lineno <= line <= (node.end_lineno or node.lineno)), None)
+        if statement is None:
+            # A comment on a line of its own speaks of the statement right below it.
+            below = next(
+                (n for n, text in enumerate(lines[line:], line + 1) if text.strip() and text.lstrip()[0] != "#"), None
+            )
+            statement = next((node for node in tree.body if node.lineno == below), None)
+        elif lines[line - 1].lstrip().startswith("#"):
+            continue  # inside a compound statement (a `try`, a function): about code that may not stop the example
         if statement is None or hasattr(statement, "body"):
             continue
         return match.group("named") or match.group("shown") or "Exception", statement.lineno

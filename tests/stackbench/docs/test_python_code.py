@@ -157,6 +157,8 @@ def test_a_fragment_is_told_from_a_broken_program():
         ("f(1)  # raises a DeprecationWarning", None),
         ("f(1)  # error handling", None),
         ("def g():\n    f(1)  # raises TypeError", None),
+        ("try:\n    # raises KeyError\n    d['x']\nexcept KeyError:\n    pass\nprint(d)", None),
+        ("# raises KeyError\n\nd = {}\n", ("KeyError", 3)),
     ],
 )
 def test_a_comment_on_a_statement_says_which_exception_it_raises(code, said):
