@@ -66,7 +66,9 @@ READERS_OWN = re.compile(
     r"^(?:(?:my|your|some|example|sample|demo)_?(?:app|application|lib|library|module|mod|package|pkg|project|code|"
     r"service|settings|config|models?|utils?|stuff|things?|api|plugin|program|script|tasks?)?\d*|foo|bar|baz|qux|"
     r"app|application|project|package|module|lib|library|utils?|helpers?|models?|views?|schemas?|settings|config|"
-    r"conf|main|tasks?|services?|api|core|common|server|client|db|database|routes|handlers?)$",
+    r"conf|main|tasks?|services?|api|core|common|server|client|db|database|routes|handlers?|"
+    # my_awesome_app, your_project_name, yourcompany: a name the reader is to put their own in place of.
+    r"(?:my|your|our)_\w+|your\w+)$",
     re.IGNORECASE,
 )
 
@@ -82,9 +84,14 @@ def distribution_for(module: str) -> str | None:
         prefix = ".".join(parts[:length])
         if prefix in DISTRIBUTION_OF_MODULE:
             return DISTRIBUTION_OF_MODULE[prefix]
-    if top in NAMESPACES or READERS_OWN.match(top):
+    if top in NAMESPACES or readers_own(top):
         return None
     return top.replace("_", "-")
+
+
+def readers_own(module: str) -> bool:
+    """The module stands for the reader's own code (my_package, your_app.models): no index has it for them."""
+    return bool(READERS_OWN.match(module.split(".")[0]))
 
 
 def normalized(name: str) -> str:

@@ -25,6 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
 from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped]  # Pygments ships no type hints
 from pygments.util import ClassNotFound  # type: ignore[import-untyped]  # Pygments ships no type hints
 
@@ -32,7 +34,15 @@ from stackbench.docs import python_code
 from stackbench.docs.distributions import distribution_for, module_names_of, normalized
 from stackbench.docs.includes import Expanded, expand
 from stackbench.docs.page_blocks import Block, markdown_blocks, rst_blocks, slugify
-from stackbench.docs.tutorial_text import FILE_INTRO, PATH_LIKE, READERS_NAME
+from stackbench.docs.tutorial_text import (
+    FILE_INTRO,
+    OLD_CODE_INTRO,
+    OLD_CODE_LABEL,
+    PATH_LIKE,
+    READERS_NAME,
+    UPGRADE_PAGE,
+    release_named,
+)
 from stackbench.formats.walkthrough import (
     CodeExample,
     ExtractionAnalysis,
@@ -67,6 +77,13 @@ INSTALL = re.compile(
     r"^\s*(?:\$\s+|>\s+|%\s+)?(?:(?:python3?|py)\s+-m\s+)?(?:uv\s+pip|pip3?|uv|poetry|pipenv|pdm|rye)\s+"
     r"(?:install|add)\s+(.+)$"
 )
+# Prose that names an extra of the page's library to install: "Install the `redis` extra", "with the `s3` extra".
+EXTRA_NAMED = re.compile(
+    r"\b(?:install|installing|installed|with|add|adding|using|enable|requires?|needs?)\s+the\s+`([A-Za-z0-9][\w.-]*)`"
+    r"\s+extras?\b",
+    re.IGNORECASE,
+)
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
 EXPORT = re.compile(r"^\s*(?:\$\s+)?export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 FILE_TITLE = re.compile(r"^[\w./~-]*\.?[\w-]+(?:\.[\w-]+)*$")
 
@@ -204,6 +221,21 @@ def shell_requirements(code: str) -> list[str]:
     return found
 
 
+def prose_requirements(prose: str, library: str) -> list[str]:
+    """The packages a paragraph tells the reader to install: an inline `pip install "lib[extra]"`, or an extra
+    of the library it names ("install the `redis` extra"). Only well-formed requirements: prose is loose."""
+    found = [spec for span in CODE_SPAN.findall(prose) for spec in shell_requirements(span)]
+    found += [f"{library}[{extra}]" for extra in EXTRA_NAMED.findall(prose)]
+    wanted = []
+    for spec in found:
+        try:
+            Requirement(spec)
+        except InvalidRequirement:
+            continue
+        wanted.append(spec)
+    return wanted
+
+
 def shell_variables(code: str) -> list[tuple[str, str]]:
     variables = []
     for line in _shell_lines(code):
@@ -228,11 +260,50 @@ def placeholder_reason(code: str, tree: ast.Module | None) -> str | None:
     value = python_code.fill_in(python_code.without_documented_output(code, tree))
     if value:
         return f"it holds the placeholder `{value}`, which the reader replaces with their own value"
-    if tree is not None:
-        line = python_code.ellipsis_gap(tree)
-        if line is not None:
-            return f"its line {line} has `...` where the reader fills in their own code"
+    line = python_code.ellipsis_gap(tree) if tree is not None else python_code.ellipsis_syntax_gap(code)
+    if line is not None:
+        return f"its line {line} has `...` where the reader fills in their own code"
     return None
+
+
+def shown_as_old_release(block: Block, library: str, version: str | None, page: str) -> str | None:
+    """What a block on a page about upgrading shows instead of the validated release's code ("the 1.x API"),
+    when its tab or title, its heading or the sentence before it present it as the old release's; None for the
+    new code, and on pages about anything else."""
+    if not (UPGRADE_PAGE.search(page) or any(UPGRADE_PAGE.search(title) for title in block.hierarchy)):
+        return None
+    named = [block.info.label, block.info.attribute("title") or "", block.hierarchy[-1] if block.hierarchy else ""]
+    own_name = re.compile(rf"^\s*{re.escape(library)}\s+", re.IGNORECASE)
+    matches = [OLD_CODE_LABEL.match(own_name.sub("", label)) for label in named if label]
+    matches.append(OLD_CODE_INTRO.match(_last_sentence(block.prose_before)))
+    for match in matches:
+        if match is None:
+            continue
+        release = release_named(match)
+        if release is None:
+            return "the code from before the change"
+        # The nearest label that names a release decides: the validated one's (or a newer one's) code runs.
+        return f"the {release} API" if _older(release, version) else None
+    return None
+
+
+def _last_sentence(prose: str) -> str:
+    """The sentence right before a block: the last of its last paragraph."""
+    return re.split(r"(?<=[.!?])\s+", prose.strip().split("\n")[-1])[-1]
+
+
+def _comparison_only(old: str) -> str:
+    return f"Not run: it shows {old} for comparison, on a page about upgrading."
+
+
+def _older(release: str, version: str | None) -> bool:
+    """A release docs name ("1.x", "1.4") is older than the validated version, compared on the parts it names."""
+    try:
+        validated = Version(version or "").release
+    except InvalidVersion:
+        return False
+    named = tuple(int(part) for part in release.removesuffix(".x").split("."))
+    return validated[: len(named)] > named
 
 
 # -- the page ---------------------------------------------------------------------------------------------------
@@ -247,7 +318,9 @@ class PageReading:
     files: list[PageFile] = field(default_factory=list)
 
 
-def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, page: str) -> PageReading:
+def read_blocks(
+    blocks: list[Block], library: str, expanded: Expanded | None, page: str, version: str | None = None
+) -> PageReading:
     reading = PageReading()
     last_script: CodeExample | None = None
     for index, block in enumerate(blocks):
@@ -270,6 +343,10 @@ def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, pa
             code_block_index=index,
             snippet_source=source,
         )
+        reading.requirements += [
+            PageRequirement(requirement=r, line=line) for r in prose_requirements(block.prose_before, library)
+        ]
+        old = shown_as_old_release(block, library, version, page)
         directive = info.directive
         if directive in SETUP_DIRECTIVES:
             reading.setup.append(SetupCode(code=code, line=line, source=page))
@@ -300,6 +377,8 @@ def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, pa
             elif "+SKIP" in block.options.get("options", ""):
                 example.execution_context = "not_executable"
                 example.skip_reason = "the docs mark this session to be skipped (:options: +SKIP)"
+            elif old:
+                example.execution_context, example.skip_reason = "not_executable", _comparison_only(old)
             reading.examples.append(example)
             last_script = None
             continue
@@ -377,6 +456,22 @@ def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, pa
             )
             last_script = None
             continue
+        magics = python_code.ipython_magics(code)
+        magic_only = None
+        if magics:
+            lines = code.split("\n")
+            reading.requirements += [
+                PageRequirement(requirement=r, line=line + number - 1)
+                for number, _ in magics
+                for r in shell_requirements(lines[number - 1].lstrip("!%"))
+            ]
+            rest = python_code.without_leading_magics(code)
+            if rest is None:
+                magic_only = f"IPython magic `{magics[0][1]}`: runs only in IPython/Jupyter."
+            else:
+                # A cell that starts with a magic (%%time, !pip install): the rest is Python, and runs.
+                code, tree = rest, python_code.parse(rest)
+                common["code"] = code
         title_file = title_file or _module_file(code, block.prose_before)
         if title_file and title_file.endswith(".py"):
             # A module the reader saves under that name: later examples import it.
@@ -393,12 +488,22 @@ def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, pa
         )
         not_run = placeholder_reason(code, tree)
         shape = python_code.fragment(code) if tree is None else None
-        if shape:
+        if old:
+            example.execution_context, example.skip_reason = "not_executable", _comparison_only(old)
+        elif magic_only:
+            example.execution_context, example.skip_reason = "not_executable", magic_only
+        elif shape:
             example.execution_context, example.skip_reason = "not_executable", f"A fragment: {shape}."
         elif not_run:
             example.execution_context, example.skip_reason = "not_executable", f"Not run: {not_run}."
         elif tree is not None and python_code.awaits_at_top_level(tree):
             example.execution_context = "async"
+        if tree is not None:
+            raises = python_code.said_to_raise(code, tree)
+            if raises:
+                example.expected_exception, example.expected_exception_line = raises[0], line + raises[1] - 1
+            else:
+                example.expected_exception = python_code.introduced_as_failing(_last_sentence(block.prose_before), tree)
         documented = python_code.documented_output(code, tree)
         if documented is not None:
             example.expected_output = documented
@@ -462,7 +567,7 @@ def analyse_page(path: Path, docs_root: Path, library: str, version: str | None)
     else:
         expanded = expand(path, docs_root)
         blocks = markdown_blocks(expanded.text)
-    reading = read_blocks(blocks, library, expanded, page)
+    reading = read_blocks(blocks, library, expanded, page, version)
     if not reading.examples:
         return None
     setup = reading.setup

@@ -5,7 +5,9 @@ earlier examples it builds on."""
 import ast
 import builtins
 import doctest
+import io
 import re
+import tokenize
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
@@ -36,6 +38,24 @@ ELLIPSIS_AS_VALUE = {
     "Option",
 }
 OUTPUT_COMMENT = re.compile(r"^\s*#>\s?(.*)$")
+# An exception named the way docs name them (a warning is no exception: it does not stop the code).
+EXCEPTION_NAME = r"[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Group|Invalid|Failure|Fault)"
+# A comment saying its line fails: "# raises TypeError", "# TypeError: ...", "# -> ValueError", "# error!", "# fails".
+RAISES_COMMENT = re.compile(
+    r"^#\s*(?:(?:->|=>|→)\s*)?(?:"
+    r"(?i:(?:this\s+|will\s+|would\s+|should\s+)?(?:raises?|throws?|fails?|errors?(?:\s+out)?))"
+    r"(?:\s+(?i:with\s+)?(?:an?\s+)?`?(?P<named>[A-Z]\w*)`?\b.*|\s+(?i:an?\s+(?:error|exception))\b.*|"
+    r"\s*(?:[.!:(].*)?$)|"
+    rf"`?(?P<shown>{EXCEPTION_NAME})`?\s*(?:[:!(].*)?$|"
+    r"(?i:(?:an?\s+)?error)\s*!*\s*$)"
+)
+# A sentence introducing a block that fails: "This fails immediately:", "Passing a string raises a `TypeError`:".
+RAISES_INTRO = re.compile(
+    r"\b(?:fails?|raises?|throws?|will\s+(?:fail|raise|throw)|results?\s+in\s+an?\s+(?:error|exception)|"
+    r"errors?\s+out)\b[^:]*:\s*$",
+    re.IGNORECASE,
+)
+NEGATED = re.compile(r"\b(?:not|never|no\s+longer|without)\b|n't\b", re.IGNORECASE)
 
 
 def parse(code: str) -> ast.Module | None:
@@ -188,6 +208,63 @@ def ellipsis_gap(tree: ast.Module) -> int | None:
     return None
 
 
+# `...` (or `…`, or `<...>`) where Python has no place for a value: a parameter list, a name, a statement part.
+PSEUDO_ELLIPSIS = re.compile(r"<\s*(?:\.\.\.|…)\s*>|\.\.\.|…")
+
+
+def ellipsis_syntax_gap(code: str) -> int | None:
+    """The line of a `...` that makes code that does not parse pseudo-code (`def handler(...):`, `<...>`): the
+    code parses once every `...` is a name. None for code that parses, or fails for another reason."""
+    try:
+        compile(code, "<example>", "exec", flags=PARSE_FLAGS)
+        return None
+    except SyntaxError as exc:
+        failing = exc.lineno
+    except ValueError:
+        return None
+    if parse(PSEUDO_ELLIPSIS.sub("_", code)) is None:
+        return None
+    lines = code.split("\n")
+    gaps = [number for number, line in enumerate(lines, 1) if PSEUDO_ELLIPSIS.search(line)]
+    return failing if failing in gaps else (gaps[0] if gaps else None)
+
+
+# IPython's magics (`%timeit`, `%%time`) and shell escapes (`!pip install`), at the start of a line of a cell.
+MAGIC_LINE = re.compile(r"^(%%?[A-Za-z_]\w*|!\s*[A-Za-z_][\w.-]*)")
+
+
+def ipython_magics(code: str) -> list[tuple[int, str]]:
+    """(line, magic) of each IPython magic or shell escape in code that Python cannot parse because of them."""
+    if parse(code) is not None:
+        return []
+    return [
+        (number, match.group(1).replace(" ", ""))
+        for number, line in enumerate(code.split("\n"), 1)
+        if (match := MAGIC_LINE.match(line))
+    ]
+
+
+def without_leading_magics(code: str) -> str | None:
+    """The code with the magics its first lines hold turned into comments (the rest is plain Python), or None
+    when a magic sits among the code or the rest does not parse."""
+    magics = ipython_magics(code)
+    lines = code.split("\n")
+    first_code = next(
+        (
+            n
+            for n, line in enumerate(lines, 1)
+            if line.strip() and not line.lstrip().startswith("#") and not MAGIC_LINE.match(line)
+        ),
+        len(lines) + 1,
+    )
+    if not magics or any(number > first_code for number, _ in magics):
+        return None
+    for number, magic in magics:
+        lines[number - 1] = f"# {lines[number - 1]}  (IPython magic `{magic}`, which only IPython runs: left out)"
+    rest = "\n".join(lines)
+    return rest if parse(rest) is not None else None
+
+
 def _is_ellipsis(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Constant) and node.value is Ellipsis
 
@@ -199,6 +276,54 @@ def _callee(call: ast.Call) -> str:
 
 def _in_class_body(tree: ast.Module, target: ast.AST) -> bool:
     return any(isinstance(node, ast.ClassDef) and target in node.body for node in ast.walk(tree))
+
+
+def said_to_raise(code: str, tree: ast.Module) -> tuple[str, int] | None:
+    """(the exception, the line of the statement) a comment in the code says a statement raises: on its line, or
+    on a line of its own right above it. Only a simple statement at module level (a comment in a function, a
+    `try` or a `with pytest.raises` block speaks of code that does not stop the example)."""
+    try:
+        comments = [
+            (token.start[0], token.string)
+            for token in tokenize.generate_tokens(io.StringIO(code).readline)
+            if token.type == tokenize.COMMENT
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    lines = code.split("\n")
+    for line, comment in comments:
+        match = RAISES_COMMENT.match(comment)
+        if not match or (match.group("named") and match.group("named").endswith("Warning")):
+            continue
+        statement = next((node for node in tree.body if node.lineno <= line <= (node.end_lineno or node.lineno)), None)
+        if statement is None:
+            # A comment on a line of its own speaks of the statement right below it.
+            below = next(
+                (n for n, text in enumerate(lines[line:], line + 1) if text.strip() and text.lstrip()[0] != "#"), None
+            )
+            statement = next((node for node in tree.body if node.lineno == below), None)
+        elif lines[line - 1].lstrip().startswith("#"):
+            continue  # inside a compound statement (a `try`, a function): about code that may not stop the example
+        if statement is None or hasattr(statement, "body"):
+            continue
+        return match.group("named") or match.group("shown") or "Exception", statement.lineno
+    return None
+
+
+def introduced_as_failing(sentence: str, tree: ast.Module) -> str | None:
+    """The exception the sentence right before a block says the whole block raises ("Exception" when it names
+    none); None when the sentence says no such thing, or the block handles the exception itself."""
+    if not RAISES_INTRO.search(sentence) or NEGATED.search(sentence):
+        return None
+    handles = any(
+        isinstance(node, (ast.Try, ast.TryStar))
+        or (isinstance(node, (ast.With, ast.AsyncWith)) and re.search(r"raises|suppress", ast.unparse(node.items[0])))
+        for node in ast.walk(tree)
+    )
+    if handles:
+        return None
+    named = re.search(rf"`?\b({EXCEPTION_NAME})\b`?", sentence)
+    return named.group(1) if named else "Exception"
 
 
 @dataclass(frozen=True)

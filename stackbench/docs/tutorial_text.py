@@ -163,3 +163,32 @@ def is_file_path(text: str) -> bool:
     if text.endswith("/") or ("/" in text and "." not in name):
         return True
     return FILE_EXTENSION.search(text) is not None
+
+
+# -- code a page about upgrading shows as the old release's, for comparison ---------------------------------------
+UPGRADE_PAGE = re.compile(
+    r"\b(?:migrat(?:e|es|ing|ion)|upgrad(?:e|es|ing)|porting|breaking changes?|what'?s new|moving (?:from|to))\b",
+    re.IGNORECASE,
+)
+# A release as docs name it: "1.x", "v1", "version 1.2", "1.4" (a bare "1", as in "Step 1", is no release).
+_RELEASE = r"(?:(?:version\s+|v)(?P<{0}>\d+(?:\.\d+)*(?:\.x)?)|(?P<{0}_dotted>\d+(?:\.\d+)*\.(?:\d+|x)))"
+# A tab, a fence title or a heading that names the old code: "Before", "Old API", "Legacy", "1.x", "v1".
+OLD_CODE_LABEL = re.compile(
+    r"^\s*(?:(?P<word>before|old|older|previous|legacy|deprecated)(?:\s+(?:api|version|code|way|style|syntax|usage))?|"
+    + _RELEASE.format("release")
+    + r")\s*:?\s*$",
+    re.IGNORECASE,
+)
+# The sentence right before a block that presents it as the old code: "Before:", "Previously, you wrote:",
+# "With the old API:", "In 1.x, this was:".
+OLD_CODE_INTRO = re.compile(
+    r"^\s*(?:(?P<word>before|previously|formerly|old|legacy)\s*(?:\([^)]*\))?\s*[:,]|"
+    r"(?:in|with|using|under)\s+the\s+(?P<adjective>old|older|previous|legacy)\b|"
+    r"(?:in|with|using|under)\s+(?:\S+\s+)?" + _RELEASE.format("release") + r"\s*(?:and\s+(?:earlier|older)\s*)?[,:])",
+    re.IGNORECASE,
+)
+
+
+def release_named(match: re.Match[str]) -> str | None:
+    """The release an OLD_CODE_LABEL or OLD_CODE_INTRO match names ("1.x"), if it names one."""
+    return match.group("release") or match.group("release_dotted")

@@ -51,18 +51,21 @@ _markdown.enable("table")
 @dataclass(frozen=True)
 class FenceInfo:
     """What a fence's info string says: its language, or the MyST directive it is (```{doctest} group,
-    ```{code-block} python) with the directive's argument, and its attributes (title="app.py")."""
+    ```{code-block} python) with the directive's argument, its attributes (title="app.py"), and the label a
+    VitePress code-group gives its tab (```python [1.x])."""
 
     language: str
     directive: str = ""
     argument: str = ""
     attributes: tuple[tuple[str, str], ...] = ()
+    label: str = ""
 
     def attribute(self, name: str) -> str | None:
         return dict(self.attributes).get(name)
 
 
 ATTRIBUTE = re.compile(r"""([\w-]+)=("[^"]*"|'[^']*'|\S+)""")
+TAB_LABEL = re.compile(r"\[([^\]]+)\]")
 CODE_DIRECTIVES = ("code-block", "code", "sourcecode", "code-cell")
 
 
@@ -77,7 +80,12 @@ def fence_info(info: str | None) -> FenceInfo:
         directive, argument = first[1:-1].lower(), " ".join(words[1:])
         language = argument.split()[0].lower() if directive in CODE_DIRECTIVES and argument else ""
         return FenceInfo(language, directive, argument, attributes)
-    return FenceInfo(first.lower().strip("{}.").removeprefix("language-"), attributes=attributes)
+    label = TAB_LABEL.search(" ".join(words[1:]))
+    return FenceInfo(
+        first.lower().strip("{}.").removeprefix("language-"),
+        attributes=attributes,
+        label=label.group(1).strip() if label else "",
+    )
 
 
 def info_language(info: str | None) -> str:

@@ -335,6 +335,12 @@ class PageValidation:
             statements_run=answer.get("ran", 0),
         )
 
+    @staticmethod
+    def _commented_as_raising(source: str, exc: Message) -> bool:
+        tree = python_code.parse(source)
+        said = python_code.said_to_raise(source, tree) if tree is not None else None
+        return said is not None and verdicts.raised_as_said(said[0], exc)
+
     def _session_request(self, index: int) -> Message:
         return session_request(self.analysis.page, self.examples[index], self.options.timeout)
 
@@ -358,6 +364,8 @@ class PageValidation:
                     verdict = verdicts.Verdict("skipped", None, verdicts.needs_newer_python(newer))
                 elif verdicts.shows_exception(failure["want"], exc):
                     verdict = verdicts.SUCCESS  # the page shows the traceback (in a form doctest cannot read)
+                elif self._commented_as_raising(failure["source"], exc):
+                    verdict = verdicts.SUCCESS  # a comment on the statement says it raises this
                 else:
                     verdict = self._judge(index, exc, where)
                 printed, expected = f"{shown}\n{exc.get('traceback', '')}", None
@@ -446,7 +454,7 @@ class PageValidation:
     # -- scripts -----------------------------------------------------------------------------------------------
     def _script(self, index: int, common: dict[str, Any], depends: list[int]) -> ExampleResult:
         example = self.examples[index]
-        preludes = [
+        preludes: list[Message] = [
             {"name": script_name(self.examples[d], d), "code": self.examples[d].code}
             for d in depends
             if style_of(self.examples[d]) != "doctest" and d not in self.state.materialized
@@ -561,9 +569,13 @@ class PageValidation:
             where = f"line {example.line + frames[-1]['lineno'] - 1} of the page" if frames else ""
             if expected and verdicts.exception_type(expected) == exc.get("type"):
                 return verdicts.SUCCESS  # the page shows this very exception
+            if self._raised_as_said(index, exc):
+                return verdicts.SUCCESS
             return self._judge(index, exc, where)
         if status != "ok":
             return verdicts.runner_trouble(answer)
+        if example.expected_exception:
+            return verdicts.did_not_raise(example.expected_exception)
         shown = self._documented_prints(index)
         if shown:
             verdict = verdicts.judge_prints(shown, answer.get("prints", []), example)
@@ -574,6 +586,16 @@ class PageValidation:
         if verdict.status != "success" or verdict.severity:
             return verdict
         return verdicts.judge_warnings(verdicts.docs_warnings(answer))
+
+    def _raised_as_said(self, index: int, exc: Message) -> bool:
+        """The script raised what the page says it raises, at the statement the page says raises it or after."""
+        example = self.examples[index]
+        said = example.expected_exception
+        if not said or not verdicts.raised_as_said(said, exc):
+            return False
+        frames = [f for f in exc.get("frames", []) if f["where"] == "example"]
+        at = example.line + frames[0]["lineno"] - 1 if frames else None
+        return example.expected_exception_line is None or at is None or at >= example.expected_exception_line
 
     def _judge(self, index: int, exc: Message, where: str) -> verdicts.Verdict:
         if "builtins.NameError" in exc.get("mro", []):

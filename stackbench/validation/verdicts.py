@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stackbench.docs import python_code
+from stackbench.docs.distributions import readers_own
 from stackbench.formats.walkthrough import CodeExample
 from stackbench.lib.output_compare import compare, differing_line
 
@@ -211,6 +212,9 @@ def _missing_module(exc: Message, page: PageKnowledge, in_docs: bool, error: str
             "failure", "error" if in_docs else "warning", error, f"`{module}` does not exist in {page.release}."
         )
     state, requirement = page.module_state(module)
+    if readers_own(module) and state != "page":
+        # Whoever imports it (the example, or the library told its name), it is the reader's to write.
+        return Verdict("skipped", None, f"Illustrative: imports `{module}`, which stands for the reader's own code.")
     if state == "failed":
         return Verdict(
             "failure",
@@ -399,6 +403,22 @@ def shows_exception(want: str, exc: Message) -> bool:
     return "Traceback" in want and any(
         re.search(r"\b" + re.escape(name.rsplit(".", 1)[-1]) + r"\b", want)
         for name in exc.get("mro", [exc["type"]])[:1]
+    )
+
+
+def raised_as_said(said: str, exc: Message) -> bool:
+    """The exception is the one the page says the example raises: that type or a subclass of it ("Exception":
+    any exception)."""
+    return any(name.rsplit(".", 1)[-1] == said for name in exc.get("mro", [exc.get("type", "")]))
+
+
+def did_not_raise(said: str) -> Verdict:
+    what = "an exception" if said == "Exception" else said
+    return Verdict(
+        "failure",
+        "warning",
+        f"The page says this raises {what}; it did not.",
+        "Correct what the page says about the example, or the example, so they agree.",
     )
 
 

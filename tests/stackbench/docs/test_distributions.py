@@ -20,7 +20,24 @@ def test_a_module_maps_to_the_distribution_that_provides_it(module, distribution
     assert distribution_for(module) == distribution
 
 
-@pytest.mark.parametrize("module", ["os.path", "__future__", "azure", "_private", "mylib", "myapp.models", "settings"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "os.path",
+        "__future__",
+        "azure",
+        "_private",
+        "mylib",
+        "myapp.models",
+        "settings",
+        "my_package",
+        "myproject.settings",
+        "your_app",
+        "yourmodule",
+        "my_awesome_service.tasks",
+        "your_project_name",
+    ],
+)
 def test_the_standard_library_bare_namespaces_and_the_readers_own_modules_map_to_none(module):
     assert distribution_for(module) is None
 

@@ -234,6 +234,8 @@ def test_the_cli_writes_one_analysis_per_page_in_the_exact_format(docs, tmp_path
         "expected_output",
         "expected_output_line",
         "readers_names",
+        "expected_exception",
+        "expected_exception_line",
     }
     assert {"setup", "requirements", "environment", "files"} <= set(data)
     assert "binary.md" in done.stderr
@@ -438,6 +440,205 @@ def test_fences_inside_admonitions_directives_and_includes_are_found(real_docs):
         ("inside_directive = True", 14, None),
         ("from_readme = True", 7, "../README.md"),
     ]
+
+
+# -- code a page about upgrading shows as the old release's -----------------------------------------------------
+UPGRADING_PAGE = """# Upgrading to 3.0
+
+## Opening a pond
+
+::: code-group
+
+```python [2.x]
+from shapes import OldPond
+```
+
+```python [3.0]
+from shapes import Pond
+```
+
+:::
+
+### Before
+
+```python
+pond = OldPond(depth=2)
+```
+
+### After
+
+```python
+pond = Pond(depth=2)
+```
+
+Previously, you would write:
+
+```python
+pond.fill_all()
+```
+
+Before you start, check the depth:
+
+```python
+print(pond.depth)
+```
+
+In version 3.0, it is:
+
+```python
+pond.fill()
+```
+"""
+
+
+def test_code_a_page_about_upgrading_shows_as_the_old_releases_is_not_run_and_the_new_code_is(tmp_path):
+    (tmp_path / "upgrading.md").write_text(UPGRADING_PAGE)
+    (tmp_path / "ponds.md").write_text("# Ponds\n\n### Before\n\n```python\npond = Pond()\n```\n")
+    read = pages(extract_docs(tmp_path, "shapes", "3.0.1"))
+    runs = {e.code.strip(): e.skip_reason for e in read["upgrading.md"].examples}
+    assert runs == {
+        "from shapes import OldPond": "Not run: it shows the 2.x API for comparison, on a page about upgrading.",
+        "from shapes import Pond": None,
+        "pond = OldPond(depth=2)": "Not run: it shows the code from before the change for comparison, on a page "
+        "about upgrading.",
+        "pond = Pond(depth=2)": None,
+        "pond.fill_all()": "Not run: it shows the code from before the change for comparison, on a page about "
+        "upgrading.",
+        "print(pond.depth)": None,
+        "pond.fill()": None,
+    }
+    assert read["ponds.md"].examples[0].skip_reason is None, "a page about anything else runs all its code"
+
+
+PROSE_INSTALLS_PAGE = """# Renderers
+
+Install the `fast` extra to draw with the fast renderer:
+
+```python
+from shapes.fast import draw
+```
+
+For pictures, run `pip install "shapes[svg]" pillow` first, then `pip install <your-plugin>` if you have one.
+
+```python
+from shapes.svg import picture
+```
+"""
+
+
+def test_installs_a_paragraph_names_are_made_like_those_of_shell_blocks(tmp_path):
+    (tmp_path / "renderers.md").write_text(PROSE_INSTALLS_PAGE)
+    page = pages(extract_docs(tmp_path, "shapes", "1.0"))["renderers.md"]
+    assert [(r.requirement, r.line) for r in page.requirements] == [
+        ("shapes[fast]", 6),
+        ("shapes[svg]", 12),
+        ("pillow", 12),
+    ], "a placeholder in prose is no package"
+
+
+FAILING_EXAMPLES_PAGE = """# Mistakes
+
+```python
+from shapes import Square
+Square(-1)  # raises ValueError
+```
+
+```python
+from shapes import Square
+# fails: sides are positive
+Square(-2)
+```
+
+Passing a string instead of a number raises a `TypeError`:
+
+```python
+Square("wide")
+```
+
+This fails immediately:
+
+```python
+Square()
+```
+
+It no longer raises a `TypeError`:
+
+```python
+Square(2.5)
+```
+
+If the side is negative, this raises a `ValueError`:
+
+```python
+try:
+    Square(-3)
+except ValueError:
+    pass
+```
+
+```python
+def check(side):
+    Square(side)  # raises ValueError for a negative side
+```
+"""
+
+
+def test_an_example_the_text_says_fails_expects_that_exception(tmp_path):
+    (tmp_path / "mistakes.md").write_text(FAILING_EXAMPLES_PAGE)
+    examples = pages(extract_docs(tmp_path, "shapes", "1.0"))["mistakes.md"].examples
+    assert [(e.expected_exception, e.expected_exception_line) for e in examples] == [
+        ("ValueError", 5),
+        ("Exception", 11),
+        ("TypeError", None),
+        ("Exception", None),
+        (None, None),
+        (None, None),
+        (None, None),
+    ], "a negation, a handled exception and a comment inside a function say nothing about the example"
+
+
+NOT_PYTHON_PAGE = """# Notebook
+
+```python
+%%time
+from shapes import Square
+```
+
+```python
+!pip install shapes-extra
+import shapes_extra
+```
+
+```python
+from shapes import Square
+%timeit Square(2)
+```
+
+```python
+def on_resize(...):
+    ...
+```
+
+```python
+square = <...>
+```
+
+```python
+print("unclosed"
+```
+"""
+
+
+def test_ipython_magics_and_ellipsis_pseudo_code_are_not_run_as_python_and_say_why(tmp_path):
+    (tmp_path / "notebook.md").write_text(NOT_PYTHON_PAGE)
+    page = pages(extract_docs(tmp_path, "shapes", "1.0"))["notebook.md"]
+    timed, installed, timeit, handler, gap, broken = page.examples
+    assert timed.execution_context == "sync" and timed.code.startswith("# %%time  (IPython magic `%%time`")
+    assert installed.execution_context == "sync" and [r.requirement for r in page.requirements] == ["shapes-extra"]
+    assert timeit.skip_reason == "IPython magic `%timeit`: runs only in IPython/Jupyter."
+    assert handler.skip_reason == "Not run: its line 1 has `...` where the reader fills in their own code."
+    assert gap.skip_reason == "Not run: its line 1 has `...` where the reader fills in their own code."
+    assert broken.execution_context == "sync", "a plain syntax error is still the page's to fix"
 
 
 MODULES_PAGE = """# Helpers

@@ -12,6 +12,7 @@ from stackbench.docs.python_code import (
     is_session,
     newer_syntax,
     parse,
+    said_to_raise,
     session_parts,
     session_source,
     session_statements,
@@ -146,3 +147,24 @@ def test_a_fragment_is_told_from_a_broken_program():
     assert fragment("def connect(host: str, port: int = 80) -> Connection:") is not None
     assert fragment("print('unclosed'") is None
     assert fragment("x = 1\n") is None
+
+
+@pytest.mark.parametrize(
+    "code, said",
+    [
+        ("f(1)  # raises TypeError", ("TypeError", 1)),
+        ("f(1)  # TypeError: f takes no arguments", ("TypeError", 1)),
+        ("f(1)  # -> KeyError", ("KeyError", 1)),
+        ("f(1)  # error!", ("Exception", 1)),
+        ("f(1)  # raises an error", ("Exception", 1)),
+        ("x = 1\n# fails\nf(x)", ("Exception", 3)),
+        ("f(1)  # fails silently", None),
+        ("f(1)  # raises a DeprecationWarning", None),
+        ("f(1)  # error handling", None),
+        ("def g():\n    f(1)  # raises TypeError", None),
+        ("try:\n    # raises KeyError\n    d['x']\nexcept KeyError:\n    pass\nprint(d)", None),
+        ("# raises KeyError\n\nd = {}\n", ("KeyError", 3)),
+    ],
+)
+def test_a_comment_on_a_statement_says_which_exception_it_raises(code, said):
+    assert said_to_raise(code, parse(code)) == said

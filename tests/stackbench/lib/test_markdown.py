@@ -77,6 +77,12 @@ def test_myst_directives_are_told_apart_from_languages():
     assert info_language("{doctest}") == "doctest"
 
 
+def test_a_code_group_tab_label_is_read_beside_the_language():
+    assert fence_info("python [1.x]") == fence_info("python").__class__("python", label="1.x")
+    assert fence_info('py [Before] title="app.py"').label == "Before"
+    assert fence_info("python").label == ""
+
+
 def test_rendering_escapes_html_and_refuses_script_links():
     html = render_markdown("<script>x</script> [a](javascript:alert(1))")
     assert "<script>" not in html and 'href="javascript:' not in html

@@ -316,3 +316,53 @@ def test_a_file_the_page_shows_is_never_written_through_a_link_an_example_plante
     assert sorted(path.name for path in folder.iterdir()) == ["secret.txt"]
     assert "planted" not in secret.read_text()
     assert result.results[0].status == "success"
+
+
+def test_an_example_the_page_says_raises_passes_when_it_raises_that_and_is_a_warning_when_it_does_not(offline):
+    result = validate_document(
+        page(
+            script(
+                "import sbdemo\nsbdemo.explode(1)  # raises ValueError\n",
+                5,
+                expected_exception="ValueError",
+                expected_exception_line=6,
+            ),
+            script("print(sbdemo.greet('after'))\n", 10),
+            script("import sbdemo\nsbdemo.explode(2)\n", 15, expected_exception="Exception"),
+            script("import sbdemo\nsbdemo.greet('x')\n", 20, expected_exception="Exception"),
+            script("import sbdemo\nsbdemo.explode(3)\n", 25, expected_exception="TypeError"),
+        ),
+        offline,
+    )
+    assert outcome(result) == [
+        ("success", None),
+        ("success", None),
+        ("success", None),
+        ("failure", "warning"),
+        ("failure", "warning"),
+    ]
+    assert result.results[1].execution_output == "hello after\n", "what the raising example defined stays"
+    assert result.results[3].error_message == "The page says this raises an exception; it did not."
+    assert result.results[4].error_message.startswith("ValueError: bad value: 3"), "another exception is judged"
+
+
+def test_a_session_statement_commented_as_raising_passes_when_it_raises_that(offline):
+    result = validate_document(
+        page(session(">>> import sbdemo\n>>> sbdemo.explode(2)  # raises ValueError\n>>> sbdemo.explode(3)\n", 5)),
+        offline,
+    ).results[0]
+    assert (result.status, result.severity) == ("failure", "warning")
+    assert "(line 7)" in result.error_message, "only the uncommented statement is a finding"
+
+
+def test_a_module_standing_for_the_readers_own_is_illustrative_unless_the_page_lays_out_its_file(offline):
+    result = validate_document(
+        page(
+            script("from my_package import shapes\n", 5),
+            script("from your_app import VALUE\nprint(VALUE)\n#> 42\n", 20),
+            files=[{"path": "your_app.py", "content": "VALUE = 42\n", "line": 12}],
+        ),
+        offline,
+    )
+    assert outcome(result) == [("skipped", None), ("success", None)]
+    assert result.results[0].error_message.startswith("Illustrative: imports `my_package`")

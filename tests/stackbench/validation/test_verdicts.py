@@ -10,6 +10,7 @@ from stackbench.validation.verdicts import (
     judge_prints,
     judge_warnings,
     optional_module,
+    raised_as_said,
     runner_trouble,
     same_exception,
 )
@@ -139,3 +140,22 @@ def test_an_optional_dependency_is_the_module_a_package_looked_for():
     missing = exception("ModuleNotFoundError", name="rich", where="package")
     assert optional_module(missing) == "rich" and optional_module(exception("ModuleNotFoundError", name="x")) is None
     assert optional_module({"none_module": "pkg.integrations.yaml"}) == "yaml"
+
+
+def test_an_exception_is_as_said_when_the_page_names_its_type_a_base_of_it_or_none():
+    raised = exception("KeyError")
+    raised["mro"].insert(1, "builtins.LookupError")
+    assert raised_as_said("KeyError", raised) and raised_as_said("LookupError", raised)
+    assert raised_as_said("Exception", raised)
+    assert not raised_as_said("TypeError", raised)
+
+
+def test_a_module_standing_for_the_readers_own_is_illustrative_whoever_imports_it_unless_the_page_lays_it_out():
+    told_to_the_library = exception("ModuleNotFoundError", name="my_project.settings", where="package")
+    verdict = judge_exception(told_to_the_library, knowledge())
+    assert (verdict.status, verdict.message) == (
+        "skipped",
+        "Illustrative: imports `my_project.settings`, which stands for the reader's own code.",
+    )
+    laid_out = knowledge(modules={"your_app": ("page", "")})
+    assert judge_exception(exception("ModuleNotFoundError", name="your_app"), laid_out).status == "failure"
