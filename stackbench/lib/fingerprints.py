@@ -6,25 +6,26 @@ numbers, step positions). The rules are versioned: changing them changes FINGERP
 import hashlib
 import re
 
+from stackbench.lib.ansi import strip_ansi
 from stackbench.lib.snippets import code_hash
-from stackbench.lib.volatile import ADDRESS, HEX_ID, PATH, TIMESTAMP, URL, masked
+from stackbench.lib.volatile import ADDRESS, PATH, RUN_TO_RUN, URL, masked
 
-FINGERPRINT_VERSION = 1
+# 2: the run-to-run values are output comparison's table (volatile.RUN_TO_RUN), terminal codes are dropped.
+FINGERPRINT_VERSION = 2
 
-# The run-to-run values, with two coarser steps of its own: every hex literal is an address (a short one too),
-# every number a number. In this order: the stored fingerprints were made with it.
+# The run-to-run values output comparison masks too, then coarser steps of its own: every hex literal is an
+# address (a short one too), every URL and path a value, every number a number.
 _VOLATILE = [
-    TIMESTAMP,
+    *RUN_TO_RUN,
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), ADDRESS[1]),
     URL,
     PATH,
-    HEX_ID,
     (re.compile(r"\d+(\.\d+)?"), "<n>"),
 ]
 
 
 def normalize_text(text: str) -> str:
-    text = masked((text or "").strip(), _VOLATILE)
+    text = masked(strip_ansi(text or "").strip(), _VOLATILE)
     return re.sub(r"\s+", " ", text).lower()
 
 
