@@ -3,7 +3,7 @@ import json
 import pytest
 
 from stackbench.docs.distributions import module_names_of
-from stackbench.docs.extractor import doc_pages, extract_docs
+from stackbench.docs.extractor import doc_pages, extract_docs, shell_requirements
 
 GUIDE = """---
 title: Guide
@@ -437,3 +437,12 @@ def test_fences_inside_admonitions_directives_and_includes_are_found(real_docs):
         ("inside_directive = True", 14, None),
         ("from_readme = True", 7, "../README.md"),
     ]
+
+
+def test_a_command_substitution_in_an_install_line_is_one_requirement_however_many_words_it_spans():
+    assert shell_requirements("pip install shapes $(shapes-tool list-deps --all) requests") == [
+        "shapes",
+        "$(shapes-tool list-deps --all)",
+        "requests",
+    ]
+    assert shell_requirements("pip install `shapes-tool deps`") == ["`shapes-tool deps`"]
