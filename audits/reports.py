@@ -159,14 +159,20 @@ def latest_finished_audits(walkthroughs):
     return walkthroughs.annotate(latest_run_id=Subquery(latest))
 
 
+# A validation run that failed failed on some of its pages: the others were validated all the same.
+VALIDATED = (RunStatus.SUCCEEDED, RunStatus.FAILED)
+
+
 def latest_documents(pages):
-    """Each doc page annotated with its latest finished validation document."""
-    latest = (
-        ValidationDocument.objects.filter(doc_page=OuterRef("pk"), finished=True, run__status=RunStatus.SUCCEEDED)
-        .order_by("-run__created_at", "-pk")
-        .values("pk")[:1]
+    """Each doc page annotated with its latest finished validation document (in a run that finished, even one
+    that failed on another page) and that document's install error: why a page with no results has none."""
+    latest = ValidationDocument.objects.filter(
+        doc_page=OuterRef("pk"), finished=True, run__status__in=VALIDATED
+    ).order_by("-run__created_at", "-pk")
+    return pages.annotate(
+        latest_document_id=Subquery(latest.values("pk")[:1]),
+        latest_install_error=Subquery(latest.values("install_error")[:1]),
     )
-    return pages.annotate(latest_document_id=Subquery(latest))
 
 
 def gap_counts_by_run(run_ids) -> dict[int, dict[str, int]]:

@@ -187,7 +187,7 @@ def shell_requirements(code: str) -> list[str]:
         if not match:
             continue
         try:
-            words = shlex.split(match.group(1), comments=True)
+            words = _substitutions_whole(shlex.split(match.group(1), comments=True))
         except ValueError:
             continue
         skip_next = False
@@ -234,6 +234,23 @@ def prose_requirements(prose: str, library: str) -> list[str]:
             continue
         wanted.append(spec)
     return wanted
+
+
+def _substitutions_whole(words: list[str]) -> list[str]:
+    """A command substitution (`$(tool get-deps)`, `` `tool deps` ``) is one thing the reader's shell works out,
+    however many words it spans."""
+    joined: list[str] = []
+    open_words: list[str] = []
+    for word in words:
+        if open_words or "$(" in word or word.count("`") % 2:
+            open_words.append(word)
+            text = " ".join(open_words)
+            if text.count("(") <= text.count(")") and not text.count("`") % 2:
+                joined.append(text)
+                open_words = []
+            continue
+        joined.append(word)
+    return joined + ([" ".join(open_words)] if open_words else [])
 
 
 def shell_variables(code: str) -> list[tuple[str, str]]:

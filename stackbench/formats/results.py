@@ -4,7 +4,7 @@ validation summary). Counts are derived from the lists they count, so reading a 
 from collections import Counter
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, computed_field
 
 from stackbench.formats.walkthrough import (
     GAP_SEVERITY,
@@ -19,6 +19,7 @@ from stackbench.formats.walkthrough import (
     WalkthroughId,
     doc_name,
 )
+from stackbench.lib.ansi import strip_ansi, strip_ansi_or_none
 from stackbench.lib.severity import SeverityScale
 
 ExampleStatus = Literal["success", "failure", "skipped"]
@@ -36,6 +37,12 @@ GATE_LEVELS = {
     for name in scale
 }
 DEFAULT_GATE_LEVEL = "open-critical"
+
+
+# What an example printed or said, as its reader sees it: terminal colour codes dropped wherever it is written,
+# read back or shown.
+ShownText = Annotated[str | None, AfterValidator(strip_ansi_or_none)]
+ShownLog = Annotated[str, AfterValidator(strip_ansi)]
 
 
 class _Lenient(BaseModel):
@@ -121,15 +128,15 @@ class ExampleResult(_Lenient):
     code: str = ""
     status: ExampleStatus
     severity: ExampleSeverity | None = None
-    error_message: str | None = None
+    error_message: ShownText = None
     suggestions: str | None = None
-    execution_output: str | None = None
+    execution_output: ShownText = None
     depends_on_previous: bool = False
     depends_on_example_indices: list[Count] = Field(default_factory=list)
     actual_code_executed: str = ""
     # Extra fields: what the page shows the example printing, where it differs; a doctest session's statements
     # and how many of them ran.
-    expected_output: str | None = None
+    expected_output: ShownText = None
     statements: Count | None = None
     statements_run: Count | None = None
 
@@ -139,8 +146,8 @@ class SetupProblem(_Lenient):
     not be written. Reported once for the page; only the examples that need it fail for it."""
 
     requirement: str = ""
-    message: str
-    log: str = ""
+    message: ShownLog
+    log: ShownLog = ""
 
 
 class ValidationEnvironment(_Lenient):

@@ -6,25 +6,28 @@ numbers, step positions). The rules are versioned: changing them changes FINGERP
 import hashlib
 import re
 
+from stackbench.lib.ansi import strip_ansi
 from stackbench.lib.snippets import code_hash
-from stackbench.lib.volatile import ADDRESS, HEX_ID, PATH, TIMESTAMP, URL, masked
+from stackbench.lib.volatile import ADDRESS, PATH, TIMESTAMP, URL, masked
 
 FINGERPRINT_VERSION = 1
 
-# The run-to-run values, with two coarser steps of its own: every hex literal is an address (a short one too),
-# every number a number. In this order: the stored fingerprints were made with it.
+# The run-to-run values, with coarser steps of its own: every hex literal is an address (a short one too), every
+# run of 12+ hex digits an id, every number a number. Coarser than output comparison's table (volatile.RUN_TO_RUN:
+# whatever it masks, these steps mask too, down to the numbers) and kept as it is, in this order: the stored
+# fingerprints were made with it, and a change would make every stored problem look new and lose its triage.
 _VOLATILE = [
     TIMESTAMP,
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), ADDRESS[1]),
     URL,
     PATH,
-    HEX_ID,
+    (re.compile(r"\b[0-9a-f]{12,}\b"), "<id>"),
     (re.compile(r"\d+(\.\d+)?"), "<n>"),
 ]
 
 
 def normalize_text(text: str) -> str:
-    text = masked((text or "").strip(), _VOLATILE)
+    text = masked(strip_ansi(text or "").strip(), _VOLATILE)  # stored text has none; older rows may
     return re.sub(r"\s+", " ", text).lower()
 
 

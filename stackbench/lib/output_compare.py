@@ -6,38 +6,17 @@ import doctest
 import re
 from typing import Literal
 
-from stackbench.lib.volatile import (
-    ADDRESS,
-    CLOCK,
-    COMMA_MILLISECONDS,
-    DATE,
-    DURATION,
-    EPOCH,
-    LONG_DECIMAL,
-    PATH,
-    PROCESS_ID,
-    TIMESTAMP,
-    UUID,
-    masked,
-)
+from stackbench.lib.ansi import strip_ansi
+from stackbench.lib.volatile import PATH, RUN_TO_RUN, masked
 
 Match = Literal["same", "format", "different"]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 _checker = doctest.OutputChecker()
 
-# Values that change from run to run, masked; a path only where a value is labelled (`path: /tmp/x`): elsewhere
-# a path is what the page documents.
+# The values that change from run to run, and a path where a value is labelled (`path: /tmp/x`): elsewhere a path
+# is what the page documents.
 MASKS = [
-    COMMA_MILLISECONDS,
-    TIMESTAMP,
-    DATE,
-    CLOCK,
-    EPOCH,
-    ADDRESS,
-    UUID,
-    DURATION,
-    PROCESS_ID,
-    LONG_DECIMAL,
+    *RUN_TO_RUN,
     (re.compile(r"(?<=[=:] )['\"]?" + PATH[0].pattern + r"['\"]?"), PATH[1]),
     # Sphinx's doctest runs without a module name, so the reprs it shows lack the reader's `__main__.`.
     (re.compile(r"\b__main__\."), ""),
@@ -45,19 +24,24 @@ MASKS = [
 URL_VERSION = re.compile(r"(https?://[^\s/]+(?:/[^\s/]+)*?/)v?\d+(?:\.\d+)*(?=/)")
 
 
-ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-
-
 def compare(expected: str, actual: str) -> Match:
     # Terminal colours are invisible to the reader: what they see is the text.
-    expected, actual = ANSI.sub("", expected), ANSI.sub("", actual)
-    if not actual.strip() and all(line.lstrip().startswith("#") for line in expected.splitlines() if line.strip()):
-        return "same"  # `# no output` under a statement is a note to the reader, not output
+    actual = strip_ansi(actual)
+    expected = _without_notes(strip_ansi(expected), actual)
     if _same(expected, actual):
         return "same"
     if _same(_masked(expected), _masked(actual)):
         return "format"
     return "different"
+
+
+def _without_notes(expected: str, actual: str) -> str:
+    """The shown output without the author's Python comments in it (`# no output`, `# the answer:`): notes to the
+    reader, not output. A `#` line the example did print is output."""
+    printed = {line.strip() for line in actual.splitlines()}
+    return "\n".join(
+        line for line in expected.splitlines() if not line.lstrip().startswith("#") or line.strip() in printed
+    )
 
 
 def _same(expected: str, actual: str) -> bool:
@@ -98,6 +82,8 @@ def _masked(text: str) -> str:
 
 def differing_line(expected: str, actual: str) -> tuple[str, str] | None:
     """The first line where the two differ (after layout), to show a reader where to look."""
+    actual = strip_ansi(actual)
+    expected = _without_notes(strip_ansi(expected), actual)
     want = [line.strip() for line in _lines(expected).split("\n") if line.strip()]
     got = [line.strip() for line in _lines(actual).split("\n") if line.strip()]
     for index in range(max(len(want), len(got))):
@@ -114,9 +100,9 @@ def missing_lines(expected: str, actual: str) -> list[str]:
     """The lines a command's documented output shows that its output lacks. Docs often show only part of a
     command's output, so each shown line is looked for anywhere; values that change from run to run are masked,
     version numbers are not (an outdated version is what this is for)."""
-    printed = _masked(re.sub(r"\s+", " ", ANSI.sub("", actual)))
+    printed = _masked(re.sub(r"\s+", " ", strip_ansi(actual)))
     missing = []
-    for line in ANSI.sub("", expected).splitlines():
+    for line in strip_ansi(expected).splitlines():
         shown = re.sub(r"\s+", " ", line.strip())
         if not shown or shown in ("...", "…"):
             continue

@@ -12,7 +12,7 @@ from stackbench.lib.clock import utcnow
 from stackbench.lib.jsonfiles import FormatError, load_model, write_model
 from stackbench.sandbox.prerequisites import SandboxUnavailable
 from stackbench.validation.document_sandbox import DocumentSandbox
-from stackbench.validation.install_plan import requirements_for
+from stackbench.validation.install_plan import library_requirement
 from stackbench.validation.options import ValidationError, ValidationObserver, ValidationOptions
 from stackbench.validation.page_validation import PageValidation
 
@@ -22,7 +22,7 @@ def validate_document(
 ) -> ValidationResult:
     observer = observer or ValidationObserver()
     observer.document_started(analysis.page, len(analysis.examples))
-    requirements_for(analysis)
+    library_requirement(analysis)  # a broken analysis file is refused before any sandbox is made
     profiles = [options.sandbox.profile, *options.other_profiles]
     document = None
     results: list[ExampleResult] = []
@@ -76,7 +76,7 @@ def validate_all(
     output_dir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     for analysis in analyses:
-        requirements_for(analysis)
+        library_requirement(analysis)  # and before any page of the set runs
 
     def one(analysis: ExtractionAnalysis) -> ValidationResult:
         document = validate_document(analysis, options, observer)

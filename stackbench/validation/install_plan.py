@@ -1,5 +1,7 @@
 """What a page installs before its examples run: the library pinned to its version (with the extras the page's own
-install lines name) and the page's other packages, every requirement checked to be a plain package."""
+install lines name) and the page's other packages. Every requirement is checked to be a plain package, so nothing
+in an analysis file can pass options to the installer; one that is not (`$(tool get-deps)`, an option, a URL) is
+never installed: it is one setup problem of its page, and the page's other examples still run."""
 
 import re
 
@@ -11,47 +13,54 @@ from stackbench.validation.examples import runnable
 from stackbench.validation.options import ValidationError
 
 
-def _checked(spec: str, page: str) -> Requirement:
+def _plain(spec: str) -> Requirement | None:
     try:
         requirement = Requirement(spec)
     except InvalidRequirement:
-        raise ValidationError(f"{page}: {spec!r} is not a valid package requirement") from None
+        return None
     if requirement.url or spec.strip().startswith("-"):
-        raise ValidationError(f"{page}: {spec!r} is not a plain package requirement")
+        return None
     return requirement
 
 
+def _wanted(analysis: ExtractionAnalysis) -> list[str]:
+    """What the page's install lines name, and what runnable examples list as their dependencies (files of the
+    existing tools name them there); never from examples that are not run."""
+    specs = [r.requirement for r in analysis.requirements]
+    return specs + [dep for example in analysis.examples if runnable(example) for dep in example.dependencies]
+
+
 def library_requirement(analysis: ExtractionAnalysis) -> str:
-    """The library pinned to its version, with every extra the page's own install lines name."""
+    """The library pinned to its version, with every extra the page's own install lines name. A library or version
+    that makes no plain requirement is a broken analysis file, refused."""
     extras: set[str] = set()
     for wanted in analysis.requirements:
-        requirement = _checked(wanted.requirement, analysis.page)
-        if normalized(requirement.name) == normalized(analysis.library):
+        requirement = _plain(wanted.requirement)
+        if requirement and normalized(requirement.name) == normalized(analysis.library):
             extras |= requirement.extras
     name = analysis.library + (f"[{','.join(sorted(extras))}]" if extras else "")
     spec = f"{name}=={analysis.version}" if analysis.version else name
-    _checked(spec, analysis.page)
+    if _plain(spec) is None:
+        raise ValidationError(f"{analysis.page}: {spec!r} is not a plain package requirement")
     return spec
 
 
 def page_requirements(analysis: ExtractionAnalysis) -> list[str]:
-    """Other packages the page installs, and those runnable examples list as their dependencies (files of the
-    existing tools name them there); never from examples that are not run."""
+    """The other plain packages the page installs."""
     wanted: dict[str, str] = {}
-    specs = [r.requirement for r in analysis.requirements]
-    specs += [dep for example in analysis.examples if runnable(example) for dep in example.dependencies]
-    for spec in specs:
-        requirement = _checked(spec, analysis.page)
+    for spec in _wanted(analysis):
+        requirement = _plain(spec)
+        if requirement is None:
+            continue
         key = normalized(requirement.name)
         if key != normalized(analysis.library) and key not in wanted:
             wanted[key] = spec
     return list(wanted.values())
 
 
-def requirements_for(analysis: ExtractionAnalysis) -> list[str]:
-    """Everything the page installs before its examples run (checked: a requirement that is not a plain package
-    is refused, so nothing in an analysis file can pass options to the installer)."""
-    return [library_requirement(analysis), *page_requirements(analysis)]
+def refused_requirements(analysis: ExtractionAnalysis) -> list[str]:
+    """What the page would install that is no plain package: never given to the installer."""
+    return list(dict.fromkeys(spec for spec in _wanted(analysis) if _plain(spec) is None))
 
 
 def extras_by_distribution(requires: list[str]) -> dict[str, str]:

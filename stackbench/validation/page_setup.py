@@ -11,7 +11,12 @@ from stackbench.docs.distributions import distribution_for, module_names_of, nor
 from stackbench.formats.results import SetupProblem
 from stackbench.formats.walkthrough import ExtractionAnalysis
 from stackbench.validation.document_sandbox import DocumentSandbox, Install
-from stackbench.validation.install_plan import extras_by_distribution, library_requirement, page_requirements
+from stackbench.validation.install_plan import (
+    extras_by_distribution,
+    library_requirement,
+    page_requirements,
+    refused_requirements,
+)
 from stackbench.validation.verdicts import PageKnowledge
 
 
@@ -46,6 +51,14 @@ class PageSetup:
             self.setup_problems.append(
                 SetupProblem(
                     requirement=library_requirement(analysis), message=message, log=document.readable(base.log)
+                )
+            )
+        for refused in refused_requirements(analysis):
+            self.setup_problems.append(
+                SetupProblem(
+                    requirement=refused,
+                    message=f"`{refused}` is not a package the installer can be given (a command's output, an "
+                    "option or a URL), so it was not installed: the page's examples run without it.",
                 )
             )
         others = page_requirements(analysis)

@@ -206,3 +206,37 @@ def test_a_long_walkthrough_is_read_fifty_steps_a_page(viewer_client, make_walkt
     assert "Page 1 of 3 · 120 in all" in first
     last = viewer_client.get(url, {"page": 3}).content.decode()
     assert last.count('class="card step"') == 20 and 'id="step-120"' in last
+
+
+def test_after_a_run_whose_page_had_a_setup_problem_the_library_and_the_home_card_show_the_same_failures(
+    viewer_client, tmp_path
+):
+    from audits.models import ExampleResult, Run, RunStatus, ValidationDocument
+    from stackbench.formats.results import SetupProblem, ValidationSummary
+    from stackbench.lib.jsonfiles import write_model
+    from tests.builders import validation_doc
+
+    with_problem = validation_doc("a-setup.md", ["success", "failure"])
+    with_problem.setup_problems = [SetupProblem(requirement="$(tool get-deps)", message="not installed")]
+    stopped = validation_doc("b-stopped.md", ["success"])
+    plain = validation_doc("c-plain.md", ["success", "failure"])
+    write_model(
+        tmp_path / "validation_summary.json",
+        ValidationSummary(timestamp="2026-11-01T10:01:00Z", documents=[with_problem, stopped, plain]),
+    )
+    import_paths([tmp_path / "validation_summary.json"], library_name="toolz")
+    # As the worker leaves a run one of whose pages stopped: that page without results, the run failed.
+    document = ValidationDocument.objects.get(page="b-stopped.md")
+    ExampleResult.objects.filter(document=document).delete()
+    document.install_error = "The validation stopped: no sandbox for the examples of b-stopped.md"
+    document.save()
+    run = Run.objects.get()
+    run.status = RunStatus.FAILED
+    run.save()
+    library = viewer_client.get(reverse("library", args=[run.library_id])).content.decode()
+    home = viewer_client.get(reverse("home")).content.decode()
+    assert "never validated" not in library
+    assert library.count('title="failing examples, error">1 error</span>') == 2
+    assert "validation stopped" in library
+    card = home[home.index("<strong>Failing examples:</strong>") :]
+    assert card[: card.index("</p>")].count('title="failing examples, error">2 error</span>') == 1

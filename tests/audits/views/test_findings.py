@@ -1,3 +1,5 @@
+import json
+
 import pytest
 from django.urls import reverse
 
@@ -108,3 +110,41 @@ def test_sorting_by_severity_puts_errors_first_for_failing_examples(viewer_clien
     page = viewer_client.get(reverse("gaps"), {"kind": "validation", "sort": "severity"}).content.decode()
     markers = ["MarkerError: wrong", "MarkerWarning: env", "MarkerInfo: deprecated"]
     assert _order_on_page(page, markers) == markers
+
+
+def test_terminal_codes_are_stored_as_text_so_no_page_and_no_api_answer_shows_them(viewer_client, client, tmp_path):
+    from audits.models import ApiToken, ExampleResult, Run
+    from tests.builders import make_user
+
+    (tmp_path / "p_validation.json").write_text(
+        json.dumps(
+            {
+                "page": "p.md",
+                "library": "toolz",
+                "validation_timestamp": "2026-11-01T10:00:00Z",
+                "results": [
+                    {
+                        "example_index": 0,
+                        "status": "failure",
+                        "severity": "error",
+                        "error_message": "The output differs: \x1b[1mMarkerShown\x1b[0m",
+                        "execution_output": "[36mMarkerPrinted[0m",
+                        "expected_output": "[1mMarkerExpected",
+                    }
+                ],
+            }
+        )
+    )
+    import_paths([tmp_path / "p_validation.json"])
+    stored = ExampleResult.objects.get()
+    assert (stored.error_message, stored.execution_output, stored.expected_output) == (
+        "The output differs: MarkerShown",
+        "MarkerPrinted",
+        "MarkerExpected",
+    )
+    run_page = viewer_client.get(Run.objects.get().get_absolute_url()).content.decode()
+    failing = viewer_client.get(reverse("gaps"), {"kind": "validation"}).content.decode()
+    token = ApiToken.issue(make_user("ci-viewer"), "test")[1]
+    api = client.get("/api/v1/example-failures", HTTP_AUTHORIZATION=f"Bearer {token}").content.decode()
+    for shown in (run_page, failing, api):
+        assert "MarkerShown" in shown and "[1m" not in shown and "[36m" not in shown and "\x1b" not in shown

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from stackbench.docs.distributions import module_names_of
-from stackbench.docs.extractor import doc_pages, extract_docs
+from stackbench.docs.extractor import doc_pages, extract_docs, shell_requirements
 
 GUIDE = """---
 title: Guide
@@ -701,3 +701,12 @@ def test_the_prose_around_an_example_names_the_readers_own_objects(tmp_path):
     session, script = pages(extract_docs(tmp_path, "shapes", "1.0"))["own.md"].examples
     assert session.readers_names == ["store", "token"], "the prose before it and after it"
     assert script.readers_names == ["token"]
+
+
+def test_a_command_substitution_in_an_install_line_is_one_requirement_however_many_words_it_spans():
+    assert shell_requirements("pip install shapes $(shapes-tool list-deps --all) requests") == [
+        "shapes",
+        "$(shapes-tool list-deps --all)",
+        "requests",
+    ]
+    assert shell_requirements("pip install `shapes-tool deps`") == ["`shapes-tool deps`"]

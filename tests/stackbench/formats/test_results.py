@@ -2,7 +2,14 @@ import json
 
 import pytest
 
-from stackbench.formats.results import AuditResult, ValidationResult, ValidationSummary, audit_outcome
+from stackbench.formats.results import (
+    AuditResult,
+    ExampleResult,
+    SetupProblem,
+    ValidationResult,
+    ValidationSummary,
+    audit_outcome,
+)
 from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis, Gap
 from stackbench.lib.jsonfiles import FormatError, load_model, parse_model, write_model
 
@@ -93,3 +100,26 @@ def test_an_unknown_example_status_is_named():
             },
             "v.json",
         )
+
+
+def test_terminal_codes_are_dropped_from_what_a_result_file_stores(tmp_path):
+    result = ExampleResult(
+        example_index=0,
+        status="failure",
+        severity="error",
+        error_message="\x1b[31mValueError\x1b[0m: bad",
+        execution_output="[1mhello[0m [36mworld[0m",
+        expected_output="\x1b[1mhello\x1b[0m",
+    )
+    assert (result.error_message, result.execution_output, result.expected_output) == (
+        "ValueError: bad",
+        "hello world",
+        "hello",
+    )
+    problem = SetupProblem(requirement="x", message="\x1b[1;31mERROR\x1b[0m: no x", log="[33mWARNING[0m")
+    assert (problem.message, problem.log) == ("ERROR: no x", "WARNING")
+    # A file written by an older version is cleaned as it is read back.
+    (tmp_path / "old.json").write_text(
+        json.dumps({"example_index": 0, "status": "success", "execution_output": "[1mok"})
+    )
+    assert load_model(ExampleResult, tmp_path / "old.json").execution_output == "ok"

@@ -61,3 +61,7 @@ def test_fingerprints_stay_those_stored_problems_were_matched_by():
 
 def test_the_rules_are_versioned():
     assert FINGERPRINT_VERSION == 1
+
+
+def test_terminal_codes_are_no_part_of_a_findings_identity():
+    assert normalize_text("\x1b[1mboom\x1b[0m") == normalize_text("[1mboom[0m") == "boom"

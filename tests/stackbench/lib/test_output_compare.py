@@ -12,7 +12,11 @@ from stackbench.lib.output_compare import compare, differing_line
         ("{\n    'a': 1,\n    'b': [1, 2],\n}", "{'a': 1, 'b': [1, 2]}"),
         ("see https://errors.example.dev/2/v/missing", "see https://errors.example.dev/2.14/v/missing"),
         ("\x1b[1mbold\x1b[0m text", "bold text"),
+        ("[1mbold[0m text", "bold [36mtext"),
         ("# nothing is printed", ""),
+        ("# the sum is:\n3", "3"),
+        ("3\n# and nothing more", "3"),
+        ("# Title\ntext", "# Title\ntext"),
     ],
 )
 def test_what_doctest_accepts_and_layout_alone_are_the_same(expected, actual):
@@ -27,6 +31,11 @@ def test_what_doctest_accepts_and_layout_alone_are_the_same(expected, actual):
         ("id=1b4e28ba-2fa1-11d2-883f-0016d3cca427", "id=6fa459ea-ee8a-3ca4-894e-db77e160355e"),
         ("events=oh yes", "events='oh yes'"),
         ('{"event": "hi", "timestamp": 1700000000.123}', '{"event": "hi", "timestamp": 1800000000.5}'),
+        ("<Foo object at 0x7f..>", "<Foo object at 0x7e9a3c5d1f20>"),
+        ("<coroutine object main at 0x7f>", "<coroutine object main at 0x7e9a3c5d1f20>"),
+        ("Mon Jan  1 10:00:00 2024", "Tue Mar  4 11:22:33 2026"),
+        ("wrote /tmp/tmpab12cd/out.txt", "wrote /tmp/tmpzz99yy/out.txt"),
+        ("job 5f1c2d3e4b5a6978 done", "job 0a9b8c7d6e5f4a3b done"),
     ],
 )
 def test_values_that_change_from_run_to_run_differ_only_in_format(expected, actual):
@@ -40,6 +49,7 @@ def test_values_that_change_from_run_to_run_differ_only_in_format(expected, actu
         ("hello", ""),
         ('{"event": "hello"}', '{"event": "hello", "lineno": 1}'),
         ("<class 'Point'>", "<Point object at 0x7f00aa>"),
+        ("20! = 2432902008176640000", "20! = 2432902008176640001"),
     ],
 )
 def test_a_different_value_is_different(expected, actual):
@@ -48,4 +58,5 @@ def test_a_different_value_is_different(expected, actual):
 
 def test_the_first_differing_line_is_shown_to_the_reader():
     assert differing_line("a\nb\nc\n", "a\nx\nc\n") == ("b", "x")
+    assert differing_line("# prints:\nb\n", "x\n") == ("b", "x")
     assert differing_line("a\n", "a\nextra\n") == ("(nothing)", "extra")

@@ -9,11 +9,15 @@ from stackbench.lib.volatile import (
     EPOCH,
     HEX_ID,
     LONG_DECIMAL,
+    OBJECT_ADDRESS,
     PATH,
     PROCESS_ID,
+    RUN_TO_RUN,
+    TEMPORARY_PATH,
     TIMESTAMP,
     URL,
     UUID,
+    WEEKDAY_TIMESTAMP,
     masked,
 )
 
@@ -34,14 +38,21 @@ from stackbench.lib.volatile import (
         (URL, "see https://x.dev/a?b=1 now", "see <url> now"),
         (PATH, "in /tmp/abc/x.py", "in <path>"),
         (HEX_ID, "commit deadbeef12345", "commit <id>"),
+        (WEEKDAY_TIMESTAMP, "at Mon Jan  1 10:00:00 2024.", "at <time>."),
+        (WEEKDAY_TIMESTAMP, "Date: Tue, 04 Mar 2026 11:22:33 GMT", "Date: <time>"),
+        (OBJECT_ADDRESS, "<Foo object at 0x7f..>", "<Foo object at <addr>>"),
+        (TEMPORARY_PATH, "PosixPath('/tmp/pytest-of-root/pytest-3/x0')", "PosixPath('<tmp>')"),
+        (TEMPORARY_PATH, "in /var/folders/x1/abc/T/tmpq", "in <tmp>"),
     ],
 )
 def test_each_run_to_run_value_is_shown_as_its_mask(value, text, shown):
     assert masked(text, [value]) == shown
 
 
-def test_short_hex_numbers_and_single_folders_are_values_not_noise():
-    assert masked("hex(255) is 0xff in /tmp", [ADDRESS, PATH]) == "hex(255) is 0xff in /tmp"
+def test_short_hex_numbers_single_folders_and_long_numbers_are_values_not_noise():
+    text = "hex(255) is 0xff in /tmp; 20! is 2432902008176640000; see /usr/lib/x"
+    assert masked(text, [ADDRESS, TEMPORARY_PATH, HEX_ID]) == text
+    assert masked(text, RUN_TO_RUN) == text
 
 
 def test_loggings_milliseconds_go_with_the_timestamp_they_belong_to():

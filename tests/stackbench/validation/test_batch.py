@@ -43,10 +43,17 @@ def test_bad_analysis_files_are_named_and_skipped(tmp_path, sample_dir):
     assert len(problems) == 1 and "broken_analysis.json: not valid JSON" in problems[0]
 
 
-def test_option_looking_requirements_are_refused(offline):
+def test_option_looking_requirements_are_never_given_to_the_installer(offline):
     bad = analysis("print(1)", dependencies=["--index-url=http://evil.example"])
-    with pytest.raises(ValidationError, match="not a valid package requirement"):
-        validate_document(bad, offline)
+    result = validate_document(bad, offline)
+    assert result.results[0].status == "success"
+    assert [p.requirement for p in result.setup_problems] == ["--index-url=http://evil.example"]
+
+
+def test_a_library_version_no_installer_can_take_stops_the_set_before_any_page_runs(offline, tmp_path):
+    with pytest.raises(ValidationError, match="not a plain package requirement"):
+        validate_all([analysis("print(1)"), analysis("print(1)", version="1 --pre")], tmp_path, offline)
+    assert not tmp_path.exists() or not any(tmp_path.iterdir())
 
 
 def test_a_library_that_needs_a_python_the_worker_lacks_says_so(offline):

@@ -5,7 +5,7 @@ from stackbench.validation.install_plan import (
     extras_by_distribution,
     library_requirement,
     page_requirements,
-    requirements_for,
+    refused_requirements,
 )
 from stackbench.validation.options import ValidationError
 
@@ -31,10 +31,19 @@ def test_other_packages_come_from_the_page_and_from_the_examples_that_run():
     assert page_requirements(page(["httpx==0.27", "HTTPX"], [run, not_run])) == ["httpx==0.27", "requests"]
 
 
-@pytest.mark.parametrize("bad", ["--index-url=http://evil.example", "sbdemo @ https://evil.example/x.whl", "not a req"])
-def test_what_is_no_plain_package_is_refused(bad):
+@pytest.mark.parametrize(
+    "bad",
+    ["--index-url=http://evil.example", "sbdemo @ https://evil.example/x.whl", "not a req", "$(sbdemo-tool deps)"],
+)
+def test_what_is_no_plain_package_is_never_installed_and_named_for_its_page(bad):
+    analysis = page([bad, "rich"])
+    assert library_requirement(analysis) == "sbdemo==1.0.0"
+    assert page_requirements(analysis) == ["rich"] and refused_requirements(analysis) == [bad]
+
+
+def test_a_library_version_that_makes_no_plain_requirement_is_a_broken_analysis():
     with pytest.raises(ValidationError):
-        requirements_for(page([bad]))
+        library_requirement(page(version="1.0 --index-url=http://evil.example"))
 
 
 def test_the_library_extra_that_brings_a_distribution_is_read_from_its_requirements():

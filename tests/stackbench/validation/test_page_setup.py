@@ -2,7 +2,7 @@
 
 import pytest
 
-from stackbench.validation.batch import validate_document
+from stackbench.validation.batch import validate_all, validate_document
 from tests.stackbench.validation.example_pages import analysis, outcome
 
 pytestmark = pytest.mark.slow
@@ -41,3 +41,17 @@ def test_a_page_package_that_will_not_install_fails_only_the_examples_that_need_
 def test_the_readers_own_modules_are_never_looked_up_on_an_index(offline):
     result = validate_document(analysis("from myapp.models import User"), offline).results[0]
     assert result.status == "skipped" and "`myapp`" in result.error_message
+
+
+def test_an_install_line_no_installer_takes_is_one_setup_problem_of_its_page_and_fails_no_example(offline, tmp_path):
+    with_line = analysis(
+        "import sbdemo\nprint(sbdemo.greet('a'))",
+        "import sbextra\nprint(sbextra.VALUE)",
+        requirements=[{"requirement": "$(sbdemo-tool get-deps)", "line": 3}],
+    )
+    other = analysis("import sbdemo\nprint(sbdemo.greet('b'))").model_copy(update={"page": "other.md"})
+    first, second = validate_all([with_line, other], tmp_path, offline).documents
+    assert [p.requirement for p in first.setup_problems] == ["$(sbdemo-tool get-deps)"]
+    assert first.results[0].status == "success", "what does not need the install still runs"
+    assert first.results[1].status == "skipped" and "`sbextra`" in first.results[1].error_message, "its own verdict"
+    assert outcome(second) == [("success", None)] and second.setup_problems == []
