@@ -55,7 +55,23 @@ SETUP_DIRECTIVES = {"testsetup"}
 HIDDEN_DIRECTIVES = {"testcleanup"}
 SCRIPT_DIRECTIVES = {"testcode"}
 OUTPUT_DIRECTIVES = {"testoutput"}
-CODE_DIRECTIVES = {"code-block", "code", "sourcecode", "code-cell", "ipython"}
+CODE_DIRECTIVES = {"code-block", "code", "sourcecode", "code-cell", "ipython", "code-tab"}
+# Any other directive whose content is a program (a theme's `.. domain:example::`, `{jupyter-execute}`) is an
+# untagged block; these never hold one, whatever their content parses as (`x = y + 1` in a formula).
+NOT_CODE_DIRECTIVES = {
+    "math",
+    "raw",
+    "mermaid",
+    "graphviz",
+    "csv-table",
+    "list-table",
+    "table",
+    "toctree",
+    "autosummary",
+}
+# A directive named for a run (`.. domain:run::`, `{program-output}`) shows the docs build running a command and
+# its output: the reader sees a terminal, not code to type.
+RUN_DIRECTIVE_WORDS = {"run", "runblock", "output", "invoke", "console", "terminal", "shell"}
 # A sentence between a script and a block that announces the block as what the script prints.
 OUTPUT_CUE = re.compile(
     r"\b(output|outputs|print|prints|printed|result|results|returns?|shows?|displays?|gives?|produces?|emits?|"
@@ -99,6 +115,19 @@ def is_program(tree: ast.Module) -> bool:
         return True
     calls = [n for n in tree.body if isinstance(n, ast.Expr) and isinstance(n.value, (ast.Call, ast.Await))]
     return len(tree.body) > 1 and len(calls) == len(tree.body)
+
+
+def _shows_a_run(directive: str) -> bool:
+    return bool(RUN_DIRECTIVE_WORDS & set(re.split(r"[:_-]", directive)))
+
+
+def _holds_program(directive: str, code: str) -> bool:
+    """A directive of a theme or extension whose content the page shows as a program or a session: read like
+    an untagged block."""
+    if directive in NOT_CODE_DIRECTIVES:
+        return False
+    tree = python_code.parse(code)
+    return python_code.is_session(code) or (tree is not None and python_code.looks_like_program(tree))
 
 
 def _announces_output(prose: str) -> bool:
@@ -248,11 +277,26 @@ def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, pa
         if directive in SETUP_DIRECTIVES:
             reading.setup.append(SetupCode(code=code, line=line, source=page))
             continue
-        if directive in HIDDEN_DIRECTIVES or (
-            directive
-            and directive not in (DOCTEST_DIRECTIVES | SCRIPT_DIRECTIVES | OUTPUT_DIRECTIVES | CODE_DIRECTIVES)
-        ):
-            continue  # cleanup code, or a directive that is not a code block at all (toctree, mermaid, figure)
+        if directive in HIDDEN_DIRECTIVES:
+            continue
+        other_directive = bool(directive) and directive not in (
+            DOCTEST_DIRECTIVES | SCRIPT_DIRECTIVES | OUTPUT_DIRECTIVES | CODE_DIRECTIVES
+        )
+        if other_directive:
+            if _shows_a_run(directive):
+                reading.examples.append(
+                    CodeExample(
+                        **common,
+                        language="text",
+                        style="other",
+                        execution_context="not_executable",
+                        skip_reason=f"a run the docs build shows (`{directive}`): the reader sees its output, not code",
+                    )
+                )
+                last_script = None
+                continue
+            if not _holds_program(directive, code):
+                continue  # a directive that is not a code block at all (toctree, mermaid, a table)
         language = info.language or ("pycon" if directive in DOCTEST_DIRECTIVES else "")
         if directive in SCRIPT_DIRECTIVES:
             language = "python"
@@ -334,7 +378,11 @@ def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, pa
             last_script = None
             continue
         tree = python_code.parse(code)
-        python = _is_python_tag(language) or (_is_neutral_tag(language) and tree is not None and is_program(tree))
+        python = (
+            _is_python_tag(language)
+            or (_is_neutral_tag(language) and tree is not None and is_program(tree))
+            or other_directive  # its content was found to be a program
+        )
         if not python:
             reason = f"not Python ({language})" if language and language not in NEUTRAL_TAGS else "text, not a program"
             reading.examples.append(

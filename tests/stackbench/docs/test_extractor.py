@@ -437,3 +437,51 @@ def test_fences_inside_admonitions_directives_and_includes_are_found(real_docs):
         ("inside_directive = True", 14, None),
         ("from_readme = True", 7, "../README.md"),
     ]
+
+
+EVAL_RST_PAGE = """# Commands
+
+Make a command:
+
+```{eval-rst}
+.. shapes:example::
+
+    @shapes.command()
+    def hello():
+        shapes.echo("hi")
+
+What it looks like:
+
+.. shapes:run::
+
+    invoke(hello)
+    invoke(hello, args=["--help"])
+
+.. shapes:example::
+    if __name__ == "__main__":
+        hello()
+
+.. math::
+
+    y = x + 1
+
+.. code-block:: python
+
+    import shapes
+```
+"""
+
+
+def test_the_rest_of_an_eval_rst_fence_is_read_like_a_rest_page_at_the_lines_of_the_page(tmp_path):
+    (tmp_path / "commands.md").write_text(EVAL_RST_PAGE)
+    examples = pages(extract_docs(tmp_path, "shapes", "1.0"))["commands.md"].examples
+    assert [(e.line, e.style, e.execution_context) for e in examples] == [
+        (8, "untagged", "sync"),
+        (16, "other", "not_executable"),
+        (20, "untagged", "sync"),
+        (29, "script", "sync"),
+    ], "a theme's example directive holds a program; a formula is no code"
+    lines = EVAL_RST_PAGE.split("\n")
+    assert all(lines[e.line - 1].strip() == e.code.split("\n")[0] for e in examples)
+    assert examples[1].skip_reason.startswith("a run the docs build shows (`shapes:run`)")
+    assert examples[0].expected_output is None, "a run the docs build shows is no output the reader can compare"
