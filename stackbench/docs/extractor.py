@@ -275,8 +275,10 @@ def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, pa
         )
         directive = info.directive
         if directive in SETUP_DIRECTIVES:
-            reading.setup.append(SetupCode(code=code, line=line, source=page))
+            reading.setup.append(SetupCode(code=code, line=line, source=page, groups=doctest_groups(info.argument)))
             continue
+        if directive in DOCTEST_DIRECTIVES | SCRIPT_DIRECTIVES:
+            common["doctest_groups"] = doctest_groups(info.argument)
         if directive in HIDDEN_DIRECTIVES:
             continue
         other_directive = bool(directive) and directive not in (
@@ -451,10 +453,27 @@ def dependencies_of(imports: list[str], library: str) -> list[str]:
     return packages
 
 
-def sphinx_global_setup(docs_root: Path) -> SetupCode | None:
-    """conf.py's doctest_global_setup (sphinx.ext.doctest), read without running conf.py."""
-    conf = docs_root / "conf.py"
-    if not conf.is_file():
+def doctest_groups(argument: str) -> list[str]:
+    """The groups a sphinx.ext.doctest directive's argument names (`group1, group2`, `*`): "default" if none."""
+    return [group.strip() for group in argument.split(",") if group.strip()] or ["default"]
+
+
+def sphinx_conf(page: Path, docs_root: Path) -> Path | None:
+    """The conf.py of the Sphinx project the page belongs to, as Sphinx finds it: in the page's folder or the
+    nearest folder above it, up to the docs root."""
+    folder = page.parent
+    while True:
+        if (folder / "conf.py").is_file():
+            return folder / "conf.py"
+        if folder == docs_root or docs_root not in folder.parents:
+            return None
+        folder = folder.parent
+
+
+def sphinx_global_setup(page: Path, docs_root: Path) -> SetupCode | None:
+    """doctest_global_setup (sphinx.ext.doctest) of the page's conf.py, read without running conf.py."""
+    conf = sphinx_conf(page, docs_root)
+    if conf is None:
         return None
     try:
         tree = ast.parse(conf.read_text(encoding="utf-8"))
@@ -467,7 +486,7 @@ def sphinx_global_setup(docs_root: Path) -> SetupCode | None:
             and isinstance(node.value, ast.Constant)
             and isinstance(node.value.value, str)
         ):
-            return SetupCode(code=node.value.value, line=0, source="conf.py")
+            return SetupCode(code=node.value.value, line=0, source=conf.relative_to(docs_root).as_posix())
     return None
 
 
@@ -484,7 +503,7 @@ def analyse_page(path: Path, docs_root: Path, library: str, version: str | None)
         return None
     setup = reading.setup
     if any(e.style == "doctest" for e in reading.examples):
-        global_setup = sphinx_global_setup(docs_root)
+        global_setup = sphinx_global_setup(path, docs_root)
         setup = ([global_setup] if global_setup else []) + setup
     return ExtractionAnalysis(
         page=page,
@@ -500,13 +519,20 @@ def analyse_page(path: Path, docs_root: Path, library: str, version: str | None)
     )
 
 
+def _glob_matches(relative: str, include: str) -> bool:
+    """A glob as people write them: `**/` is any number of folders, none too (`docs/**/*.md` holds docs/x.md)."""
+    return fnmatch.fnmatch(relative, include) or (
+        "**/" in include and fnmatch.fnmatch(relative, include.replace("**/", ""))
+    )
+
+
 def doc_pages(docs: Path, include: str | None = None) -> list[Path]:
     """The pages of a docs folder extraction reads, in order: markdown, MDX and reStructuredText files matching
     the include glob (relative to the folder), outside .git and node_modules."""
     pages = []
     for path in sorted(p for p in Path(docs).rglob("*") if p.is_file() and p.suffix.lower() in DOC_SUFFIXES):
         relative = path.relative_to(docs).as_posix()
-        if include and not fnmatch.fnmatch(relative, include):
+        if include and not _glob_matches(relative, include):
             continue
         if ".git" in path.parts or "node_modules" in path.parts:
             continue

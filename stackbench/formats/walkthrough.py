@@ -161,6 +161,9 @@ class CodeExample(_Lenient):
     skip_reason: str | None = None  # why a not-executable example is not run, in words a reader understands
     expected_output: str | None = None  # what the page says the example prints
     expected_output_line: Count | None = None  # where the page shows it (the output block), if not in the code
+    # The sphinx.ext.doctest groups the docs' own doctest run puts this block in (`.. doctest:: group`; "default"
+    # without one); empty for a block that is no sphinx.ext.doctest directive.
+    doctest_groups: list[str] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod
@@ -172,12 +175,14 @@ class CodeExample(_Lenient):
 
 
 class SetupCode(_Lenient):
-    """Code the docs run, unseen, before their doctest sessions (sphinx.ext.doctest's testsetup blocks, from
-    their place on the page on; doctest_global_setup, from the start)."""
+    """Code the docs run, unseen, before their doctest sessions (sphinx.ext.doctest's testsetup blocks, before
+    the blocks of their groups and from their place on the page on; doctest_global_setup, from the start)."""
 
     code: str
     line: Count = 0
     source: str = ""
+    # The sphinx.ext.doctest groups it sets up (`.. testsetup:: group`, "*" for all); empty: every example.
+    groups: list[str] = Field(default_factory=list)
 
 
 class PageRequirement(_Lenient):

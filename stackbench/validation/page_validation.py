@@ -20,11 +20,20 @@ from stackbench.docs import python_code
 from stackbench.docs.distributions import distribution_for
 from stackbench.formats.results import ExampleResult, SetupProblem, ValidationEnvironment, ValidationResult
 from stackbench.formats.walkthrough import RUNNABLE_STYLES as RUN_STYLES
-from stackbench.formats.walkthrough import ExtractionAnalysis
+from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis
 from stackbench.lib.clock import utcnow
 from stackbench.validation import verdicts
 from stackbench.validation.document_sandbox import DocumentSandbox, Install
-from stackbench.validation.examples import calls_print, defined_by, names_in, runnable, script_name, source_of, style_of
+from stackbench.validation.examples import (
+    calls_print,
+    defined_by,
+    names_in,
+    runnable,
+    script_name,
+    sets_up,
+    source_of,
+    style_of,
+)
 from stackbench.validation.options import ValidationError, ValidationObserver, ValidationOptions
 from stackbench.validation.page_process import PageProcess, materialize_request, script_request, session_request
 from stackbench.validation.page_setup import PageSetup
@@ -129,7 +138,7 @@ class PageValidation:
                 if should_stop():
                     break
                 if self.process is not None:
-                    self._catch_up(example.line, self.process)
+                    self._catch_up(example, self.process)
                 result = self._validate(index)
                 self.state.results[index] = result
                 results.append(result)
@@ -161,11 +170,12 @@ class PageValidation:
             remember=True,
         )
 
-    def _catch_up(self, line: int, process: PageProcess) -> None:
-        """What the reader did on the page before this line, in page order: the docs' hidden setup, the
-        variables the page exports, the files it shows."""
+    def _catch_up(self, example: CodeExample, process: PageProcess) -> None:
+        """What the reader did on the page before this example, in page order: the docs' hidden setup (of the
+        example's doctest group), the variables the page exports, the files it shows."""
+        line = example.line
         for number, setup in enumerate(self.analysis.setup):
-            if number not in self.state.done_setup and setup.line < line:
+            if number not in self.state.done_setup and sets_up(setup, example):
                 self._apply_setup(number, process)
         fresh = {}
         for number, variable in enumerate(self.analysis.environment):

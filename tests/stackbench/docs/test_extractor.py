@@ -233,6 +233,7 @@ def test_the_cli_writes_one_analysis_per_page_in_the_exact_format(docs, tmp_path
         "skip_reason",
         "expected_output",
         "expected_output_line",
+        "doctest_groups",
     }
     assert {"setup", "requirements", "environment", "files"} <= set(data)
     assert "binary.md" in done.stderr
@@ -485,3 +486,50 @@ def test_the_rest_of_an_eval_rst_fence_is_read_like_a_rest_page_at_the_lines_of_
     assert all(lines[e.line - 1].strip() == e.code.split("\n")[0] for e in examples)
     assert examples[1].skip_reason.startswith("a run the docs build shows (`shapes:run`)")
     assert examples[0].expected_output is None, "a run the docs build shows is no output the reader can compare"
+
+
+GROUPS_PAGE = """# Groups
+
+```{testsetup} shapes
+import shapes
+```
+
+```{testsetup} *
+import math
+```
+
+```{doctest} shapes
+>>> shapes.area(2)
+4
+```
+
+```{testcode}
+print(math.pi > 3)
+```
+"""
+
+
+def test_hidden_setup_comes_from_the_conf_py_of_the_sphinx_project_each_page_belongs_to(tmp_path):
+    docs, other = tmp_path / "docs", tmp_path / "examples" / "more"
+    (docs / "guide").mkdir(parents=True)
+    other.mkdir(parents=True)
+    (docs / "conf.py").write_text('doctest_global_setup = "import shapes"\n')
+    (tmp_path / "examples" / "conf.py").write_text('doctest_global_setup = "import circles"\n')
+    for folder in (docs, docs / "guide", other, tmp_path):
+        (folder / "page.md").write_text(GROUPS_PAGE)
+    found = pages(extract_docs(tmp_path, "shapes", "1.0", include="**/*.md"))
+    assert [(s.source, s.code) for s in found["docs/page.md"].setup][:1] == [("docs/conf.py", "import shapes")]
+    assert found["docs/guide/page.md"].setup[0].source == "docs/conf.py", "the nearest conf.py above the page"
+    assert found["examples/more/page.md"].setup[0].code == "import circles"
+    assert [s.source for s in found["page.md"].setup] == ["page.md", "page.md"], "no Sphinx project, no conf.py"
+    assert list(pages(extract_docs(tmp_path, "shapes", "1.0", include="docs/**/*.md"))) == [
+        "docs/guide/page.md",
+        "docs/page.md",
+    ], "`**/` also stands for no folder at all"
+
+
+def test_testsetup_blocks_name_the_doctest_groups_they_set_up(tmp_path):
+    (tmp_path / "page.md").write_text(GROUPS_PAGE)
+    page = pages(extract_docs(tmp_path, "shapes", "1.0"))["page.md"]
+    assert [s.groups for s in page.setup] == [["shapes"], ["*"]]
+    assert [e.doctest_groups for e in page.examples] == [["shapes"], ["default"]]

@@ -53,7 +53,11 @@ def test_a_myst_eval_rst_fence_is_read_as_the_rest_it_renders_with_the_lines_of_
         "```\n"
     )
     example, run = markdown_blocks(page)
-    assert (example.info.directive, example.line, example.code) == ("shapes:example", 8, "import shapes\nshapes.draw()\n")
+    assert (example.info.directive, example.line, example.code) == (
+        "shapes:example",
+        8,
+        "import shapes\nshapes.draw()\n",
+    )
     assert example.hierarchy == ["Guide"] and "Try it:" in example.prose_before
     assert (run.info.directive, run.line) == ("shapes:run", 14)
     assert "what it prints" in run.prose_before

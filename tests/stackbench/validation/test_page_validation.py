@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from stackbench.formats.walkthrough import CodeExample
 from stackbench.validation.batch import validate_document
 from tests.stackbench.validation.example_pages import analysis, outcome, page, script, session
 
@@ -238,3 +239,24 @@ def test_a_file_the_page_shows_is_never_written_through_a_link_an_example_plante
     assert sorted(path.name for path in folder.iterdir()) == ["secret.txt"]
     assert "planted" not in secret.read_text()
     assert result.results[0].status == "success"
+
+
+def test_a_testsetup_runs_before_the_sessions_of_its_doctest_group_only(offline):
+    result = validate_document(
+        page(
+            CodeExample(library="sbdemo", code=">>> size\n3\n", line=10, style="doctest", doctest_groups=["sizes"]),
+            CodeExample(
+                library="sbdemo",
+                code=">>> 'colour' in dir()\nFalse\n",
+                line=20,
+                style="doctest",
+                doctest_groups=["default"],
+            ),
+            setup=[
+                {"code": "colour = 'red'\n", "line": 5, "source": "guide.md", "groups": ["colours"]},
+                {"code": "size = 3\n", "line": 40, "source": "guide.md", "groups": ["sizes"]},
+            ],
+        ),
+        offline,
+    )
+    assert outcome(result) == [("success", None), ("success", None)]
