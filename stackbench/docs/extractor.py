@@ -117,6 +117,10 @@ def is_program(tree: ast.Module) -> bool:
     return len(tree.body) > 1 and len(calls) == len(tree.body)
 
 
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
 def _shows_a_run(directive: str) -> bool:
     return bool(RUN_DIRECTIVE_WORDS & set(re.split(r"[:_-]", directive)))
 
@@ -254,10 +258,12 @@ def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, pa
     reading = PageReading()
     last_script: CodeExample | None = None
     for index, block in enumerate(blocks):
-        # Indentation every line shares is the page's layout (a block nested in a list), not the code's.
+        # The layout of a block nested in a list is not in block.code: indentation every line still shares is
+        # on the page, in the code the reader copies. The example runs without it, and says it is there.
         code = textwrap.dedent(block.code)
         if not code.strip():
             continue
+        shown_indent = min((_indent(shown) for shown in block.code.split("\n") if shown.strip()), default=0)
         info = block.info
         origin = expanded.origin(block.line) if expanded is not None else None
         line = origin.line if origin is not None else block.line
@@ -409,6 +415,7 @@ def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, pa
             imports=imports or None,
             has_main="__main__" in code,
             dependencies=dependencies_of(imports, library),
+            shown_indent=shown_indent,
         )
         not_run = placeholder_reason(code, tree)
         shape = python_code.fragment(code) if tree is None else None

@@ -164,6 +164,9 @@ class CodeExample(_Lenient):
     # The sphinx.ext.doctest groups the docs' own doctest run puts this block in (`.. doctest:: group`; "default"
     # without one); empty for a block that is no sphinx.ext.doctest directive.
     doctest_groups: list[str] = Field(default_factory=list)
+    # The indentation every line of the block has on the page, which a reader pasting it gets too (an
+    # IndentationError); the code is kept without it, so the example still runs and later ones get its names.
+    shown_indent: Count = 0
 
     @model_validator(mode="before")
     @classmethod

@@ -500,6 +500,8 @@ class PageValidation:
                     )
                     answer = retried
         verdict = self._unless_unwritable_file(index, verdict)
+        if verdict.status == "success" and example.shown_indent:
+            verdict = verdicts.shown_indented(example.shown_indent)
         if verdict.status == "failure" and answer.get("status") != "ok":
             self.state.broken.add(index)
         output = self._machine.readable(answer.get("output", ""))

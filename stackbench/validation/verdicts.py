@@ -349,6 +349,17 @@ def optional_module(exc: Message) -> str | None:
     return None
 
 
+def shown_indented(spaces: int) -> Verdict:
+    """An example that ran once dedented, but that the page shows with every line indented."""
+    return Verdict(
+        "failure",
+        "warning",
+        f"As the page shows it, every line is indented by {spaces} spaces: pasted as is, it fails with "
+        "IndentationError: unexpected indent (it runs once dedented).",
+        "Remove the indentation from the block's lines.",
+    )
+
+
 def needs_newer_python(newer: tuple[str, str]) -> str:
     version, what = newer
     return f"Needs Python {version} or newer: it uses {what}. Not a doc defect on the reader's newer Python."

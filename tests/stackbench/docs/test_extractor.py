@@ -234,6 +234,7 @@ def test_the_cli_writes_one_analysis_per_page_in_the_exact_format(docs, tmp_path
         "expected_output",
         "expected_output_line",
         "doctest_groups",
+        "shown_indent",
     }
     assert {"setup", "requirements", "environment", "files"} <= set(data)
     assert "binary.md" in done.stderr
@@ -533,3 +534,13 @@ def test_testsetup_blocks_name_the_doctest_groups_they_set_up(tmp_path):
     page = pages(extract_docs(tmp_path, "shapes", "1.0"))["page.md"]
     assert [s.groups for s in page.setup] == [["shapes"], ["*"]]
     assert [e.doctest_groups for e in page.examples] == [["shapes"], ["default"]]
+
+
+def test_a_block_whose_lines_are_all_indented_on_the_page_runs_dedented_and_keeps_the_indent_it_shows(tmp_path):
+    (tmp_path / "page.md").write_text(
+        "# Indented\n\n```python\n    import shapes\n\n    shapes.draw()\n```\n\n"
+        "1. In a list:\n\n    ```python\n    import shapes\n    ```\n"
+    )
+    shown, listed = pages(extract_docs(tmp_path, "shapes", "1.0"))["page.md"].examples
+    assert (shown.code, shown.shown_indent, shown.execution_context) == ("import shapes\n\nshapes.draw()\n", 4, "sync")
+    assert (listed.code, listed.shown_indent) == ("import shapes\n", 0), "a list's indentation is layout"

@@ -260,3 +260,13 @@ def test_a_testsetup_runs_before_the_sessions_of_its_doctest_group_only(offline)
         offline,
     )
     assert outcome(result) == [("success", None), ("success", None)]
+
+
+def test_a_script_the_page_shows_indented_runs_dedented_and_is_a_warning(offline):
+    result = validate_document(
+        page(script("answer = 42\n", 10, shown_indent=4), script("print(answer)\n#> 42\n", 20)), offline
+    )
+    assert outcome(result) == [("failure", "warning"), ("success", None)], "later examples still get its names"
+    assert "indented by 4 spaces" in result.results[0].error_message
+    assert "IndentationError" in result.results[0].error_message
+    assert result.results[0].suggestions == "Remove the indentation from the block's lines."
