@@ -108,15 +108,6 @@ def _is_neutral_tag(language: str) -> bool:
     return False
 
 
-def is_program(tree: ast.Module) -> bool:
-    """An untagged block that is a program, not a displayed value: it imports, defines, assigns, loops or holds
-    more than one statement. A lone call (`Point(x=1, y=2)`) is how output and signatures are shown."""
-    if any(isinstance(node, python_code.PROGRAM_STATEMENTS) for node in tree.body):
-        return True
-    calls = [n for n in tree.body if isinstance(n, ast.Expr) and isinstance(n.value, (ast.Call, ast.Await))]
-    return len(tree.body) > 1 and len(calls) == len(tree.body)
-
-
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
@@ -388,7 +379,7 @@ def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, pa
         tree = python_code.parse(code)
         python = (
             _is_python_tag(language)
-            or (_is_neutral_tag(language) and tree is not None and is_program(tree))
+            or (_is_neutral_tag(language) and tree is not None and python_code.is_program(tree))
             or other_directive  # its content was found to be a program
         )
         if not python:
@@ -443,7 +434,7 @@ def _reads_as_output(language: str, code: str, prose: str) -> bool:
     if not (_is_neutral_tag(language) or language in ("json", "console", "log")):
         return False  # a Python-tagged block is code, whatever it looks like
     tree = python_code.parse(code)
-    if tree is not None and is_program(tree) and language != "json":
+    if tree is not None and python_code.is_program(tree) and language != "json":
         return False
     return _announces_output(prose)
 

@@ -367,6 +367,9 @@ class PageValidation:
                 else:
                     verdict = self._judge(index, exc, where)
                 printed, expected = f"{shown}\n{exc.get('traceback', '')}", None
+            elif not failure["got"].strip() and python_code.reads_as_code(failure["want"], failure["source"]):
+                verdict = verdicts.mixed_prompts(f"after the prompt at {where}")
+                printed, expected = shown, failure["want"]
             elif failure.get("expects_exception") and verdicts.same_exception(failure["want"], failure["got"]):
                 verdict = verdicts.Verdict(
                     "success",
@@ -463,6 +466,17 @@ class PageValidation:
         if tree is None:
             newer = python_code.newer_syntax(example.code)
             shape = python_code.fragment(example.code)
+            prompt = python_code.prompt_line(example.code)
+            if prompt is not None:
+                self.state.broken.add(index)
+                verdict = verdicts.mixed_prompts(f"line {example.line + prompt - 1} of the page")
+                return ExampleResult(
+                    **common,
+                    status=verdict.status,
+                    severity=verdict.severity,
+                    error_message=verdict.message,
+                    suggestions=verdict.suggestion,
+                )
             if newer or shape:
                 self.state.broken.add(index)
                 reason = verdicts.needs_newer_python(newer) if newer else f"A fragment: {shape}."

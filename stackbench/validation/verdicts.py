@@ -349,6 +349,17 @@ def optional_module(exc: Message) -> str | None:
     return None
 
 
+def mixed_prompts(where: str) -> Verdict:
+    """A block that mixes script lines with `>>>` prompt lines (where: the line it mixes them at)."""
+    return Verdict(
+        "failure",
+        "warning",
+        f"The example mixes script lines with `>>>` prompt lines ({where}): pasted into a file, the prompts are a "
+        "SyntaxError; typed at the interpreter, the lines without a prompt are not run.",
+        "Show the example either as a session (every statement after `>>>` or `...`) or as a script (no prompts).",
+    )
+
+
 def shown_indented(spaces: int) -> Verdict:
     """An example that ran once dedented, but that the page shows with every line indented."""
     return Verdict(

@@ -270,3 +270,19 @@ def test_a_script_the_page_shows_indented_runs_dedented_and_is_a_warning(offline
     assert "indented by 4 spaces" in result.results[0].error_message
     assert "IndentationError" in result.results[0].error_message
     assert result.results[0].suggestions == "Remove the indentation from the block's lines."
+
+
+def test_a_block_mixing_script_lines_with_prompts_is_a_warning_that_says_so(offline):
+    result = validate_document(
+        page(
+            script("from sbdemo import greet\n\n  >>> greet('docs')\n  'hello docs'\n", 10),
+            session(">>> from sbdemo import greet\nprint(greet('docs'))\n", 20),
+            session(">>> from sbdemo import greet\n>>> greet('docs')\n'hello you'\n", 30),
+        ),
+        offline,
+    )
+    assert outcome(result) == [("failure", "warning"), ("failure", "warning"), ("failure", "error")]
+    script_mixed, session_mixed, wrong_output = result.results
+    assert "mixes script lines with `>>>` prompt lines (line 12 of the page)" in script_mixed.error_message
+    assert "mixes script lines with `>>>` prompt lines (after the prompt at line 20)" in session_mixed.error_message
+    assert "output differs" in wrong_output.error_message, "an output shown as a value is an output"
