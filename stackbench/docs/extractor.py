@@ -32,6 +32,7 @@ from stackbench.docs import python_code
 from stackbench.docs.distributions import distribution_for, module_names_of, normalized
 from stackbench.docs.includes import Expanded, expand
 from stackbench.docs.page_blocks import Block, markdown_blocks, rst_blocks, slugify
+from stackbench.docs.tutorial_text import says_python
 from stackbench.formats.walkthrough import (
     CodeExample,
     ExtractionAnalysis,
@@ -106,6 +107,19 @@ def _is_neutral_tag(language: str) -> bool:
     except ClassNotFound:
         return True
     return False
+
+
+def _said_newer_python(source: str, block: Block) -> str | None:
+    """Why code in the syntax of a newer Python is not run when the page says it needs that Python (in the
+    text before it, its heading or its comments): the reader was told."""
+    newer = python_code.newer_syntax(source)
+    if newer is None:
+        return None
+    version, what = newer
+    near = "\n".join([block.prose_before, *block.hierarchy[-1:], source])
+    if not says_python(near, version):
+        return None
+    return f"Needs Python {version} or newer, as the page says: it uses {what}."
 
 
 def _indent(line: str) -> int:
@@ -314,6 +328,8 @@ def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, pa
             elif "+SKIP" in block.options.get("options", ""):
                 example.execution_context = "not_executable"
                 example.skip_reason = "the docs mark this session to be skipped (:options: +SKIP)"
+            elif said := _said_newer_python(python_code.session_source(code), block):
+                example.execution_context, example.skip_reason = "not_executable", said
             reading.examples.append(example)
             last_script = None
             continue
@@ -414,6 +430,8 @@ def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, pa
             example.execution_context, example.skip_reason = "not_executable", f"A fragment: {shape}."
         elif not_run:
             example.execution_context, example.skip_reason = "not_executable", f"Not run: {not_run}."
+        elif said := _said_newer_python(code, block):
+            example.execution_context, example.skip_reason = "not_executable", said
         elif tree is not None and python_code.awaits_at_top_level(tree):
             example.execution_context = "async"
         documented = python_code.documented_output(code, tree)

@@ -153,6 +153,23 @@ ENV_IN_PYTHON = re.compile(r"os\.(?:environ(?:\.get)?\s*[\[(]|getenv\s*\()\s*['\
 ENV_ASSIGNED = re.compile(r"(?:^|[\s;&|])(?:export\s+)?([A-Z][A-Z0-9_]+)=")
 
 
+# "Python 3.12+", "requires Python 3.12", "on 3.12 or newer": a Python version the text names.
+PYTHON_VERSION = re.compile(
+    r"\bpython\s*v?(3\.\d+)|\b(3\.\d+)\s*(?:\+|or (?:newer|later|above|higher)|and (?:newer|later|above|up))",
+    re.IGNORECASE,
+)
+
+
+def says_python(text: str, version: str) -> bool:
+    """The text names this Python or a newer one (the one an example needs)."""
+    needed = int(version.split(".")[1])
+    for match in PYTHON_VERSION.finditer(text):
+        named = match.group(1) or match.group(2)
+        if int(named.split(".")[1]) >= needed:
+            return True
+    return False
+
+
 def is_file_path(text: str) -> bool:
     """A path a reader could create: shell-accepted folders and a name with a file extension (or a folder)."""
     if not PATH_LIKE.match(text):

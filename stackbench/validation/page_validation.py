@@ -151,12 +151,13 @@ class PageValidation:
         return results
 
     def _record_environment(self) -> None:
-        environment = self._running.request({"op": "environment"}, 60)
+        environment = self._running.request({"op": "environment", "library": self.analysis.library}, 60)
         if environment.get("status") == "ok":
             self.environment = ValidationEnvironment(
                 python=environment["python"], distributions=environment["distributions"]
             )
             self.knowledge.python = environment["python"]
+            self.knowledge.requires_python = environment.get("requires_python", "")
 
     def _sessions_after(self, index: int) -> bool:
         return any(style_of(e) == "doctest" and runnable(e) for e in self.examples[index + 1 :])
@@ -361,7 +362,7 @@ class PageValidation:
                 exc = failure["exception"]
                 newer = python_code.newer_syntax(failure["source"]) if exc["type"] == "SyntaxError" else None
                 if newer:
-                    verdict = verdicts.Verdict("skipped", None, verdicts.needs_newer_python(newer))
+                    verdict = verdicts.newer_syntax(newer, self.knowledge, where)
                 elif verdicts.shows_exception(failure["want"], exc):
                     verdict = verdicts.SUCCESS  # the page shows the traceback (in a form doctest cannot read)
                 else:
@@ -477,10 +478,19 @@ class PageValidation:
                     error_message=verdict.message,
                     suggestions=verdict.suggestion,
                 )
-            if newer or shape:
+            if newer:
                 self.state.broken.add(index)
-                reason = verdicts.needs_newer_python(newer) if newer else f"A fragment: {shape}."
-                return ExampleResult(**common, status="skipped", error_message=reason)
+                verdict = verdicts.newer_syntax(newer, self.knowledge, f"line {example.line} of the page")
+                return ExampleResult(
+                    **common,
+                    status=verdict.status,
+                    severity=verdict.severity,
+                    error_message=verdict.message,
+                    suggestions=verdict.suggestion,
+                )
+            if shape:
+                self.state.broken.add(index)
+                return ExampleResult(**common, status="skipped", error_message=f"A fragment: {shape}.")
             self.state.broken.add(index)
             return ExampleResult(
                 **common,

@@ -13,6 +13,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
 from stackbench.docs import python_code
 from stackbench.formats.walkthrough import CodeExample
 from stackbench.lib.output_compare import compare, differing_line
@@ -81,6 +83,7 @@ class PageKnowledge:
     library: str
     version: str
     python: str = ""
+    requires_python: str = ""  # the library's Requires-Python: which Pythons its readers may have
     library_modules: list[str] = field(default_factory=list)
     # name -> (example index, page line) of the examples that define it, by their fate
     defined_later: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -371,9 +374,42 @@ def shown_indented(spaces: int) -> Verdict:
     )
 
 
-def needs_newer_python(newer: tuple[str, str]) -> str:
+def oldest_python(requires_python: str) -> str | None:
+    """The oldest Python 3 a Requires-Python specifier lets in ("3.9" for ">=3.9"), None if it says nothing."""
+    try:
+        allowed = SpecifierSet(requires_python)
+    except InvalidSpecifier:
+        return None
+    if not requires_python.strip():
+        return None
+    return next(
+        (f"3.{minor}" for minor in range(40) if any(allowed.contains(f"3.{minor}.{patch}") for patch in (0, 99))),
+        None,
+    )
+
+
+def newer_syntax(newer: tuple[str, str], page: PageKnowledge, where_said: str) -> Verdict:
+    """Syntax of a newer Python than this one: a doc defect when the library supports older Pythons (their
+    readers get a SyntaxError and the page does not warn them), the reader's business otherwise."""
     version, what = newer
-    return f"Needs Python {version} or newer: it uses {what}. Not a doc defect on the reader's newer Python."
+    oldest = oldest_python(page.requires_python)
+    if oldest is None or _minor(oldest) >= _minor(version):
+        return Verdict(
+            "skipped",
+            None,
+            f"Needs Python {version} or newer: it uses {what}. Not a doc defect on the reader's newer Python.",
+        )
+    return Verdict(
+        "failure",
+        "warning",
+        f"It needs Python {version} ({what}), but {page.library} supports Python {oldest}: a reader on Python "
+        f"{oldest} to {version} gets a SyntaxError ({where_said}).",
+        f"Say on the page that the example needs Python {version}, or use syntax Python {oldest} has.",
+    )
+
+
+def _minor(version: str) -> int:
+    return int(version.split(".")[1])
 
 
 def shows_exception(want: str, exc: Message) -> bool:

@@ -544,3 +544,16 @@ def test_a_block_whose_lines_are_all_indented_on_the_page_runs_dedented_and_keep
     shown, listed = pages(extract_docs(tmp_path, "shapes", "1.0"))["page.md"].examples
     assert (shown.code, shown.shown_indent, shown.execution_context) == ("import shapes\n\nshapes.draw()\n", 4, "sync")
     assert (listed.code, listed.shown_indent) == ("import shapes\n", 0), "a list's indentation is layout"
+
+
+def test_newer_syntax_is_not_run_when_the_page_says_which_python_it_needs(tmp_path):
+    (tmp_path / "page.md").write_text(
+        "# Generics\n\nOn Python 3.12 or newer:\n\n```python\nclass Box[T]:\n    item: T\n```\n\n"
+        "With PEP 695:\n\n```pycon\n>>> type Pair = tuple[int, int]\n```\n"
+    )
+    told, untold = pages(extract_docs(tmp_path, "shapes", "1.0"))["page.md"].examples
+    assert (told.execution_context, told.skip_reason) == (
+        "not_executable",
+        "Needs Python 3.12 or newer, as the page says: it uses type parameters (PEP 695).",
+    )
+    assert untold.execution_context == "sync", "the validator decides whether the reader should have been told"

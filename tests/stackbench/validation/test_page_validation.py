@@ -2,6 +2,7 @@
 build."""
 
 import json
+import sys
 
 import pytest
 
@@ -286,3 +287,18 @@ def test_a_block_mixing_script_lines_with_prompts_is_a_warning_that_says_so(offl
     assert "mixes script lines with `>>>` prompt lines (line 12 of the page)" in script_mixed.error_message
     assert "mixes script lines with `>>>` prompt lines (after the prompt at line 20)" in session_mixed.error_message
     assert "output differs" in wrong_output.error_message, "an output shown as a value is an output"
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="the sandbox's Python must predate PEP 695")
+def test_syntax_newer_than_the_oldest_python_the_library_supports_is_a_warning_unless_it_supports_none(offline):
+    generic = "class Box[T]:\n    item: T\n"
+    supported = validate_document(
+        page(script(generic, 10), session(">>> type Pair = tuple[int, int]\n", 20), version="1.1.0"), offline
+    )
+    assert outcome(supported) == [("failure", "warning"), ("failure", "warning")]
+    assert "needs Python 3.12 (type parameters (PEP 695)), but sbdemo supports Python 3.9" in (
+        supported.results[0].error_message
+    )
+    assert supported.results[0].suggestions.startswith("Say on the page that the example needs Python 3.12")
+    unknown = validate_document(page(script(generic, 10)), offline).results[0]
+    assert (unknown.status, unknown.severity) == ("skipped", None), "no Requires-Python: the reader's business"

@@ -9,6 +9,8 @@ from stackbench.validation.verdicts import (
     judge_output,
     judge_prints,
     judge_warnings,
+    newer_syntax,
+    oldest_python,
     optional_module,
     runner_trouble,
     same_exception,
@@ -112,3 +114,19 @@ def test_an_optional_dependency_is_the_module_a_package_looked_for():
     missing = exception("ModuleNotFoundError", name="rich", where="package")
     assert optional_module(missing) == "rich" and optional_module(exception("ModuleNotFoundError", name="x")) is None
     assert optional_module({"none_module": "pkg.integrations.yaml"}) == "yaml"
+
+
+def test_the_oldest_python_a_library_supports_is_read_from_its_requires_python():
+    assert oldest_python(">=3.9") == "3.9" and oldest_python(">=3.9, <4") == "3.9"
+    assert oldest_python("~=3.10") == "3.10" and oldest_python(">3.8") == "3.8"
+    assert oldest_python("") is None and oldest_python("not a specifier") is None
+
+
+def test_syntax_newer_than_the_librarys_oldest_python_is_a_warning_and_otherwise_the_readers_business():
+    pep695 = ("3.12", "a `type` alias (PEP 695)")
+    older = newer_syntax(pep695, knowledge(requires_python=">=3.9"), "line 4 of the page")
+    assert (older.status, older.severity) == ("failure", "warning")
+    assert "needs Python 3.12 (a `type` alias (PEP 695)), but shapes supports Python 3.9" in older.message
+    assert "use syntax Python 3.9 has" in older.suggestion
+    assert newer_syntax(pep695, knowledge(requires_python=">=3.12"), "").status == "skipped"
+    assert newer_syntax(pep695, knowledge(), "").status == "skipped", "nothing known about the Pythons it supports"
