@@ -32,7 +32,7 @@ from stackbench.docs import python_code
 from stackbench.docs.distributions import distribution_for, module_names_of, normalized
 from stackbench.docs.includes import Expanded, expand
 from stackbench.docs.page_blocks import Block, markdown_blocks, rst_blocks, slugify
-from stackbench.docs.tutorial_text import says_python
+from stackbench.docs.tutorial_text import named_python
 from stackbench.formats.walkthrough import (
     CodeExample,
     ExtractionAnalysis,
@@ -109,17 +109,12 @@ def _is_neutral_tag(language: str) -> bool:
     return False
 
 
-def _said_newer_python(source: str, block: Block) -> str | None:
-    """Why code in the syntax of a newer Python is not run when the page says it needs that Python (in the
-    text before it, its heading or its comments): the reader was told."""
-    newer = python_code.newer_syntax(source)
-    if newer is None:
+def _python_named_near(source: str, block: Block) -> str | None:
+    """For code in the syntax of a newer Python: the Python the page names near it (in its section's text
+    before it, its heading or its comments), which the validator compares with the one the code needs."""
+    if python_code.newer_syntax(source) is None:
         return None
-    version, what = newer
-    near = "\n".join([block.prose_before, *block.hierarchy[-1:], source])
-    if not says_python(near, version):
-        return None
-    return f"Needs Python {version} or newer, as the page says: it uses {what}."
+    return named_python("\n".join([block.section_before, *block.hierarchy[-1:], source]))
 
 
 def _indent(line: str) -> int:
@@ -328,8 +323,7 @@ def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, pa
             elif "+SKIP" in block.options.get("options", ""):
                 example.execution_context = "not_executable"
                 example.skip_reason = "the docs mark this session to be skipped (:options: +SKIP)"
-            elif said := _said_newer_python(python_code.session_source(code), block):
-                example.execution_context, example.skip_reason = "not_executable", said
+            example.named_python = _python_named_near(python_code.session_source(code), block)
             reading.examples.append(example)
             last_script = None
             continue
@@ -423,6 +417,7 @@ def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, pa
             has_main="__main__" in code,
             dependencies=dependencies_of(imports, library),
             shown_indent=shown_indent,
+            named_python=_python_named_near(code, block),
         )
         not_run = placeholder_reason(code, tree)
         shape = python_code.fragment(code) if tree is None else None
@@ -430,8 +425,6 @@ def read_blocks(blocks: list[Block], library: str, expanded: Expanded | None, pa
             example.execution_context, example.skip_reason = "not_executable", f"A fragment: {shape}."
         elif not_run:
             example.execution_context, example.skip_reason = "not_executable", f"Not run: {not_run}."
-        elif said := _said_newer_python(code, block):
-            example.execution_context, example.skip_reason = "not_executable", said
         elif tree is not None and python_code.awaits_at_top_level(tree):
             example.execution_context = "async"
         documented = python_code.documented_output(code, tree)

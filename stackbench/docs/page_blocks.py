@@ -67,6 +67,7 @@ class Block:
     hierarchy: list[str]
     prose_before: str = ""  # the text between the previous block and this one
     options: dict[str, str] = field(default_factory=dict)  # a MyST directive's :options:
+    section_before: str = ""  # the text of its section before it, notes and warnings too
 
 
 def open_mkdocs_containers(text: str) -> str:
@@ -89,37 +90,45 @@ def open_mkdocs_containers(text: str) -> str:
     return "\n".join(out)
 
 
-def markdown_blocks(text: str, first_line: int = 1, hierarchy: list[str] | None = None) -> list[Block]:
+def markdown_blocks(
+    text: str, first_line: int = 1, hierarchy: list[str] | None = None, section_before: str = ""
+) -> list[Block]:
+    """The blocks of markdown text; first_line is the page line the text starts on, hierarchy the headings
+    above it and section_before the text of its section before it (for a directive's content)."""
     blocks: list[Block] = []
     stack = [(0, title) for title in hierarchy or []]
     parsed = tokens(open_mkdocs_containers(text))
     prose: list[str] = []
+    section = [section_before] if section_before else []
     for index, token in enumerate(parsed):
         if token.type == "heading_open":
             level = int(token.tag[1])
             title = parsed[index + 1].content.strip()
             stack = [item for item in stack if item[0] < level] + [(level, title)]
             prose = [title]  # a block under a new heading does not continue the one before it
+            section = [title]
         elif token.type == "inline" and parsed[index - 1].type == "paragraph_open":
             prose.append(token.content)
+            section.append(token.content)
         elif token.type == "fence" and token.map:
             info = fence_info(token.info)
             line = first_line + token.map[0] + 1
             titles = [title for _, title in stack]
             if info.directive in MARKDOWN_DIRECTIVES or (info.directive and info.directive.startswith("tab")):
                 body, skipped = _directive_body(token.content)
-                blocks += markdown_blocks(body, line + skipped, titles)
+                blocks += markdown_blocks(body, line + skipped, titles, "\n".join(section))
                 prose = []
+                section.append(body)
                 continue
             if info.directive == EVAL_RST:
-                blocks += rst_blocks(token.content, line, titles, "\n".join(prose))
+                blocks += rst_blocks(token.content, line, titles, "\n".join(prose), "\n".join(section))
                 prose = []
                 continue
             content, skipped = token.content, 0
             options: dict[str, str] = {}
             if info.directive:
                 content, options, skipped = directive_options(token.content)
-            blocks.append(Block(info, content, line + skipped, titles, "\n".join(prose), options))
+            blocks.append(Block(info, content, line + skipped, titles, "\n".join(prose), options, "\n".join(section)))
             prose = []
     return blocks
 
@@ -189,15 +198,17 @@ def _dedented(body: list[str]) -> str:
 
 
 def rst_blocks(
-    text: str, first_line: int = 1, hierarchy: list[str] | None = None, prose_before: str = ""
+    text: str, first_line: int = 1, hierarchy: list[str] | None = None, prose_before: str = "", section_before: str = ""
 ) -> list[Block]:
     """The blocks of reST text; first_line is the page line the text starts on (the line after an {eval-rst}
-    fence's opening), hierarchy the headings above it and prose_before the text before it."""
+    fence's opening), hierarchy the headings above it, prose_before and section_before the text before it (since
+    the last block, since the heading)."""
     lines = text.split("\n")
     blocks: list[Block] = []
     stack = [(0, title) for title in hierarchy or []]
     underline_order: list[str] = []
     prose = [prose_before] if prose_before else []
+    section = [section_before] if section_before else []
     index = 0
     while index < len(lines):
         line = lines[index]
@@ -213,7 +224,7 @@ def rst_blocks(
             level = underline_order.index(char) + 1
             stack = [item for item in stack if item[0] < level] + [(level, line.strip())]
             index += 2
-            prose = []
+            prose, section = [], [line.strip()]
             continue
         titles = [title for _, title in stack]
         directive = RST_DIRECTIVE.match(line)
@@ -230,7 +241,9 @@ def rst_blocks(
                 info = FenceInfo((argument.split() or ["python"])[0].lower())
             else:
                 info = FenceInfo("", name, argument)
-            blocks.append(Block(info, _dedented(body), first_line + start, titles, " ".join(prose), options))
+            blocks.append(
+                Block(info, _dedented(body), first_line + start, titles, " ".join(prose), options, " ".join(section))
+            )
             prose = []
             continue
         if DOCTEST_PARAGRAPH.match(line) and (index == 0 or not lines[index - 1].strip()):
@@ -238,11 +251,19 @@ def rst_blocks(
             while index < len(lines) and lines[index].strip():
                 index += 1
             blocks.append(
-                Block(FenceInfo("pycon"), _dedented(lines[start:index]), first_line + start, titles, " ".join(prose))
+                Block(
+                    FenceInfo("pycon"),
+                    _dedented(lines[start:index]),
+                    first_line + start,
+                    titles,
+                    " ".join(prose),
+                    section_before=" ".join(section),
+                )
             )
             prose = []
             continue
         if line.strip():
             prose.append(line.strip())
+            section.append(line.strip())
         index += 1
     return blocks

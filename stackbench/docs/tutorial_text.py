@@ -160,14 +160,10 @@ PYTHON_VERSION = re.compile(
 )
 
 
-def says_python(text: str, version: str) -> bool:
-    """The text names this Python or a newer one (the one an example needs)."""
-    needed = int(version.split(".")[1])
-    for match in PYTHON_VERSION.finditer(text):
-        named = match.group(1) or match.group(2)
-        if int(named.split(".")[1]) >= needed:
-            return True
-    return False
+def named_python(text: str) -> str | None:
+    """The newest Python version the text names ("3.12" for "on Python 3.12+"), if any."""
+    named = [match.group(1) or match.group(2) for match in PYTHON_VERSION.finditer(text)]
+    return max(named, key=lambda version: int(version.split(".")[1]), default=None)
 
 
 def is_file_path(text: str) -> bool:

@@ -167,6 +167,9 @@ class CodeExample(_Lenient):
     # The indentation every line of the block has on the page, which a reader pasting it gets too (an
     # IndentationError); the code is kept without it, so the example still runs and later ones get its names.
     shown_indent: Count = 0
+    # For code in the syntax of a newer Python: the newest Python the page names near it ("3.12" for "on Python
+    # 3.12+" in its section, its heading or its comments), which tells the reader which Python it needs.
+    named_python: str | None = None
 
     @model_validator(mode="before")
     @classmethod

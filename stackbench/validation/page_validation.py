@@ -362,7 +362,7 @@ class PageValidation:
                 exc = failure["exception"]
                 newer = python_code.newer_syntax(failure["source"]) if exc["type"] == "SyntaxError" else None
                 if newer:
-                    verdict = verdicts.newer_syntax(newer, self.knowledge, where)
+                    verdict = verdicts.newer_syntax(newer, self.knowledge, where, self.examples[index].named_python)
                 elif verdicts.shows_exception(failure["want"], exc):
                     verdict = verdicts.SUCCESS  # the page shows the traceback (in a form doctest cannot read)
                 else:
@@ -480,7 +480,9 @@ class PageValidation:
                 )
             if newer:
                 self.state.broken.add(index)
-                verdict = verdicts.newer_syntax(newer, self.knowledge, f"line {example.line} of the page")
+                verdict = verdicts.newer_syntax(
+                    newer, self.knowledge, f"line {example.line} of the page", example.named_python
+                )
                 return ExampleResult(
                     **common,
                     status=verdict.status,

@@ -388,11 +388,14 @@ def oldest_python(requires_python: str) -> str | None:
     )
 
 
-def newer_syntax(newer: tuple[str, str], page: PageKnowledge, where_said: str) -> Verdict:
-    """Syntax of a newer Python than this one: a doc defect when the library supports older Pythons (their
-    readers get a SyntaxError and the page does not warn them), the reader's business otherwise."""
+def newer_syntax(newer: tuple[str, str], page: PageKnowledge, where_said: str, named: str | None) -> Verdict:
+    """Syntax of a newer Python than this one: a doc defect when the library supports older Pythons and the
+    page does not name the Python it needs (named: the one it names near the example), the reader's business
+    otherwise."""
     version, what = newer
     oldest = oldest_python(page.requires_python)
+    if named is not None and _minor(named) >= _minor(version):
+        return Verdict("skipped", None, f"Needs Python {version} or newer, as the page says: it uses {what}.")
     if oldest is None or _minor(oldest) >= _minor(version):
         return Verdict(
             "skipped",
@@ -402,8 +405,8 @@ def newer_syntax(newer: tuple[str, str], page: PageKnowledge, where_said: str) -
     return Verdict(
         "failure",
         "warning",
-        f"It needs Python {version} ({what}), but {page.library} supports Python {oldest}: a reader on Python "
-        f"{oldest} to {version} gets a SyntaxError ({where_said}).",
+        f"It needs Python {version} ({what}), but {page.library} supports Python {oldest}: a reader on a Python "
+        f"older than {version} gets a SyntaxError ({where_said}).",
         f"Say on the page that the example needs Python {version}, or use syntax Python {oldest} has.",
     )
 

@@ -235,6 +235,7 @@ def test_the_cli_writes_one_analysis_per_page_in_the_exact_format(docs, tmp_path
         "expected_output_line",
         "doctest_groups",
         "shown_indent",
+        "named_python",
     }
     assert {"setup", "requirements", "environment", "files"} <= set(data)
     assert "binary.md" in done.stderr
@@ -546,14 +547,18 @@ def test_a_block_whose_lines_are_all_indented_on_the_page_runs_dedented_and_keep
     assert (listed.code, listed.shown_indent) == ("import shapes\n", 0), "a list's indentation is layout"
 
 
-def test_newer_syntax_is_not_run_when_the_page_says_which_python_it_needs(tmp_path):
+def test_newer_syntax_keeps_the_python_the_page_names_near_it_for_the_validator(tmp_path):
     (tmp_path / "page.md").write_text(
         "# Generics\n\nOn Python 3.12 or newer:\n\n```python\nclass Box[T]:\n    item: T\n```\n\n"
-        "With PEP 695:\n\n```pycon\n>>> type Pair = tuple[int, int]\n```\n"
+        "## Aliases\n\nAliases work on Python 3.12+.\n\n```{note}\nSee the typing docs.\n```\n\n"
+        "```pycon\n>>> type Pair = tuple[int, int]\n```\n\n"
+        "## Untold\n\nWith PEP 695, since Python 3.9:\n\n```pycon\n>>> type Pair = tuple[int, int]\n```\n\n"
+        "```python\nprint('Python 3.12')\n```\n"
     )
-    told, untold = pages(extract_docs(tmp_path, "shapes", "1.0"))["page.md"].examples
-    assert (told.execution_context, told.skip_reason) == (
-        "not_executable",
-        "Needs Python 3.12 or newer, as the page says: it uses type parameters (PEP 695).",
-    )
-    assert untold.execution_context == "sync", "the validator decides whether the reader should have been told"
+    examples = pages(extract_docs(tmp_path, "shapes", "1.0"))["page.md"].examples
+    assert [(e.named_python, e.execution_context) for e in examples] == [
+        ("3.12", "sync"),
+        ("3.12", "sync"),
+        ("3.9", "sync"),
+        (None, "sync"),
+    ], "named in the text before it, in its section before a note; kept for newer syntax only"
