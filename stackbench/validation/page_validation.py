@@ -238,6 +238,16 @@ class PageValidation:
                 "run; see the page's setup problems.",
             )
         blocked = self._blocked_by(depends)
+        if blocked and example.shown_indent and style != "doctest":
+            # Its own defect, whatever it builds on: the reader's paste stops at its first line.
+            verdict = verdicts.shown_indented(example.shown_indent)
+            return ExampleResult(
+                **common,
+                status=verdict.status,
+                severity=verdict.severity,
+                error_message=verdict.message,
+                suggestions=verdict.suggestion,
+            )
         if blocked:
             return ExampleResult(**common, status="skipped", error_message=blocked)
         self._know_names_around(index)

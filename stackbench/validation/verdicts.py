@@ -364,12 +364,12 @@ def mixed_prompts(where: str) -> Verdict:
 
 
 def shown_indented(spaces: int) -> Verdict:
-    """An example that ran once dedented, but that the page shows with every line indented."""
+    """An example the page shows with every line indented."""
     return Verdict(
         "failure",
         "warning",
         f"As the page shows it, every line is indented by {spaces} spaces: pasted as is, it fails with "
-        "IndentationError: unexpected indent (it runs once dedented).",
+        "IndentationError: unexpected indent.",
         "Remove the indentation from the block's lines.",
     )
 

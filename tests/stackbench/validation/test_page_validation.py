@@ -265,9 +265,16 @@ def test_a_testsetup_runs_before_the_sessions_of_its_doctest_group_only(offline)
 
 def test_a_script_the_page_shows_indented_runs_dedented_and_is_a_warning(offline):
     result = validate_document(
-        page(script("answer = 42\n", 10, shown_indent=4), script("print(answer)\n#> 42\n", 20)), offline
+        page(
+            script("answer = 42\n", 10, shown_indent=4),
+            script("print(answer)\n#> 42\n", 20),
+            script("from sbdemo import greet\nname = greet(1, 2)\n", 30),
+            script("print(name)\n", 40, shown_indent=2),
+        ),
+        offline,
     )
-    assert outcome(result) == [("failure", "warning"), ("success", None)], "later examples still get its names"
+    assert outcome(result) == [("failure", "warning"), ("success", None), ("failure", "error"), ("failure", "warning")]
+    assert "indented by 2 spaces" in result.results[3].error_message, "its own defect, whatever it builds on"
     assert "indented by 4 spaces" in result.results[0].error_message
     assert "IndentationError" in result.results[0].error_message
     assert result.results[0].suggestions == "Remove the indentation from the block's lines."
