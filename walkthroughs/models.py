@@ -400,6 +400,9 @@ class CodeExample(models.Model):
     skip_reason = models.TextField(null=True, blank=True)
     expected_output = models.TextField(null=True, blank=True)
     expected_output_line = models.PositiveIntegerField(null=True, blank=True)
+    doctest_groups = models.JSONField(default=list, blank=True, help_text="sphinx.ext.doctest groups of the block")
+    shown_indent = models.PositiveIntegerField(default=0, help_text="indentation every line has on the page")
+    named_python = models.CharField(max_length=20, null=True, blank=True, help_text="Python the page names near it")
 
     class Meta:
         ordering = ["doc_page", "index"]
