@@ -400,6 +400,16 @@ class CodeExample(models.Model):
     skip_reason = models.TextField(null=True, blank=True)
     expected_output = models.TextField(null=True, blank=True)
     expected_output_line = models.PositiveIntegerField(null=True, blank=True)
+    doctest_groups = models.JSONField(default=list, blank=True, help_text="sphinx.ext.doctest groups of the block")
+    shown_indent = models.PositiveIntegerField(default=0, help_text="indentation every line has on the page")
+    named_python = models.CharField(max_length=20, null=True, blank=True, help_text="Python the page names near it")
+    readers_names = models.JSONField(default=list, blank=True, help_text="names the prose calls the reader's own")
+    expected_exception = models.CharField(
+        max_length=200, null=True, blank=True, help_text="the exception the page says it raises"
+    )
+    expected_exception_line = models.PositiveIntegerField(
+        null=True, blank=True, help_text="the page line the page says raises it"
+    )
 
     class Meta:
         ordering = ["doc_page", "index"]

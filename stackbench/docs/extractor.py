@@ -41,6 +41,7 @@ from stackbench.docs.tutorial_text import (
     PATH_LIKE,
     READERS_NAME,
     UPGRADE_PAGE,
+    named_python,
     release_named,
 )
 from stackbench.formats.walkthrough import (
@@ -66,7 +67,23 @@ SETUP_DIRECTIVES = {"testsetup"}
 HIDDEN_DIRECTIVES = {"testcleanup"}
 SCRIPT_DIRECTIVES = {"testcode"}
 OUTPUT_DIRECTIVES = {"testoutput"}
-CODE_DIRECTIVES = {"code-block", "code", "sourcecode", "code-cell", "ipython"}
+CODE_DIRECTIVES = {"code-block", "code", "sourcecode", "code-cell", "ipython", "code-tab"}
+# Any other directive whose content is a program (a theme's `.. domain:example::`, `{jupyter-execute}`) is an
+# untagged block; these never hold one, whatever their content parses as (`x = y + 1` in a formula).
+NOT_CODE_DIRECTIVES = {
+    "math",
+    "raw",
+    "mermaid",
+    "graphviz",
+    "csv-table",
+    "list-table",
+    "table",
+    "toctree",
+    "autosummary",
+}
+# A directive named for a run (`.. domain:run::`, `{program-output}`) shows the docs build running a command and
+# its output: the reader sees a terminal, not code to type.
+RUN_DIRECTIVE_WORDS = {"run", "runblock", "output", "invoke", "console", "terminal", "shell"}
 # A sentence between a script and a block that announces the block as what the script prints.
 OUTPUT_CUE = re.compile(
     r"\b(output|outputs|print|prints|printed|result|results|returns?|shows?|displays?|gives?|produces?|emits?|"
@@ -110,13 +127,29 @@ def _is_neutral_tag(language: str) -> bool:
     return False
 
 
-def is_program(tree: ast.Module) -> bool:
-    """An untagged block that is a program, not a displayed value: it imports, defines, assigns, loops or holds
-    more than one statement. A lone call (`Point(x=1, y=2)`) is how output and signatures are shown."""
-    if any(isinstance(node, python_code.PROGRAM_STATEMENTS) for node in tree.body):
-        return True
-    calls = [n for n in tree.body if isinstance(n, ast.Expr) and isinstance(n.value, (ast.Call, ast.Await))]
-    return len(tree.body) > 1 and len(calls) == len(tree.body)
+def _python_named_near(source: str, block: Block) -> str | None:
+    """For code in the syntax of a newer Python: the Python the page names near it (in its section's text
+    before it, its heading or its comments), which the validator compares with the one the code needs."""
+    if python_code.newer_syntax(source) is None:
+        return None
+    return named_python("\n".join([block.section_before, *block.hierarchy[-1:], source]))
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _shows_a_run(directive: str) -> bool:
+    return bool(RUN_DIRECTIVE_WORDS & set(re.split(r"[:_-]", directive)))
+
+
+def _holds_program(directive: str, code: str) -> bool:
+    """A directive of a theme or extension whose content the page shows as a program or a session: read like
+    an untagged block."""
+    if directive in NOT_CODE_DIRECTIVES:
+        return False
+    tree = python_code.parse(code)
+    return python_code.is_session(code) or (tree is not None and python_code.looks_like_program(tree))
 
 
 def _announces_output(prose: str) -> bool:
@@ -341,10 +374,12 @@ def read_blocks(
     reading = PageReading()
     last_script: CodeExample | None = None
     for index, block in enumerate(blocks):
-        # Indentation every line shares is the page's layout (a block nested in a list), not the code's.
+        # The layout of a block nested in a list is not in block.code: indentation every line still shares is
+        # on the page, in the code the reader copies. The example runs without it, and says it is there.
         code = textwrap.dedent(block.code)
         if not code.strip():
             continue
+        shown_indent = min((_indent(shown) for shown in block.code.split("\n") if shown.strip()), default=0)
         info = block.info
         origin = expanded.origin(block.line) if expanded is not None else None
         line = origin.line if origin is not None else block.line
@@ -366,13 +401,30 @@ def read_blocks(
         old = shown_as_old_release(block, library, version, page)
         directive = info.directive
         if directive in SETUP_DIRECTIVES:
-            reading.setup.append(SetupCode(code=code, line=line, source=page))
+            reading.setup.append(SetupCode(code=code, line=line, source=page, groups=doctest_groups(info.argument)))
             continue
-        if directive in HIDDEN_DIRECTIVES or (
-            directive
-            and directive not in (DOCTEST_DIRECTIVES | SCRIPT_DIRECTIVES | OUTPUT_DIRECTIVES | CODE_DIRECTIVES)
-        ):
-            continue  # cleanup code, or a directive that is not a code block at all (toctree, mermaid, figure)
+        if directive in DOCTEST_DIRECTIVES | SCRIPT_DIRECTIVES:
+            common["doctest_groups"] = doctest_groups(info.argument)
+        if directive in HIDDEN_DIRECTIVES:
+            continue
+        other_directive = bool(directive) and directive not in (
+            DOCTEST_DIRECTIVES | SCRIPT_DIRECTIVES | OUTPUT_DIRECTIVES | CODE_DIRECTIVES
+        )
+        if other_directive:
+            if _shows_a_run(directive):
+                reading.examples.append(
+                    CodeExample(
+                        **common,
+                        language="text",
+                        style="other",
+                        execution_context="not_executable",
+                        skip_reason=f"a run the docs build shows (`{directive}`): the reader sees its output, not code",
+                    )
+                )
+                last_script = None
+                continue
+            if not _holds_program(directive, code):
+                continue  # a directive that is not a code block at all (toctree, mermaid, a table)
         language = info.language or ("pycon" if directive in DOCTEST_DIRECTIVES else "")
         if directive in SCRIPT_DIRECTIVES:
             language = "python"
@@ -396,6 +448,7 @@ def read_blocks(
                 example.skip_reason = "the docs mark this session to be skipped (:options: +SKIP)"
             elif old:
                 example.execution_context, example.skip_reason = "not_executable", _comparison_only(old)
+            example.named_python = _python_named_near(python_code.session_source(code), block)
             reading.examples.append(example)
             last_script = None
             continue
@@ -459,7 +512,11 @@ def read_blocks(
             last_script = None
             continue
         tree = python_code.parse(code)
-        python = _is_python_tag(language) or (_is_neutral_tag(language) and tree is not None and is_program(tree))
+        python = (
+            _is_python_tag(language)
+            or (_is_neutral_tag(language) and tree is not None and python_code.is_program(tree))
+            or other_directive  # its content was found to be a program
+        )
         if not python:
             reason = f"not Python ({language})" if language and language not in NEUTRAL_TAGS else "text, not a program"
             reading.examples.append(
@@ -502,6 +559,8 @@ def read_blocks(
             readers_names=readers_names,
             has_main="__main__" in code,
             dependencies=dependencies_of(imports, library),
+            shown_indent=shown_indent,
+            named_python=_python_named_near(code, block),
         )
         not_run = placeholder_reason(code, tree)
         shape = python_code.fragment(code) if tree is None else None
@@ -539,7 +598,7 @@ def _reads_as_output(language: str, code: str, prose: str) -> bool:
     if not (_is_neutral_tag(language) or language in ("json", "console", "log")):
         return False  # a Python-tagged block is code, whatever it looks like
     tree = python_code.parse(code)
-    if tree is not None and is_program(tree) and language != "json":
+    if tree is not None and python_code.is_program(tree) and language != "json":
         return False
     return _announces_output(prose)
 
@@ -556,10 +615,27 @@ def dependencies_of(imports: list[str], library: str) -> list[str]:
     return packages
 
 
-def sphinx_global_setup(docs_root: Path) -> SetupCode | None:
-    """conf.py's doctest_global_setup (sphinx.ext.doctest), read without running conf.py."""
-    conf = docs_root / "conf.py"
-    if not conf.is_file():
+def doctest_groups(argument: str) -> list[str]:
+    """The groups a sphinx.ext.doctest directive's argument names (`group1, group2`, `*`): "default" if none."""
+    return [group.strip() for group in argument.split(",") if group.strip()] or ["default"]
+
+
+def sphinx_conf(page: Path, docs_root: Path) -> Path | None:
+    """The conf.py of the Sphinx project the page belongs to, as Sphinx finds it: in the page's folder or the
+    nearest folder above it, up to the docs root."""
+    folder = page.parent
+    while True:
+        if (folder / "conf.py").is_file():
+            return folder / "conf.py"
+        if folder == docs_root or docs_root not in folder.parents:
+            return None
+        folder = folder.parent
+
+
+def sphinx_global_setup(page: Path, docs_root: Path) -> SetupCode | None:
+    """doctest_global_setup (sphinx.ext.doctest) of the page's conf.py, read without running conf.py."""
+    conf = sphinx_conf(page, docs_root)
+    if conf is None:
         return None
     try:
         tree = ast.parse(conf.read_text(encoding="utf-8"))
@@ -572,7 +648,7 @@ def sphinx_global_setup(docs_root: Path) -> SetupCode | None:
             and isinstance(node.value, ast.Constant)
             and isinstance(node.value.value, str)
         ):
-            return SetupCode(code=node.value.value, line=0, source="conf.py")
+            return SetupCode(code=node.value.value, line=0, source=conf.relative_to(docs_root).as_posix())
     return None
 
 
@@ -589,7 +665,7 @@ def analyse_page(path: Path, docs_root: Path, library: str, version: str | None)
         return None
     setup = reading.setup
     if any(e.style == "doctest" for e in reading.examples):
-        global_setup = sphinx_global_setup(docs_root)
+        global_setup = sphinx_global_setup(path, docs_root)
         setup = ([global_setup] if global_setup else []) + setup
     return ExtractionAnalysis(
         page=page,
@@ -605,13 +681,20 @@ def analyse_page(path: Path, docs_root: Path, library: str, version: str | None)
     )
 
 
+def _glob_matches(relative: str, include: str) -> bool:
+    """A glob as people write them: `**/` is any number of folders, none too (`docs/**/*.md` holds docs/x.md)."""
+    return fnmatch.fnmatch(relative, include) or (
+        "**/" in include and fnmatch.fnmatch(relative, include.replace("**/", ""))
+    )
+
+
 def doc_pages(docs: Path, include: str | None = None) -> list[Path]:
     """The pages of a docs folder extraction reads, in order: markdown, MDX and reStructuredText files matching
     the include glob (relative to the folder), outside .git and node_modules."""
     pages = []
     for path in sorted(p for p in Path(docs).rglob("*") if p.is_file() and p.suffix.lower() in DOC_SUFFIXES):
         relative = path.relative_to(docs).as_posix()
-        if include and not fnmatch.fnmatch(relative, include):
+        if include and not _glob_matches(relative, include):
             continue
         if ".git" in path.parts or "node_modules" in path.parts:
             continue

@@ -1,6 +1,8 @@
 """A docs page read into the blocks its reader sees: markdown fences (MkDocs admonitions and tabs opened, MyST
-directives that hold markdown read inside) and reStructuredText code directives, each with the headings above it
-and the prose just before it. What each block is for is the extractor's business."""
+directives that hold markdown read inside, MyST's {eval-rst} fences read as the reST they render) and
+reStructuredText directives, each with the headings above it and the prose just before it. A reST directive that
+holds reST (a note, a tab) is read inside; any other is one block, whatever its name (`.. code-block::`, a
+theme's own `.. domain:example::`). What each block is for is the extractor's business."""
 
 import re
 from dataclasses import dataclass, field
@@ -40,9 +42,11 @@ MARKDOWN_DIRECTIVES = {
     "container",
 }
 MKDOCS_CONTAINER = re.compile(r"^(\s*)(?:!!!|\?\?\?\+?|===)\s")
-RST_DIRECTIVE = re.compile(
-    r"^(\s*)\.\.\s+(code-block|code|sourcecode|doctest|testsetup|testcleanup|testcode|testoutput)::\s*(.*?)\s*$"
-)
+# Any directive, a domain's too (`.. py:function::`, `.. click:example::`); not a comment, target or substitution.
+RST_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+([A-Za-z][\w.-]*(?::[A-Za-z][\w.-]*)*)::(?:\s+(.*?))?\s*$")
+RST_CODE_DIRECTIVES = {"code-block", "code", "sourcecode", "code-tab"}
+# MyST's fence whose content is reST, rendered as if the page were a .rst file.
+EVAL_RST = "eval-rst"
 RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+:.])\1{2,}\s*$")
 
 
@@ -63,6 +67,7 @@ class Block:
     hierarchy: list[str]
     prose_before: str = ""  # the text between the previous block and this one
     options: dict[str, str] = field(default_factory=dict)  # a MyST directive's :options:
+    section_before: str = ""  # the text of its section before it, notes and warnings too
 
 
 def open_mkdocs_containers(text: str) -> str:
@@ -85,33 +90,45 @@ def open_mkdocs_containers(text: str) -> str:
     return "\n".join(out)
 
 
-def markdown_blocks(text: str, first_line: int = 1, hierarchy: list[str] | None = None) -> list[Block]:
+def markdown_blocks(
+    text: str, first_line: int = 1, hierarchy: list[str] | None = None, section_before: str = ""
+) -> list[Block]:
+    """The blocks of markdown text; first_line is the page line the text starts on, hierarchy the headings
+    above it and section_before the text of its section before it (for a directive's content)."""
     blocks: list[Block] = []
     stack = [(0, title) for title in hierarchy or []]
     parsed = tokens(open_mkdocs_containers(text))
     prose: list[str] = []
+    section = [section_before] if section_before else []
     for index, token in enumerate(parsed):
         if token.type == "heading_open":
             level = int(token.tag[1])
             title = parsed[index + 1].content.strip()
             stack = [item for item in stack if item[0] < level] + [(level, title)]
             prose = [title]  # a block under a new heading does not continue the one before it
+            section = [title]
         elif token.type == "inline" and parsed[index - 1].type == "paragraph_open":
             prose.append(token.content)
+            section.append(token.content)
         elif token.type == "fence" and token.map:
             info = fence_info(token.info)
             line = first_line + token.map[0] + 1
             titles = [title for _, title in stack]
             if info.directive in MARKDOWN_DIRECTIVES or (info.directive and info.directive.startswith("tab")):
                 body, skipped = _directive_body(token.content)
-                blocks += markdown_blocks(body, line + skipped, titles)
+                blocks += markdown_blocks(body, line + skipped, titles, "\n".join(section))
+                prose = []
+                section.append(body)
+                continue
+            if info.directive == EVAL_RST:
+                blocks += rst_blocks(token.content, line, titles, "\n".join(prose), "\n".join(section))
                 prose = []
                 continue
             content, skipped = token.content, 0
             options: dict[str, str] = {}
             if info.directive:
                 content, options, skipped = directive_options(token.content)
-            blocks.append(Block(info, content, line + skipped, titles, "\n".join(prose), options))
+            blocks.append(Block(info, content, line + skipped, titles, "\n".join(prose), options, "\n".join(section)))
             prose = []
     return blocks
 
@@ -142,12 +159,56 @@ def directive_options(content: str) -> tuple[str, dict[str, str], int]:
     return "\n".join(lines[skipped:]), options, skipped
 
 
-def rst_blocks(text: str) -> list[Block]:
+# Tabs hold reST (sphinx-tabs' `.. tabs::` and `.. group-tab::`, sphinx-design's `.. tab-set::`).
+TAB_DIRECTIVE = re.compile(r"^(?:[\w]+-)?tabs?(?:-[\w]+)?$")
+DOCTEST_PARAGRAPH = re.compile(r"^\s*>>> ")
+
+
+def _holds_rst(name: str, body: list[str]) -> bool:
+    """A directive whose content is reST to read inside (a note, a tab set, an API entry with examples): known
+    by name, or by the directives and doctest paragraphs it nests."""
+    last = name.split(":")[-1]
+    if last in MARKDOWN_DIRECTIVES or (TAB_DIRECTIVE.match(last) and last != "code-tab"):
+        return True
+    return any(RST_DIRECTIVE.match(line) or DOCTEST_PARAGRAPH.match(line) for line in body)
+
+
+def _directive_parts(lines: list[str], index: int, indent: int) -> tuple[dict[str, str], int, list[str], int]:
+    """The directive at lines[index]: its options (:linenos:, :caption: app.py), the index its content starts
+    at, its content lines (blank ones at the end left out) and the index after it."""
+    index += 1
+    options: dict[str, str] = {}
+    while index < len(lines) and (option := re.match(r"^\s+:(\w[\w-]*):\s*(.*)$", lines[index])):
+        options[option.group(1)] = option.group(2).strip()
+        index += 1
+    while index < len(lines) and not lines[index].strip():
+        index += 1
+    start = index
+    while index < len(lines) and (not lines[index].strip() or len(lines[index]) - len(lines[index].lstrip()) > indent):
+        index += 1
+    body = lines[start:index]
+    while body and not body[-1].strip():
+        body.pop()
+    return options, start, body, index
+
+
+def _dedented(body: list[str]) -> str:
+    margin = min((len(line) - len(line.lstrip()) for line in body if line.strip()), default=0)
+    return "\n".join(line[margin:] for line in body) + "\n"
+
+
+def rst_blocks(
+    text: str, first_line: int = 1, hierarchy: list[str] | None = None, prose_before: str = "", section_before: str = ""
+) -> list[Block]:
+    """The blocks of reST text; first_line is the page line the text starts on (the line after an {eval-rst}
+    fence's opening), hierarchy the headings above it, prose_before and section_before the text before it (since
+    the last block, since the heading)."""
     lines = text.split("\n")
     blocks: list[Block] = []
-    stack: list[tuple[int, str]] = []
+    stack = [(0, title) for title in hierarchy or []]
     underline_order: list[str] = []
-    prose: list[str] = []
+    prose = [prose_before] if prose_before else []
+    section = [section_before] if section_before else []
     index = 0
     while index < len(lines):
         line = lines[index]
@@ -163,44 +224,46 @@ def rst_blocks(text: str) -> list[Block]:
             level = underline_order.index(char) + 1
             stack = [item for item in stack if item[0] < level] + [(level, line.strip())]
             index += 2
+            prose, section = [], [line.strip()]
+            continue
+        titles = [title for _, title in stack]
+        directive = RST_DIRECTIVE.match(line)
+        if directive:
+            name, argument = directive.group(2).lower(), directive.group(3) or ""
+            options, start, body, end = _directive_parts(lines, index, len(directive.group(1)))
+            if name not in RST_CODE_DIRECTIVES and _holds_rst(name, body):
+                index = start  # its content is reST: read on inside it
+                continue
+            index = end
+            if not body:
+                continue  # a directive without content (`.. autofunction:: name`) shows no code
+            if name in RST_CODE_DIRECTIVES:
+                info = FenceInfo((argument.split() or ["python"])[0].lower())
+            else:
+                info = FenceInfo("", name, argument)
+            blocks.append(
+                Block(info, _dedented(body), first_line + start, titles, " ".join(prose), options, " ".join(section))
+            )
             prose = []
             continue
-        directive = RST_DIRECTIVE.match(line)
-        doctest_paragraph = line.lstrip().startswith(">>> ") and (index == 0 or not lines[index - 1].strip())
-        if directive or doctest_paragraph:
-            indent = len(directive.group(1)) if directive else len(line) - len(line.lstrip())
+        if DOCTEST_PARAGRAPH.match(line) and (index == 0 or not lines[index - 1].strip()):
             start = index
-            if directive:
+            while index < len(lines) and lines[index].strip():
                 index += 1
-                while index < len(lines) and re.match(r"^\s+:\w[\w-]*:", lines[index]):
-                    index += 1  # directive options such as :linenos:
-                while index < len(lines) and not lines[index].strip():
-                    index += 1
-                start, body = index, []
-                while index < len(lines) and (
-                    not lines[index].strip() or len(lines[index]) - len(lines[index].lstrip()) > indent
-                ):
-                    body.append(lines[index])
-                    index += 1
-            else:
-                body = []
-                while index < len(lines) and lines[index].strip():
-                    body.append(lines[index])
-                    index += 1
-            while body and not body[-1].strip():
-                body.pop()
-            margin = min((len(b) - len(b.lstrip()) for b in body if b.strip()), default=0)
-            code = "\n".join(b[margin:] for b in body) + "\n"
-            if directive and directive.group(2) in ("code-block", "code", "sourcecode"):
-                info = FenceInfo(directive.group(3).lower() or "python")
-            elif directive:
-                info = FenceInfo("", directive.group(2), directive.group(3))
-            else:
-                info = FenceInfo("pycon")
-            blocks.append(Block(info, code, start + 1, [t for _, t in stack], " ".join(prose)))
+            blocks.append(
+                Block(
+                    FenceInfo("pycon"),
+                    _dedented(lines[start:index]),
+                    first_line + start,
+                    titles,
+                    " ".join(prose),
+                    section_before=" ".join(section),
+                )
+            )
             prose = []
             continue
         if line.strip():
             prose.append(line.strip())
+            section.append(line.strip())
         index += 1
     return blocks

@@ -39,12 +39,12 @@ ELLIPSIS_AS_VALUE = {
 }
 OUTPUT_COMMENT = re.compile(r"^\s*#>\s?(.*)$")
 # An exception named the way docs name them (a warning is no exception: it does not stop the code).
-EXCEPTION_NAME = r"[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Group|Invalid|Failure|Fault)"
+EXCEPTION_NAME = r"[A-Z]\w{0,80}(?:Error|Exception|Exit|Interrupt|Group|Invalid|Failure|Fault)"
 # A comment saying its line fails: "# raises TypeError", "# TypeError: ...", "# -> ValueError", "# error!", "# fails".
 RAISES_COMMENT = re.compile(
     r"^#\s*(?:(?:->|=>|→)\s*)?(?:"
     r"(?i:(?:this\s+|will\s+|would\s+|should\s+)?(?:raises?|throws?|fails?|errors?(?:\s+out)?))"
-    r"(?:\s+(?i:with\s+)?(?:an?\s+)?`?(?P<named>[A-Z]\w*)`?\b.*|\s+(?i:an?\s+(?:error|exception))\b.*|"
+    r"(?:\s+(?i:with\s+)?(?:an?\s+)?`?(?P<named>[A-Z]\w{0,99})`?\b.*|\s+(?i:an?\s+(?:error|exception))\b.*|"
     r"\s*(?:[.!:(].*)?$)|"
     rf"`?(?P<shown>{EXCEPTION_NAME})`?\s*(?:[:!(].*)?$|"
     r"(?i:(?:an?\s+)?error)\s*!*\s*$)"
@@ -108,6 +108,26 @@ def session_statements(text: str) -> int:
         return 0
 
 
+ANY_PROMPT = re.compile(r"^\s*>>>")
+
+
+def prompt_line(code: str) -> int | None:
+    """The first line (1-based) of a `>>>` prompt in code that is not a session: script lines and prompts
+    mixed, which a reader can paste neither into a file nor at the interpreter."""
+    return next((number for number, line in enumerate(code.split("\n"), 1) if ANY_PROMPT.match(line)), None)
+
+
+def reads_as_code(shown: str, statement: str) -> bool:
+    """Text shown as the output of a statement typed at a prompt that is code: a script line among the prompts.
+    After a statement that gives no value (an import, an assignment) any code is; after an expression only a
+    program is (a lone call, `Point(x=1)`, is how values are shown)."""
+    tree, typed = parse(shown), parse(statement)
+    if tree is None:
+        return False
+    gives_value = typed is None or any(isinstance(node, ast.Expr) for node in typed.body)
+    return is_program(tree) if gives_value else looks_like_program(tree)
+
+
 # Syntax of Pythons newer than the reader's may be: PEP 695's type aliases and generic classes and functions.
 NEWER_SYNTAX = [
     (re.compile(r"^\s*type\s+[A-Za-z_]\w*\s*(\[[^\]]*\])?\s*=", re.MULTILINE), "3.12", "a `type` alias (PEP 695)"),
@@ -156,6 +176,15 @@ PROGRAM_STATEMENTS = (
     ast.Raise,
     ast.Delete,
 )
+
+
+def is_program(tree: ast.Module) -> bool:
+    """Code that is a program, not a displayed value: it imports, defines, assigns, loops or holds more than one
+    statement. A lone call (`Point(x=1, y=2)`) is how output and signatures are shown."""
+    if any(isinstance(node, PROGRAM_STATEMENTS) for node in tree.body):
+        return True
+    calls = [n for n in tree.body if isinstance(n, ast.Expr) and isinstance(n.value, (ast.Call, ast.Await))]
+    return len(tree.body) > 1 and len(calls) == len(tree.body)
 
 
 def looks_like_program(tree: ast.Module) -> bool:

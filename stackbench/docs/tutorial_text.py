@@ -155,6 +155,19 @@ ENV_IN_PYTHON = re.compile(r"os\.(?:environ(?:\.get)?\s*[\[(]|getenv\s*\()\s*['\
 ENV_ASSIGNED = re.compile(r"(?:^|[\s;&|])(?:export\s+)?([A-Z][A-Z0-9_]+)=")
 
 
+# "Python 3.12+", "requires Python 3.12", "on 3.12 or newer": a Python version the text names.
+PYTHON_VERSION = re.compile(
+    r"\bpython\s*v?(3\.\d+)|\b(3\.\d+)\s*(?:\+|or (?:newer|later|above|higher)|and (?:newer|later|above|up))",
+    re.IGNORECASE,
+)
+
+
+def named_python(text: str) -> str | None:
+    """The newest Python version the text names ("3.12" for "on Python 3.12+"), if any."""
+    named = [match.group(1) or match.group(2) for match in PYTHON_VERSION.finditer(text)]
+    return max(named, key=lambda version: int(version.split(".")[1]), default=None)
+
+
 def is_file_path(text: str) -> bool:
     """A path a reader could create: shell-accepted folders and a name with a file extension (or a folder)."""
     if not PATH_LIKE.match(text):

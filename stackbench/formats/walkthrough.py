@@ -164,8 +164,17 @@ class CodeExample(_Lenient):
     readers_names: list[Name] = Field(default_factory=list)  # the prose around it calls these the reader's own
     # The exception the page says the example raises ("Exception": one it does not name), and the page line of the
     # statement it says raises it (None: the page says so of the whole example).
-    expected_exception: str | None = None
+    expected_exception: Name | None = None
     expected_exception_line: Count | None = None
+    # The sphinx.ext.doctest groups the docs' own doctest run puts this block in (`.. doctest:: group`; "default"
+    # without one); empty for a block that is no sphinx.ext.doctest directive.
+    doctest_groups: list[str] = Field(default_factory=list)
+    # The indentation every line of the block has on the page, which a reader pasting it gets too (an
+    # IndentationError); the code is kept without it, so the example still runs and later ones get its names.
+    shown_indent: Count = 0
+    # For code in the syntax of a newer Python: the newest Python the page names near it ("3.12" for "on Python
+    # 3.12+" in its section, its heading or its comments), which tells the reader which Python it needs.
+    named_python: str | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -177,12 +186,14 @@ class CodeExample(_Lenient):
 
 
 class SetupCode(_Lenient):
-    """Code the docs run, unseen, before their doctest sessions (sphinx.ext.doctest's testsetup blocks, from
-    their place on the page on; doctest_global_setup, from the start)."""
+    """Code the docs run, unseen, before their doctest sessions (sphinx.ext.doctest's testsetup blocks, before
+    the blocks of their groups and from their place on the page on; doctest_global_setup, from the start)."""
 
     code: str
     line: Count = 0
     source: str = ""
+    # The sphinx.ext.doctest groups it sets up (`.. testsetup:: group`, "*" for all); empty: every example.
+    groups: list[str] = Field(default_factory=list)
 
 
 class PageRequirement(_Lenient):

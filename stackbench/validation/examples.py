@@ -4,7 +4,7 @@ script), the source it runs, the names it defines."""
 import ast
 
 from stackbench.docs import python_code
-from stackbench.formats.walkthrough import CodeExample
+from stackbench.formats.walkthrough import CodeExample, SetupCode
 
 
 def runnable(example: CodeExample) -> bool:
@@ -46,3 +46,16 @@ def calls_print(tree: ast.Module | None) -> bool:
         isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
         for node in ast.walk(tree)
     )
+
+
+def sets_up(setup: SetupCode, example: CodeExample) -> bool:
+    """The docs' hidden setup has run by the time their own doctest run gets to the example: sphinx.ext.doctest
+    runs a group's testsetup before the group's blocks, wherever it stands on the page ("*": every group); any
+    other block gets the setup above it."""
+    if setup.groups and example.doctest_groups:
+        return (
+            "*" in setup.groups
+            or "*" in example.doctest_groups
+            or bool(set(setup.groups) & set(example.doctest_groups))
+        )
+    return setup.line < example.line

@@ -428,10 +428,15 @@ class Page:
             name = dist.metadata["Name"]
             if name:
                 distributions[name] = dist.version
+        try:
+            requires_python = (metadata.metadata(request.get("library", "")).get_all("Requires-Python") or [""])[0]
+        except (metadata.PackageNotFoundError, ValueError):
+            requires_python = ""
         return {
             "status": "ok",
             "python": platform.python_version(),
             "distributions": dict(sorted(distributions.items(), key=lambda item: item[0].lower())),
+            "requires_python": requires_python,  # the library's: the oldest Python its readers may have
         }
 
     # -- what went wrong -------------------------------------------------------------------------------------

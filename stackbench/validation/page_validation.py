@@ -22,11 +22,20 @@ from stackbench.docs import python_code
 from stackbench.docs.distributions import distribution_for
 from stackbench.formats.results import ExampleResult, SetupProblem, ValidationEnvironment, ValidationResult
 from stackbench.formats.walkthrough import RUNNABLE_STYLES as RUN_STYLES
-from stackbench.formats.walkthrough import ExtractionAnalysis
+from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis
 from stackbench.lib.clock import utcnow
 from stackbench.validation import verdicts
 from stackbench.validation.document_sandbox import DocumentSandbox, Install
-from stackbench.validation.examples import calls_print, defined_by, names_in, runnable, script_name, source_of, style_of
+from stackbench.validation.examples import (
+    calls_print,
+    defined_by,
+    names_in,
+    runnable,
+    script_name,
+    sets_up,
+    source_of,
+    style_of,
+)
 from stackbench.validation.options import ValidationError, ValidationObserver, ValidationOptions
 from stackbench.validation.page_process import PageProcess, materialize_request, script_request, session_request
 from stackbench.validation.page_setup import PageSetup
@@ -133,7 +142,7 @@ class PageValidation:
                 if should_stop():
                     break
                 if self.process is not None:
-                    self._catch_up(example.line, self.process)
+                    self._catch_up(example, self.process)
                 result = self._validate(index)
                 self.state.results[index] = result
                 results.append(result)
@@ -146,12 +155,13 @@ class PageValidation:
         return results
 
     def _record_environment(self) -> None:
-        environment = self._running.request({"op": "environment"}, 60)
+        environment = self._running.request({"op": "environment", "library": self.analysis.library}, 60)
         if environment.get("status") == "ok":
             self.environment = ValidationEnvironment(
                 python=environment["python"], distributions=environment["distributions"]
             )
             self.knowledge.python = environment["python"]
+            self.knowledge.requires_python = environment.get("requires_python", "")
 
     def _joins_page(self, index: int) -> bool:
         """A script whose run counts joins the page's process: one that passed, and one that broke off (what
@@ -172,11 +182,12 @@ class PageValidation:
             remember=True,
         )
 
-    def _catch_up(self, line: int, process: PageProcess) -> None:
-        """What the reader did on the page before this line, in page order: the docs' hidden setup, the
-        variables the page exports, the files it shows."""
+    def _catch_up(self, example: CodeExample, process: PageProcess) -> None:
+        """What the reader did on the page before this example, in page order: the docs' hidden setup (of the
+        example's doctest group), the variables the page exports, the files it shows."""
+        line = example.line
         for number, setup in enumerate(self.analysis.setup):
-            if number not in self.state.done_setup and setup.line < line:
+            if number not in self.state.done_setup and sets_up(setup, example):
                 self._apply_setup(number, process)
         fresh = {}
         for number, variable in enumerate(self.analysis.environment):
@@ -361,7 +372,7 @@ class PageValidation:
                 exc = failure["exception"]
                 newer = python_code.newer_syntax(failure["source"]) if exc["type"] == "SyntaxError" else None
                 if newer:
-                    verdict = verdicts.Verdict("skipped", None, verdicts.needs_newer_python(newer))
+                    verdict = verdicts.newer_syntax(newer, self.knowledge, where, self.examples[index].named_python)
                 elif verdicts.shows_exception(failure["want"], exc):
                     verdict = verdicts.SUCCESS  # the page shows the traceback (in a form doctest cannot read)
                 elif self._commented_as_raising(failure["source"], exc):
@@ -369,6 +380,9 @@ class PageValidation:
                 else:
                     verdict = self._judge(index, exc, where)
                 printed, expected = f"{shown}\n{exc.get('traceback', '')}", None
+            elif not failure["got"].strip() and python_code.reads_as_code(failure["want"], failure["source"]):
+                verdict = verdicts.mixed_prompts(f"after the prompt at {where}")
+                printed, expected = shown, failure["want"]
             elif failure.get("expects_exception") and verdicts.same_exception(failure["want"], failure["got"]):
                 verdict = verdicts.Verdict(
                     "success",
@@ -465,10 +479,32 @@ class PageValidation:
         if tree is None:
             newer = python_code.newer_syntax(example.code)
             shape = python_code.fragment(example.code)
-            if newer or shape:
+            prompt = python_code.prompt_line(example.code)
+            if prompt is not None:
                 self.state.broken.add(index)
-                reason = verdicts.needs_newer_python(newer) if newer else f"A fragment: {shape}."
-                return ExampleResult(**common, status="skipped", error_message=reason)
+                verdict = verdicts.mixed_prompts(f"line {example.line + prompt - 1} of the page")
+                return ExampleResult(
+                    **common,
+                    status=verdict.status,
+                    severity=verdict.severity,
+                    error_message=verdict.message,
+                    suggestions=verdict.suggestion,
+                )
+            if newer:
+                self.state.broken.add(index)
+                verdict = verdicts.newer_syntax(
+                    newer, self.knowledge, f"line {example.line} of the page", example.named_python
+                )
+                return ExampleResult(
+                    **common,
+                    status=verdict.status,
+                    severity=verdict.severity,
+                    error_message=verdict.message,
+                    suggestions=verdict.suggestion,
+                )
+            if shape:
+                self.state.broken.add(index)
+                return ExampleResult(**common, status="skipped", error_message=f"A fragment: {shape}.")
             self.state.broken.add(index)
             return ExampleResult(
                 **common,
@@ -504,6 +540,9 @@ class PageValidation:
         verdict = self._unless_unwritable_file(index, verdict)
         if verdict.builds_on is not None:
             self.state.cascades[index] = verdict.builds_on
+        if example.shown_indent and (verdict.status == "success" or verdict.builds_on is not None):
+            # Its own defect, whatever it builds on: the reader's paste stops at its first line.
+            verdict = verdicts.shown_indented(example.shown_indent)
         if verdict.status == "failure" and answer.get("status") != "ok":
             self.state.broken.add(index)
         output = self._machine.readable(answer.get("output", ""))

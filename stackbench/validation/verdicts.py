@@ -14,6 +14,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
 from stackbench.docs import python_code
 from stackbench.docs.distributions import readers_own
 from stackbench.formats.walkthrough import CodeExample
@@ -84,6 +86,7 @@ class PageKnowledge:
     library: str
     version: str
     python: str = ""
+    requires_python: str = ""  # the library's Requires-Python: which Pythons its readers may have
     library_modules: list[str] = field(default_factory=list)
     # name -> (example index, page line) of the examples that define it, by their fate
     defined_later: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -393,9 +396,67 @@ def optional_module(exc: Message) -> str | None:
     return None
 
 
-def needs_newer_python(newer: tuple[str, str]) -> str:
+def mixed_prompts(where: str) -> Verdict:
+    """A block that mixes script lines with `>>>` prompt lines (where: the line it mixes them at)."""
+    return Verdict(
+        "failure",
+        "warning",
+        f"The example mixes script lines with `>>>` prompt lines ({where}): pasted into a file, the prompts are a "
+        "SyntaxError; typed at the interpreter, the lines without a prompt are not run.",
+        "Show the example either as a session (every statement after `>>>` or `...`) or as a script (no prompts).",
+    )
+
+
+def shown_indented(spaces: int) -> Verdict:
+    """An example the page shows with every line indented."""
+    return Verdict(
+        "failure",
+        "warning",
+        f"As the page shows it, every line is indented by {spaces} spaces: pasted as is, it fails with "
+        "IndentationError: unexpected indent.",
+        "Remove the indentation from the block's lines.",
+    )
+
+
+def oldest_python(requires_python: str) -> str | None:
+    """The oldest Python 3 a Requires-Python specifier lets in ("3.9" for ">=3.9"), None if it says nothing."""
+    try:
+        allowed = SpecifierSet(requires_python)
+    except InvalidSpecifier:
+        return None
+    if not requires_python.strip():
+        return None
+    return next(
+        (f"3.{minor}" for minor in range(40) if any(allowed.contains(f"3.{minor}.{patch}") for patch in (0, 99))),
+        None,
+    )
+
+
+def newer_syntax(newer: tuple[str, str], page: PageKnowledge, where_said: str, named: str | None) -> Verdict:
+    """Syntax of a newer Python than this one: a doc defect when the library supports older Pythons and the
+    page does not name the Python it needs (named: the one it names near the example), the reader's business
+    otherwise."""
     version, what = newer
-    return f"Needs Python {version} or newer: it uses {what}. Not a doc defect on the reader's newer Python."
+    oldest = oldest_python(page.requires_python)
+    if named is not None and _minor(named) >= _minor(version):
+        return Verdict("skipped", None, f"Needs Python {version} or newer, as the page says: it uses {what}.")
+    if oldest is None or _minor(oldest) >= _minor(version):
+        return Verdict(
+            "skipped",
+            None,
+            f"Needs Python {version} or newer: it uses {what}. Not a doc defect on the reader's newer Python.",
+        )
+    return Verdict(
+        "failure",
+        "warning",
+        f"It needs Python {version} ({what}), but {page.library} supports Python {oldest}: a reader on a Python "
+        f"older than {version} gets a SyntaxError ({where_said}).",
+        f"Say on the page that the example needs Python {version}, or use syntax Python {oldest} has.",
+    )
+
+
+def _minor(version: str) -> int:
+    return int(version.split(".")[1])
 
 
 def shows_exception(want: str, exc: Message) -> bool:

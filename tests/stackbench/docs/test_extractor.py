@@ -236,6 +236,9 @@ def test_the_cli_writes_one_analysis_per_page_in_the_exact_format(docs, tmp_path
         "readers_names",
         "expected_exception",
         "expected_exception_line",
+        "doctest_groups",
+        "shown_indent",
+        "named_python",
     }
     assert {"setup", "requirements", "environment", "files"} <= set(data)
     assert "binary.md" in done.stderr
@@ -491,6 +494,39 @@ pond.fill()
 """
 
 
+EVAL_RST_PAGE = """# Commands
+
+Make a command:
+
+```{eval-rst}
+.. shapes:example::
+
+    @shapes.command()
+    def hello():
+        shapes.echo("hi")
+
+What it looks like:
+
+.. shapes:run::
+
+    invoke(hello)
+    invoke(hello, args=["--help"])
+
+.. shapes:example::
+    if __name__ == "__main__":
+        hello()
+
+.. math::
+
+    y = x + 1
+
+.. code-block:: python
+
+    import shapes
+```
+"""
+
+
 def test_code_a_page_about_upgrading_shows_as_the_old_releases_is_not_run_and_the_new_code_is(tmp_path):
     (tmp_path / "upgrading.md").write_text(UPGRADING_PAGE)
     (tmp_path / "ponds.md").write_text("# Ponds\n\n### Before\n\n```python\npond = Pond()\n```\n")
@@ -522,6 +558,42 @@ For pictures, run `pip install "shapes[svg]" pillow` first, then `pip install <y
 
 ```python
 from shapes.svg import picture
+```
+"""
+
+
+def test_the_rest_of_an_eval_rst_fence_is_read_like_a_rest_page_at_the_lines_of_the_page(tmp_path):
+    (tmp_path / "commands.md").write_text(EVAL_RST_PAGE)
+    examples = pages(extract_docs(tmp_path, "shapes", "1.0"))["commands.md"].examples
+    assert [(e.line, e.style, e.execution_context) for e in examples] == [
+        (8, "untagged", "sync"),
+        (16, "other", "not_executable"),
+        (20, "untagged", "sync"),
+        (29, "script", "sync"),
+    ], "a theme's example directive holds a program; a formula is no code"
+    lines = EVAL_RST_PAGE.split("\n")
+    assert all(lines[e.line - 1].strip() == e.code.split("\n")[0] for e in examples)
+    assert examples[1].skip_reason.startswith("a run the docs build shows (`shapes:run`)")
+    assert examples[0].expected_output is None, "a run the docs build shows is no output the reader can compare"
+
+
+GROUPS_PAGE = """# Groups
+
+```{testsetup} shapes
+import shapes
+```
+
+```{testsetup} *
+import math
+```
+
+```{doctest} shapes
+>>> shapes.area(2)
+4
+```
+
+```{testcode}
+print(math.pi > 3)
 ```
 """
 
@@ -710,3 +782,56 @@ def test_a_command_substitution_in_an_install_line_is_one_requirement_however_ma
         "requests",
     ]
     assert shell_requirements("pip install `shapes-tool deps`") == ["`shapes-tool deps`"]
+
+
+def test_hidden_setup_comes_from_the_conf_py_of_the_sphinx_project_each_page_belongs_to(tmp_path):
+    docs, other = tmp_path / "docs", tmp_path / "examples" / "more"
+    (docs / "guide").mkdir(parents=True)
+    other.mkdir(parents=True)
+    (docs / "conf.py").write_text('doctest_global_setup = "import shapes"\n')
+    (tmp_path / "examples" / "conf.py").write_text('doctest_global_setup = "import circles"\n')
+    for folder in (docs, docs / "guide", other, tmp_path):
+        (folder / "page.md").write_text(GROUPS_PAGE)
+    found = pages(extract_docs(tmp_path, "shapes", "1.0", include="**/*.md"))
+    assert [(s.source, s.code) for s in found["docs/page.md"].setup][:1] == [("docs/conf.py", "import shapes")]
+    assert found["docs/guide/page.md"].setup[0].source == "docs/conf.py", "the nearest conf.py above the page"
+    assert found["examples/more/page.md"].setup[0].code == "import circles"
+    assert [s.source for s in found["page.md"].setup] == ["page.md", "page.md"], "no Sphinx project, no conf.py"
+    assert list(pages(extract_docs(tmp_path, "shapes", "1.0", include="docs/**/*.md"))) == [
+        "docs/guide/page.md",
+        "docs/page.md",
+    ], "`**/` also stands for no folder at all"
+
+
+def test_testsetup_blocks_name_the_doctest_groups_they_set_up(tmp_path):
+    (tmp_path / "page.md").write_text(GROUPS_PAGE)
+    page = pages(extract_docs(tmp_path, "shapes", "1.0"))["page.md"]
+    assert [s.groups for s in page.setup] == [["shapes"], ["*"]]
+    assert [e.doctest_groups for e in page.examples] == [["shapes"], ["default"]]
+
+
+def test_a_block_whose_lines_are_all_indented_on_the_page_runs_dedented_and_keeps_the_indent_it_shows(tmp_path):
+    (tmp_path / "page.md").write_text(
+        "# Indented\n\n```python\n    import shapes\n\n    shapes.draw()\n```\n\n"
+        "1. In a list:\n\n    ```python\n    import shapes\n    ```\n"
+    )
+    shown, listed = pages(extract_docs(tmp_path, "shapes", "1.0"))["page.md"].examples
+    assert (shown.code, shown.shown_indent, shown.execution_context) == ("import shapes\n\nshapes.draw()\n", 4, "sync")
+    assert (listed.code, listed.shown_indent) == ("import shapes\n", 0), "a list's indentation is layout"
+
+
+def test_newer_syntax_keeps_the_python_the_page_names_near_it_for_the_validator(tmp_path):
+    (tmp_path / "page.md").write_text(
+        "# Generics\n\nOn Python 3.12 or newer:\n\n```python\nclass Box[T]:\n    item: T\n```\n\n"
+        "## Aliases\n\nAliases work on Python 3.12+.\n\n```{note}\nSee the typing docs.\n```\n\n"
+        "```pycon\n>>> type Pair = tuple[int, int]\n```\n\n"
+        "## Untold\n\nWith PEP 695, since Python 3.9:\n\n```pycon\n>>> type Pair = tuple[int, int]\n```\n\n"
+        "```python\nprint('Python 3.12')\n```\n"
+    )
+    examples = pages(extract_docs(tmp_path, "shapes", "1.0"))["page.md"].examples
+    assert [(e.named_python, e.execution_context) for e in examples] == [
+        ("3.12", "sync"),
+        ("3.12", "sync"),
+        ("3.9", "sync"),
+        (None, "sync"),
+    ], "named in the text before it, in its section before a note; kept for newer syntax only"

@@ -32,3 +32,63 @@ def test_restructuredtext_code_directives_become_blocks_under_their_section():
     assert blocks[0].info.language == "python" and blocks[0].code.splitlines() == ["import kv", "kv.open()"]
     assert blocks[0].hierarchy == ["Usage"]
     assert blocks[1].info.language == "pycon" and blocks[1].code.startswith(">>> 1 + 1")
+
+
+def test_a_myst_eval_rst_fence_is_read_as_the_rest_it_renders_with_the_lines_of_the_page():
+    page = (
+        "# Guide\n"
+        "\n"
+        "Try it:\n"
+        "\n"
+        "```{eval-rst}\n"
+        ".. shapes:example::\n"
+        "\n"
+        "    import shapes\n"
+        "    shapes.draw()\n"
+        "\n"
+        "And what it prints:\n"
+        "\n"
+        ".. shapes:run::\n"
+        "    invoke(draw)\n"
+        "```\n"
+    )
+    example, run = markdown_blocks(page)
+    assert (example.info.directive, example.line, example.code) == (
+        "shapes:example",
+        8,
+        "import shapes\nshapes.draw()\n",
+    )
+    assert example.hierarchy == ["Guide"] and "Try it:" in example.prose_before
+    assert (run.info.directive, run.line) == ("shapes:run", 14)
+    assert "what it prints" in run.prose_before
+
+
+def test_a_rest_directive_holding_rest_is_read_inside_and_one_without_content_gives_no_block():
+    page = (
+        ".. autofunction:: shapes.draw\n"
+        "\n"
+        ".. tabs::\n"
+        "\n"
+        "   .. group-tab:: Linux\n"
+        "\n"
+        "      .. code-block:: bash\n"
+        "\n"
+        "         pip install shapes\n"
+        "\n"
+        ".. note::\n"
+        "\n"
+        "   >>> 1 + 1\n"
+        "   2\n"
+        "\n"
+        ".. list-table::\n"
+        "   :header-rows: 1\n"
+        "\n"
+        "   * - Name\n"
+    )
+    blocks = rst_blocks(page)
+    assert [(b.info.language, b.info.directive, b.line) for b in blocks] == [
+        ("bash", "", 9),
+        ("pycon", "", 13),
+        ("", "list-table", 19),
+    ]
+    assert blocks[-1].options == {"header-rows": "1"}

@@ -12,6 +12,8 @@ from stackbench.docs.python_code import (
     is_session,
     newer_syntax,
     parse,
+    prompt_line,
+    reads_as_code,
     said_to_raise,
     session_parts,
     session_source,
@@ -168,3 +170,12 @@ def test_a_fragment_is_told_from_a_broken_program():
 )
 def test_a_comment_on_a_statement_says_which_exception_it_raises(code, said):
     assert said_to_raise(code, parse(code)) == said
+
+
+def test_prompts_mixed_into_a_script_are_found_and_code_shown_as_an_output_is_told_from_a_value():
+    assert prompt_line("from shapes import area\n\n  >>> area(2)\n  4\n") == 3
+    assert prompt_line("print('no prompts')\n") is None
+    assert reads_as_code("shapes.draw()\n", "import shapes\n"), "an import shows no value"
+    assert reads_as_code("shapes.draw()\nshapes.clear()\n", "shapes.make()\n")
+    assert not reads_as_code("Point(x=1, y=2)\n", "shapes.make()\n"), "a value the expression gives"
+    assert not reads_as_code("[1, 2, 3]\n", "values = []\n") and not reads_as_code("hello world\n", "x = 1\n")

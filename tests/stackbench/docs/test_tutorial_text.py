@@ -144,3 +144,12 @@ def test_environment_variables_used_and_set_are_found_in_shell_and_python():
     python = "os.environ['API_KEY']; os.getenv(\"DB\"); os.environ.get('TOKEN')"
     assert ENV_IN_PYTHON.findall(python) == ["API_KEY", "DB", "TOKEN"]
     assert ENV_ASSIGNED.findall("export FOO=1; BAR=2 cmd; x=FOO=3") == ["FOO", "BAR"]
+
+
+def test_the_newest_python_version_the_text_names_is_found_in_the_ways_docs_say_it():
+    from stackbench.docs.tutorial_text import named_python
+
+    assert named_python("This needs Python 3.12 or newer:") == "3.12"
+    assert named_python("Works since Python 3.9; on 3.13+ you can write:") == "3.13"
+    assert named_python("# python3.12 and later") == "3.12"
+    assert named_python("Generic classes work with PEP 695 too:") is None

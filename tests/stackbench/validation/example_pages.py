@@ -28,8 +28,8 @@ def script(code, line, **fields):
     return CodeExample(library="sbdemo", code=code, line=line, style="script", **fields)
 
 
-def page(*examples, **fields):
-    return ExtractionAnalysis(page="guide.md", library="sbdemo", version="1.0.0", examples=list(examples), **fields)
+def page(*examples, version="1.0.0", **fields):
+    return ExtractionAnalysis(page="guide.md", library="sbdemo", version=version, examples=list(examples), **fields)
 
 
 def outcome(result):

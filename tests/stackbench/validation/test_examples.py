@@ -32,3 +32,16 @@ def test_the_names_an_example_defines_are_read_even_from_a_session():
 def test_an_example_prints_only_through_a_call_to_print():
     assert calls_print(python_code.parse("print('x')\n"))
     assert not calls_print(python_code.parse("x.print = 1\n")) and not calls_print(None)
+
+
+def test_a_testsetup_sets_up_the_blocks_of_its_groups_wherever_it_stands_and_other_blocks_below_it():
+    from stackbench.formats.walkthrough import SetupCode
+    from stackbench.validation.examples import sets_up
+
+    grouped = SetupCode(code="x = 1", line=50, groups=["shapes"])
+    assert sets_up(grouped, example(">>> x", style="doctest", doctest_groups=["shapes"]))
+    assert not sets_up(grouped, example(">>> x", style="doctest", doctest_groups=["default"]))
+    assert sets_up(SetupCode(code="x = 1", line=50, groups=["*"]), example(">>> x", doctest_groups=["default"]))
+    assert sets_up(grouped, example(">>> x", doctest_groups=["*"])), "a block of every group"
+    assert not sets_up(grouped, example(">>> x")), "a plain block above it is not set up yet"
+    assert sets_up(SetupCode(code="x = 1", line=0), example(">>> x", doctest_groups=["shapes"]))

@@ -100,3 +100,8 @@ def test_hidden_setup_and_exported_variables_apply_from_where_they_are_given(run
         {"op": "session", "name": "p.md:1", "text": ">>> import os\n>>> answer, os.environ['SB_MODE']\n(42, 'fast')\n"}
     )
     assert answer["failures"] == []
+
+
+def test_the_environment_names_the_oldest_python_the_library_supports(runner):
+    assert runner({"op": "environment", "library": "packaging"})["requires_python"].startswith(">=3.")
+    assert runner({"op": "environment", "library": "no-such-library"})["requires_python"] == ""

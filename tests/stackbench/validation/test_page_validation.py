@@ -2,9 +2,11 @@
 build."""
 
 import json
+import sys
 
 import pytest
 
+from stackbench.formats.walkthrough import CodeExample
 from stackbench.validation.batch import validate_document
 from tests.stackbench.validation.example_pages import analysis, outcome, page, script, session
 
@@ -366,3 +368,73 @@ def test_a_module_standing_for_the_readers_own_is_illustrative_unless_the_page_l
     )
     assert outcome(result) == [("skipped", None), ("success", None)]
     assert result.results[0].error_message.startswith("Illustrative: imports `my_package`")
+
+
+def test_a_testsetup_runs_before_the_sessions_of_its_doctest_group_only(offline):
+    result = validate_document(
+        page(
+            CodeExample(library="sbdemo", code=">>> size\n3\n", line=10, style="doctest", doctest_groups=["sizes"]),
+            CodeExample(
+                library="sbdemo",
+                code=">>> 'colour' in dir()\nFalse\n",
+                line=20,
+                style="doctest",
+                doctest_groups=["default"],
+            ),
+            setup=[
+                {"code": "colour = 'red'\n", "line": 5, "source": "guide.md", "groups": ["colours"]},
+                {"code": "size = 3\n", "line": 40, "source": "guide.md", "groups": ["sizes"]},
+            ],
+        ),
+        offline,
+    )
+    assert outcome(result) == [("success", None), ("success", None)]
+
+
+def test_a_script_the_page_shows_indented_runs_dedented_and_is_a_warning(offline):
+    result = validate_document(
+        page(
+            script("answer = 42\n", 10, shown_indent=4),
+            script("print(answer)\n#> 42\n", 20),
+            script("from sbdemo import greet\nname = greet(1, 2)\n", 30),
+            script("print(name)\n", 40, shown_indent=2),
+        ),
+        offline,
+    )
+    assert outcome(result) == [("failure", "warning"), ("success", None), ("failure", "error"), ("failure", "warning")]
+    assert "indented by 2 spaces" in result.results[3].error_message, "its own defect, whatever it builds on"
+    assert "indented by 4 spaces" in result.results[0].error_message
+    assert "IndentationError" in result.results[0].error_message
+    assert result.results[0].suggestions == "Remove the indentation from the block's lines."
+
+
+def test_a_block_mixing_script_lines_with_prompts_is_a_warning_that_says_so(offline):
+    result = validate_document(
+        page(
+            script("from sbdemo import greet\n\n  >>> greet('docs')\n  'hello docs'\n", 10),
+            session(">>> from sbdemo import greet\nprint(greet('docs'))\n", 20),
+            session(">>> from sbdemo import greet\n>>> greet('docs')\n'hello you'\n", 30),
+        ),
+        offline,
+    )
+    assert outcome(result) == [("failure", "warning"), ("failure", "warning"), ("failure", "error")]
+    script_mixed, session_mixed, wrong_output = result.results
+    assert "mixes script lines with `>>>` prompt lines (line 12 of the page)" in script_mixed.error_message
+    assert "mixes script lines with `>>>` prompt lines (after the prompt at line 20)" in session_mixed.error_message
+    assert "output differs" in wrong_output.error_message, "an output shown as a value is an output"
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="the sandbox's Python must predate PEP 695")
+def test_syntax_newer_than_the_oldest_python_the_library_supports_is_a_warning_unless_the_reader_was_told(offline):
+    generic = "class Box[T]:\n    item: T\n"
+    told = script(generic, 30, named_python="3.12")
+    supported = validate_document(
+        page(script(generic, 10), session(">>> type Pair = tuple[int, int]\n", 20), told, version="1.1.0"), offline
+    )
+    assert outcome(supported) == [("failure", "warning"), ("failure", "warning"), ("skipped", None)]
+    assert "needs Python 3.12 (type parameters (PEP 695)), but sbdemo supports Python 3.9" in (
+        supported.results[0].error_message
+    )
+    assert supported.results[0].suggestions.startswith("Say on the page that the example needs Python 3.12")
+    unknown = validate_document(page(script(generic, 10)), offline).results[0]
+    assert (unknown.status, unknown.severity) == ("skipped", None), "no Requires-Python: the reader's business"

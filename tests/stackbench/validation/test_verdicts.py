@@ -11,6 +11,8 @@ from stackbench.validation.verdicts import (
     judge_output,
     judge_prints,
     judge_warnings,
+    newer_syntax,
+    oldest_python,
     optional_module,
     raised_as_said,
     runner_trouble,
@@ -176,3 +178,25 @@ def test_a_module_standing_for_the_readers_own_is_illustrative_whoever_imports_i
     )
     laid_out = knowledge(modules={"your_app": ("page", "")})
     assert judge_exception(exception("ModuleNotFoundError", name="your_app"), laid_out).status == "failure"
+
+
+def test_the_oldest_python_a_library_supports_is_read_from_its_requires_python():
+    assert oldest_python(">=3.9") == "3.9" and oldest_python(">=3.9, <4") == "3.9"
+    assert oldest_python("~=3.10") == "3.10" and oldest_python(">3.8") == "3.8"
+    assert oldest_python("") is None and oldest_python("not a specifier") is None
+
+
+def test_syntax_newer_than_the_librarys_oldest_python_is_a_warning_unless_the_page_names_the_python_it_needs():
+    pep695 = ("3.12", "a `type` alias (PEP 695)")
+    older = newer_syntax(pep695, knowledge(requires_python=">=3.9"), "line 4 of the page", None)
+    assert (older.status, older.severity) == ("failure", "warning")
+    assert "needs Python 3.12 (a `type` alias (PEP 695)), but shapes supports Python 3.9" in older.message
+    assert "use syntax Python 3.9 has" in older.suggestion
+    assert newer_syntax(pep695, knowledge(requires_python=">=3.9"), "", "3.9").status == "failure", "an older one"
+    told = newer_syntax(pep695, knowledge(requires_python=">=3.9"), "", "3.12")
+    assert (told.status, told.message) == (
+        "skipped",
+        "Needs Python 3.12 or newer, as the page says: it uses a `type` alias (PEP 695).",
+    )
+    assert newer_syntax(pep695, knowledge(requires_python=">=3.12"), "", None).status == "skipped"
+    assert newer_syntax(pep695, knowledge(), "", None).status == "skipped", "nothing known about its Pythons"
