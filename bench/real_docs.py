@@ -10,8 +10,9 @@ end of a piece of work; the check half's figures are the ones that count.
 It downloads what it needs at run time (`pip download --no-deps --no-binary :all:`) into var/bench/sdists and
 prints, per library: blocks labelled vs extracted as runnable, doctest statements run with their output compared,
 reported failures (error and warning) that are labelled doc defects (true) or not (false), precision, recall and
-seconds; then the same over each half, with the targets (time: the median library's seconds, the sum shown too). --warm-up validates once untimed first, so the
-timed pass has a warm package cache (the target is for a warm cache)."""
+seconds; then the same over each half, with the targets (for time: the median library's seconds; the sum is
+shown too). --warm-up validates once untimed first, so the timed pass has a warm package cache (the target is for a
+warm cache)."""
 
 import argparse
 import json
