@@ -10,12 +10,14 @@ end of a piece of work; the check half's figures are the ones that count.
 It downloads what it needs at run time (`pip download --no-deps --no-binary :all:`) into var/bench/sdists and
 prints, per library: blocks labelled vs extracted as runnable, doctest statements run with their output compared,
 reported failures (error and warning) that are labelled doc defects (true) or not (false), precision, recall and
-seconds; then the same over each half, with the targets. --warm-up validates once untimed first, so the
-timed pass has a warm package cache (the target is for a warm cache)."""
+seconds; then the same over each half, with the targets (for time: the median library's seconds; the sum is
+shown too). --warm-up validates once untimed first, so the timed pass has a warm package cache (the target is for a
+warm cache)."""
 
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -36,7 +38,7 @@ LABELS = BASE_DIR / "bench" / "real_docs" / "labels.json"
 SDISTS = BASE_DIR / "var" / "bench" / "sdists"
 RUNNABLE_VERDICTS = ("pass", "doc_defect", "needs_env")
 HALVES = ("tune", "check")
-TARGETS = {"extracted": 0.95, "statements": 0.90, "precision": 0.90, "recall": 0.80, "seconds": 60.0}
+TARGETS = {"extracted": 0.95, "statements": 0.90, "precision": 0.90, "recall": 0.80, "median seconds": 15.0}
 
 
 def docs_folder(name: str, version: str) -> Path:
@@ -180,7 +182,7 @@ def summarize(label: str, all_figures: list[dict], workers: int, warm: bool) -> 
         "statements": ratio(total["statements_run"], total["statements"]),
         "precision": ratio(total["true"], total["true"] + total["false"]),
         "recall": ratio(total["found"], total["defects"]),
-        "seconds": total["seconds"],
+        "median seconds": statistics.median(f["seconds"] for f in all_figures),
     }
     names = ", ".join(f["name"] for f in all_figures)
     print(
@@ -189,14 +191,15 @@ def summarize(label: str, all_figures: list[dict], workers: int, warm: bool) -> 
     print(
         f"  blocks labelled runnable {total['labelled']}, extracted runnable {total['extracted']}; "
         f"failures reported {total['true'] + total['false']} (true {total['true']}, false {total['false']}); "
-        f"doc defects labelled {total['defects']}, reported {total['found']}"
+        f"doc defects labelled {total['defects']}, reported {total['found']}; {total['seconds']:.1f} s in all"
     )
     for key, value in figures.items():
         target = TARGETS[key]
-        met = value <= target if key == "seconds" else value >= target
-        shown = f"{value:.1f} s" if key == "seconds" else f"{value:.0%}"
-        wanted = f"<= {target:.0f} s" if key == "seconds" else f">= {target:.0%}"
-        print(f"  {key:<11} {shown:>8}   target {wanted:<9} {'met' if met else 'NOT MET'}")
+        timed = key == "median seconds"  # per library, for a warm cache: one library's wait, whatever the corpus
+        met = value <= target if timed else value >= target
+        shown = f"{value:.1f} s" if timed else f"{value:.0%}"
+        wanted = f"<= {target:.0f} s" if timed else f">= {target:.0%}"
+        print(f"  {key:<14} {shown:>8}   target {wanted:<9} {'met' if met else 'NOT MET'}")
 
 
 def main():

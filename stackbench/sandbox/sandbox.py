@@ -75,10 +75,16 @@ Redirect = int | IO[Any] | None
 
 
 def open_sandbox(
-    settings: SandboxSettings, label: str, work_dir: Path | None = None, read_only: list[Path] | None = None
+    settings: SandboxSettings,
+    label: str,
+    work_dir: Path | None = None,
+    read_only: list[Path] | None = None,
+    prepared_venv: Path | None = None,
 ) -> "Sandbox":
     """A started sandbox: confined with bubblewrap, or unconfined when the settings say so explicitly. read_only
-    lists host folders shown read-only inside (wheel folders to install from); sandbox.read_only says where."""
+    lists host folders shown read-only inside (wheel folders to install from); sandbox.read_only says where.
+    prepared_venv is a virtualenv the worker keeps (one prepared with a library): the reader's starts as a private
+    copy of it instead of the template (in a confined sandbox; an unconfined one makes its own)."""
     secret = credential_in(settings.environment)
     if secret:
         raise SandboxUnavailable(
@@ -87,7 +93,7 @@ def open_sandbox(
         )
     if settings.unconfined:
         return UnconfinedSandbox(settings, label, work_dir, read_only)
-    return Sandbox(settings, label, work_dir, read_only)
+    return Sandbox(settings, label, work_dir, read_only, prepared_venv)
 
 
 def credential_in(environment: dict[str, str]) -> str | None:
@@ -114,7 +120,12 @@ class Sandbox:
     confinement = "bubblewrap"
 
     def __init__(
-        self, settings: SandboxSettings, label: str, work_dir: Path | None = None, read_only: list[Path] | None = None
+        self,
+        settings: SandboxSettings,
+        label: str,
+        work_dir: Path | None = None,
+        read_only: list[Path] | None = None,
+        prepared_venv: Path | None = None,
     ):
         problem = bubblewrap_problem()
         if problem:
@@ -136,7 +147,7 @@ class Sandbox:
         self._init: subprocess.Popen[bytes] | None = None
         self._network = Network()
         try:
-            venv = self._take_venv_copy()
+            venv = self._take_venv_copy(prepared_venv)
             self.uid = venv.uid if venv and venv.uid is not None else new_sandbox_uid() if self.is_root else os.getuid()
             self.gid = self.uid if self.is_root else os.getgid()
             self._files = SandboxFiles(
@@ -291,6 +302,11 @@ class Sandbox:
         namespace = os.fstat(self._fds["pid"]).st_ino
         if not strays_gone(namespace, kept, one_by_one=bool(keep)):
             self.kill_processes()
+
+    def keep_venv(self, target: Path) -> None:
+        """Keep the reader's virtualenv as it is now as target, the worker's own (for later sandboxes to start
+        from a copy of); call it only while nothing of the run's is running."""
+        keep_template(self.root / "home" / ".venv", target)
 
     def refused_forks(self) -> int:
         return self.cgroups.refused_forks()
@@ -563,10 +579,10 @@ class Sandbox:
         if self.settings.profile.network == "registries":
             self._network.start(self._fds["owner"], self._fds["net"], self._owner, self.settings.reachable_hosts)
 
-    def _take_venv_copy(self) -> VenvCopy | None:
-        """The reader's own virtualenv, first on PATH: a private copy of the template for this Python (None until
-        there is a template; the first sandbox makes it)."""
-        template = self._template()
+    def _take_venv_copy(self, prepared: Path | None) -> VenvCopy | None:
+        """The reader's own virtualenv, first on PATH: a private copy of the prepared one if given, else of the
+        template for this Python (None until there is a template; the first sandbox makes it)."""
+        template = prepared or self._template()
         if template is None or not template.is_dir():
             return None
         return take_copy(template, self.root.parent, self.is_root)

@@ -1,4 +1,5 @@
-"""Reader virtualenvs: a template made once per Python, and private copies of it for each sandbox.
+"""Reader virtualenvs: a template made once per Python (or one prepared with a library, for a batch of pages),
+and private copies of it for each sandbox.
 
 A sandbox's virtualenv must be its own down to the inode: hard links into the template would let one run (or the
 worker writing a file for it) change every later run's Python. A full copy costs a few hundred milliseconds, so
@@ -122,6 +123,16 @@ def _make_ahead(template: Path, scratch: Path, as_root: bool) -> None:
                 return
 
     threading.Thread(target=make, name="venv-copy-ahead", daemon=True).start()
+
+
+def discard(template: Path) -> None:
+    """Forget a template that goes away (a batch's prepared virtualenv): the copies made ahead of it are removed
+    once the one being made, if any, is done."""
+    with _changed:
+        _changed.wait_for(lambda: template not in _making, timeout=IN_FLIGHT_WAIT)
+        copies = _ready.pop(template, [])
+    for copy in copies:
+        shutil.rmtree(copy.path.parent, ignore_errors=True)
 
 
 def release(copy: VenvCopy) -> None:

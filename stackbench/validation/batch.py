@@ -1,5 +1,6 @@
 """Validation's drivers: one document, on the first of the worker's Pythons its library installs on, and a set of
-documents in parallel, each document's result file written as soon as it is done, then the summary."""
+documents in parallel (the library installed once for them all), each document's result file written as soon as it
+is done, then the summary."""
 
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -15,11 +16,17 @@ from stackbench.validation.document_sandbox import DocumentSandbox
 from stackbench.validation.install_plan import library_requirement
 from stackbench.validation.options import ValidationError, ValidationObserver, ValidationOptions
 from stackbench.validation.page_validation import PageValidation
+from stackbench.validation.prepared_venvs import PreparedVenvs
 
 
 def validate_document(
-    analysis: ExtractionAnalysis, options: ValidationOptions, observer: ValidationObserver | None = None
+    analysis: ExtractionAnalysis,
+    options: ValidationOptions,
+    observer: ValidationObserver | None = None,
+    prepared: PreparedVenvs | None = None,
 ) -> ValidationResult:
+    """One document's examples in one sandbox; with prepared (a batch's), its virtualenv starts as a copy of the
+    one the library was installed in for the batch."""
     observer = observer or ValidationObserver()
     observer.document_started(analysis.page, len(analysis.examples))
     library_requirement(analysis)  # a broken analysis file is refused before any sandbox is made
@@ -31,11 +38,12 @@ def validate_document(
             page = PageValidation(analysis, options, observer)
             if not page.runnable:
                 break
-            sandbox = replace(options.sandbox, profile=profile)
+            on_profile = replace(options, sandbox=replace(options.sandbox, profile=profile))
+            venv = (
+                prepared.venv_for(library_requirement(analysis), on_profile, observer.should_stop) if prepared else None
+            )
             try:
-                document = DocumentSandbox(
-                    replace(options, sandbox=sandbox), Path(analysis.page).stem, observer.should_stop
-                )
+                document = DocumentSandbox(on_profile, Path(analysis.page).stem, observer.should_stop, venv)
             except SandboxUnavailable as exc:
                 raise ValidationError(f"no sandbox for the examples of {analysis.page}: {exc}") from None
             page.prepare(document)
@@ -71,20 +79,25 @@ def validate_all(
     options: ValidationOptions,
     observer: ValidationObserver | None = None,
 ) -> ValidationSummary:
-    """Documents in parallel (up to num_workers), examples of one document in order; each document's file is
-    written as soon as it is done, then the summary."""
+    """Documents in parallel (up to num_workers), examples of one document in order, each library installed once
+    per Python for them all; each document's file is written as soon as it is done, then the summary."""
     output_dir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     for analysis in analyses:
         library_requirement(analysis)  # and before any page of the set runs
 
+    prepared = PreparedVenvs(options.sandbox.scratch_dir)
+
     def one(analysis: ExtractionAnalysis) -> ValidationResult:
-        document = validate_document(analysis, options, observer)
+        document = validate_document(analysis, options, observer, prepared)
         write_model(output_dir / validation_file_name(analysis.page), document)
         return document
 
-    with ThreadPoolExecutor(max_workers=max(1, options.num_workers)) as pool:
-        documents = list(pool.map(one, analyses))
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, options.num_workers)) as pool:
+            documents = list(pool.map(one, analyses))
+    finally:
+        prepared.close()
     summary = ValidationSummary(
         timestamp=utcnow(),
         validation_duration_seconds=round(time.monotonic() - started, 3),

@@ -61,13 +61,34 @@ class Install:
     wrong_python: bool = False  # it does not support this Python (its Requires-Python)
 
 
+@dataclass(frozen=True)
+class PreparedVenv:
+    """A virtualenv the worker keeps with a requirement installed in it, for sandboxes to start from a copy of."""
+
+    path: Path
+    requirement: str
+    install: Install  # how its one install went
+
+
 class DocumentSandbox:
     """One document's machine: a sandbox whose reader virtualenv gets the library, and the page runner."""
 
-    def __init__(self, options: ValidationOptions, label: str, should_stop: Callable[[], bool] = lambda: False) -> None:
+    def __init__(
+        self,
+        options: ValidationOptions,
+        label: str,
+        should_stop: Callable[[], bool] = lambda: False,
+        prepared: PreparedVenv | None = None,
+    ) -> None:
         self.options = options
         self.should_stop = should_stop
-        self.sandbox = open_sandbox(options.sandbox, f"validate_{label}", read_only=options.find_links)
+        self.prepared = prepared
+        self.sandbox = open_sandbox(
+            options.sandbox,
+            f"validate_{label}",
+            read_only=options.find_links,
+            prepared_venv=prepared.path if prepared else None,
+        )
         self.python = f"{self.sandbox.home}/.venv/bin/python"
         self.runner_path = f"{self.sandbox.state}/page_runner.py"
         self.sandbox.write_file(self.runner_path, RUNNER_SOURCE)
@@ -93,6 +114,11 @@ class DocumentSandbox:
             self.sandbox.kill_strays()
             output, _ = read_capped(log.fileno(), self.options.output_cap)
         return (None if stop else spawned.popen.returncode), output, stop == "timeout"
+
+    def prepared_with(self, requirement: str) -> Install | None:
+        """The install already made for this sandbox's virtualenv (a copy of one prepared for the batch), if it
+        holds requirement."""
+        return self.prepared.install if self.prepared and self.prepared.requirement == requirement else None
 
     def install(self, requirements: list[str]) -> Install:
         started = time.monotonic()

@@ -84,6 +84,10 @@ class PageProcess:
         return answer
 
     def restart(self) -> None:
+        # The runner's launcher is the worker's own child: reaped first, else it stays charged to the sandbox's
+        # process count, and ending the sandbox's processes waits out its whole time limit for it.
+        self.spawned.kill()
+        self.popen.wait()
         self.document.sandbox.kill_processes()
         self._launch()
 

@@ -42,16 +42,15 @@ class PageSetup:
         """Everything the page and the modules its examples import need; the library's failed install, if it
         failed (then no example can run)."""
         document, analysis = self.document, self.analysis
-        base = document.install([library_requirement(analysis)])
+        requirement = library_requirement(analysis)
+        base = document.prepared_with(requirement) or document.install([requirement])
         base_failed = None
         if not base.ok:
             base_failed = base
             python = document.sandbox.settings.profile.python_version
             message = base.message + (f": it does not support Python {python}" if base.wrong_python else "")
             self.setup_problems.append(
-                SetupProblem(
-                    requirement=library_requirement(analysis), message=message, log=document.readable(base.log)
-                )
+                SetupProblem(requirement=requirement, message=message, log=document.readable(base.log))
             )
         for refused in refused_requirements(analysis):
             self.setup_problems.append(

@@ -7,7 +7,14 @@ import sys
 import pytest
 
 from stackbench.sandbox.sandbox import open_sandbox
-from stackbench.sandbox.venv_copies import SANDBOX_UIDS, keep_template, release, take_copy, template_folder
+from stackbench.sandbox.venv_copies import (
+    SANDBOX_UIDS,
+    discard,
+    keep_template,
+    release,
+    take_copy,
+    template_folder,
+)
 from stackbench_site.configuration import sandbox_settings
 
 
@@ -47,6 +54,14 @@ def test_for_a_root_worker_each_copy_belongs_to_a_new_unprivileged_uid(template,
     first, second = take_copy(template, scratch, as_root=True), take_copy(template, scratch, as_root=True)
     assert SANDBOX_UIDS[0] <= first.uid < SANDBOX_UIDS[1] and first.uid != second.uid
     assert (first.path / "bin" / "python").stat().st_uid == first.uid
+
+
+def test_a_template_that_goes_away_takes_the_copies_made_ahead_of_it_along(template, tmp_path):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    taken = take_copy(template, scratch, as_root=False)  # and more are made ahead for the next sandboxes
+    discard(template)
+    assert list(scratch.iterdir()) == [taken.path.parent]
 
 
 @pytest.mark.slow

@@ -7,7 +7,8 @@ import pytest
 from stackbench.docs import python_code
 from stackbench.formats.walkthrough import CodeExample
 from stackbench.validation.batch import validate_document
-from stackbench.validation.page_process import materialize_request, script_request, session_request
+from stackbench.validation.document_sandbox import DocumentSandbox
+from stackbench.validation.page_process import PageProcess, materialize_request, script_request, session_request
 from stackbench_site.configuration import sandbox_settings
 from tests.stackbench.validation.example_pages import analysis, page, script
 
@@ -46,6 +47,21 @@ def test_an_example_that_keeps_running_is_stopped_and_the_next_one_still_runs(of
     hanging, after = validate_document(analysis("import time\ntime.sleep(30)", "print('after')"), offline).results
     assert hanging.status == "skipped" and "did not finish within 1 s" in hanging.error_message
     assert after.status == "success" and after.execution_output == "after\n"
+
+
+@pytest.mark.slow
+def test_a_runner_started_anew_reaps_the_old_one_first(offline):
+    # An old launcher left unreaped stays charged to the sandbox's process count: ending the sandbox's processes
+    # then waits out its whole time limit for it.
+    document = DocumentSandbox(offline, "guide")
+    try:
+        runner = PageProcess(document, {"cwd": document.sandbox.work, "preload": [], "output_cap": 1000}, lambda: False)
+        old = runner.popen
+        runner.restart()
+        assert old.returncode is not None and runner.request({"op": "environment"}, 10)["status"] == "ok"
+        runner.close()
+    finally:
+        document.close()
 
 
 @pytest.mark.slow
