@@ -585,8 +585,15 @@ def read_blocks(
             example.expected_output = documented
         reading.examples.append(example)
         last_script = example if tree is not None and example.execution_context != "not_executable" else None
+    # Modules the page lays out as files (hello.py, app/__init__.py) are the reader's own: never a dependency to
+    # install from an index, though a package of that name may exist there.
+    page_modules = {Path(f.path).stem for f in reading.files if f.path.endswith(".py")}
+    page_modules |= {Path(f.path).parent.name for f in reading.files if f.path.endswith("/__init__.py")}
     for example in reading.examples:
         example.is_executable = example.execution_context != "not_executable"
+        if example.dependencies and example.imports:
+            imports = [name for name in example.imports if name.split(".")[0] not in page_modules]
+            example.dependencies = dependencies_of(imports, library)
     return reading
 
 

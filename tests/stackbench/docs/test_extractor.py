@@ -835,3 +835,13 @@ def test_newer_syntax_keeps_the_python_the_page_names_near_it_for_the_validator(
         ("3.9", "sync"),
         (None, "sync"),
     ], "named in the text before it, in its section before a note; kept for newer syntax only"
+
+
+def test_a_module_the_page_lays_out_as_a_file_is_never_a_dependency_to_install(tmp_path):
+    (tmp_path / "testing.md").write_text(
+        "# Testing\n\n```{code-block} python\n:caption: greeting.py\n\nimport shapes\n\nWORD = 'hi'\n```\n\n"
+        "```python\nimport requests\nfrom greeting import WORD\nprint(WORD)\n```\n"
+    )
+    module, test = pages(extract_docs(tmp_path, "shapes", "1.0"))["testing.md"].examples
+    assert test.imports == ["requests", "greeting"]
+    assert test.dependencies == ["requests"], "greeting.py is shown on the page; requests is a package"
