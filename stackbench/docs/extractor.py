@@ -475,6 +475,23 @@ def read_blocks(
             )
             last_script = None
             continue
+        shown = python_code.shown_error(code) if last_script is not None and _is_python_tag(language) else None
+        if last_script is not None and shown:
+            # "…you get an error:" and the error, tagged as Python: what the example before it raises.
+            if last_script.expected_exception is None:
+                last_script.expected_exception = shown
+            reading.examples.append(
+                CodeExample(
+                    **common,
+                    language=language,
+                    style="output",
+                    execution_context="not_executable",
+                    skip_reason=f"output: the {shown} example {last_script.code_block_index} (line "
+                    f"{last_script.line}) raises",
+                )
+            )
+            last_script = None
+            continue
         if title_file and not _is_python_tag(language):
             reading.files.append(PageFile(path=title_file, content=code, line=line))
             reading.examples.append(

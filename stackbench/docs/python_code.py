@@ -43,7 +43,7 @@ EXCEPTION_NAME = r"[A-Z]\w{0,80}(?:Error|Exception|Exit|Interrupt|Group|Invalid|
 # A comment saying its line fails: "# raises TypeError", "# TypeError: ...", "# -> ValueError", "# error!", "# fails".
 RAISES_COMMENT = re.compile(
     r"^#\s*(?:(?:->|=>|→)\s*)?(?:"
-    r"(?i:(?:this\s+|will\s+|would\s+|should\s+)?(?:raises?|throws?|fails?|errors?(?:\s+out)?))"
+    r"(?i:(?:this\s+)?(?:will\s+|would\s+|should\s+)?(?:raises?|throws?|fails?|errors?(?:\s+out)?))"
     r"(?:\s+(?i:with\s+)?(?:an?\s+)?`?(?P<named>[A-Z]\w{0,99})`?\b.*|\s+(?i:an?\s+(?:error|exception))\b.*|"
     r"\s*(?:[.!:(].*)?$)|"
     rf"`?(?P<shown>{EXCEPTION_NAME})`?\s*(?:[:!(].*)?$|"
@@ -56,6 +56,29 @@ RAISES_INTRO = re.compile(
     re.IGNORECASE,
 )
 NEGATED = re.compile(r"\b(?:not|never|no\s+longer|without)\b|n't\b", re.IGNORECASE)
+
+
+# The last line of a traceback: the exception's (dotted) class and its message.
+ERROR_LINE = re.compile(r"^(?:[a-z_]\w*\.)*(?P<name>[A-Z]\w{0,80}): \S")
+
+
+def shown_error(code: str) -> str | None:
+    """The exception a block that is no Python shows (a traceback, or only its last line, the way a page shows
+    "you get an error"): the class's own name; None for anything else."""
+    tree = parse(code)
+    lines = [line for line in code.strip().splitlines() if line.strip()]
+    # `pkg.BadSide: side -1 is not positive` parses, as an annotation no one would write alone in a block.
+    annotation = tree.body[0] if tree is not None and len(tree.body) == 1 else None
+    if tree is not None and not (
+        isinstance(annotation, ast.AnnAssign)
+        and annotation.value is None
+        and not isinstance(annotation.annotation, (ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.BinOp))
+    ):
+        return None
+    if not lines or not (len(lines) == 1 or lines[0].startswith("Traceback (most recent call last)")):
+        return None
+    match = ERROR_LINE.match(lines[-1].strip())
+    return match.group("name") if match else None
 
 
 def parse(code: str) -> ast.Module | None:

@@ -845,3 +845,21 @@ def test_a_module_the_page_lays_out_as_a_file_is_never_a_dependency_to_install(t
     module, test = pages(extract_docs(tmp_path, "shapes", "1.0"))["testing.md"].examples
     assert test.imports == ["requests", "greeting"]
     assert test.dependencies == ["requests"], "greeting.py is shown on the page; requests is a package"
+
+
+def test_an_error_the_page_shows_in_a_python_block_is_what_the_example_before_it_raises(tmp_path):
+    (tmp_path / "errors.md").write_text(
+        "# Errors\n\n```python\nsquare = shapes.Square(-1)\n```\n\nyou get an error\n\n"
+        "```python\nshapes.errors.BadSide: side -1 is not positive\n```\n\n"
+        "```python\nshapes.Square(1).grow(-2)\n```\n\n"
+        "```python\nTraceback (most recent call last):\n  ...\nValueError: cannot shrink\n```\n\n"
+        "```python\nprint(square)\n```\n\n```python\nsizes: dict[str, int]\n```\n"
+    )
+    made, error, grown, traceback, printed, annotated = pages(extract_docs(tmp_path, "shapes", "1.0"))[
+        "errors.md"
+    ].examples
+    assert (made.expected_exception, grown.expected_exception) == ("BadSide", "ValueError")
+    assert error.style == traceback.style == "output"
+    assert error.skip_reason == "output: the BadSide example 0 (line 4) raises"
+    assert printed.expected_exception is None and printed.style == "script", "code that parses is code"
+    assert annotated.style == "script", "an annotation is code"

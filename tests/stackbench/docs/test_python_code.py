@@ -158,6 +158,7 @@ def test_a_fragment_is_told_from_a_broken_program():
         ("f(1)  # TypeError: f takes no arguments", ("TypeError", 1)),
         ("f(1)  # -> KeyError", ("KeyError", 1)),
         ("f(1)  # error!", ("Exception", 1)),
+        ("assert f(1)  # this will fail! (2)", ("Exception", 1)),
         ("f(1)  # raises an error", ("Exception", 1)),
         ("x = 1\n# fails\nf(x)", ("Exception", 3)),
         ("f(1)  # fails silently", None),
