@@ -18,6 +18,10 @@ _checker = doctest.OutputChecker()
 MASKS = [
     *RUN_TO_RUN,
     (re.compile(r"(?<=[=:] )['\"]?" + PATH[0].pattern + r"['\"]?"), PATH[1]),
+    # A traceback's frames name files on the machine that ran it: the author's paths and line numbers are not the
+    # reader's.
+    (re.compile(r'(?<=File ")[^"\n]+(?=", line \d+)'), "<file>"),
+    (re.compile(r'(?<=", line )\d+'), "<n>"),
     # Sphinx's doctest runs without a module name, so the reprs it shows lack the reader's `__main__.`.
     (re.compile(r"\b__main__\."), ""),
 ]
