@@ -21,7 +21,7 @@ import fnmatch
 import re
 import shlex
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -313,6 +313,8 @@ def placeholder_reason(code: str, tree: ast.Module | None) -> str | None:
     line = python_code.ellipsis_gap(tree) if tree is not None else python_code.ellipsis_syntax_gap(code)
     if line is not None:
         return f"its line {line} has `...` where the reader fills in their own code"
+    if tree is not None and python_code.is_sketch(tree):
+        return "it only sketches definitions whose bodies are `...`"
     return None
 
 
@@ -475,18 +477,18 @@ def read_blocks(
             )
             last_script = None
             continue
-        shown = python_code.shown_error(code) if last_script is not None and _is_python_tag(language) else None
-        if last_script is not None and shown:
+        error = python_code.shown_error(code) if last_script is not None and _is_python_tag(language) else None
+        if last_script is not None and error:
             # "…you get an error:" and the error, tagged as Python: what the example before it raises.
             if last_script.expected_exception is None:
-                last_script.expected_exception = shown
+                last_script.expected_exception = error
             reading.examples.append(
                 CodeExample(
                     **common,
                     language=language,
                     style="output",
                     execution_context="not_executable",
-                    skip_reason=f"output: the {shown} example {last_script.code_block_index} (line "
+                    skip_reason=f"output: the {error} example {last_script.code_block_index} (line "
                     f"{last_script.line}) raises",
                 )
             )
@@ -606,11 +608,12 @@ def read_blocks(
     # install from an index, though a package of that name may exist there.
     page_modules = {Path(f.path).stem for f in reading.files if f.path.endswith(".py")}
     page_modules |= {Path(f.path).parent.name for f in reading.files if f.path.endswith("/__init__.py")}
+    linked = {name for block in blocks for name in PYPI_PROJECT.findall(block.prose_before)}
     for example in reading.examples:
         example.is_executable = example.execution_context != "not_executable"
         if example.dependencies and example.imports:
             imports = [name for name in example.imports if name.split(".")[0] not in page_modules]
-            example.dependencies = dependencies_of(imports, library)
+            example.dependencies = dependencies_of(imports, library, linked)
     return reading
 
 
@@ -627,13 +630,25 @@ def _reads_as_output(language: str, code: str, prose: str) -> bool:
     return _announces_output(prose)
 
 
-def dependencies_of(imports: list[str], library: str) -> list[str]:
+# A link to a project's PyPI page: the page names the distribution the reader installs.
+PYPI_PROJECT = re.compile(r"pypi\.org/project/([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def dependencies_of(imports: list[str], library: str, named: Collection[str] = ()) -> list[str]:
+    """The distributions the imports need; a module the usual convention maps to `x` comes from `pyx`,
+    `py-x` or `python-x` when the page links that project on PyPI (distributions often add the prefix)."""
     own = module_names_of(library)
+    prefixed = {normalized(n): n for n in named}
     packages: list[str] = []
     for name in imports:
         if name.split(".")[0].lower() in own:
             continue
         package = distribution_for(name)
+        if package:
+            guess = normalized(package)
+            package = next(
+                (prefixed[p] for p in (f"py{guess}", f"py-{guess}", f"python-{guess}") if p in prefixed), package
+            )
         if package and normalized(package) != normalized(library) and package not in packages:
             packages.append(package)
     return packages

@@ -260,6 +260,22 @@ def ellipsis_gap(tree: ast.Module) -> int | None:
     return None
 
 
+def is_sketch(tree: ast.Module) -> bool:
+    """A block that only shows the shape of definitions: every statement (imports aside) a class or function whose
+    body is `...` (a docstring before it allowed). Running it would show nothing the reader's code does."""
+    definitions = [n for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom))]
+    return bool(definitions) and all(
+        isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and _is_ellipsis_statement(n.body[-1])
+        and all(isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) for s in n.body)
+        for n in definitions
+    )
+
+
+def _is_ellipsis_statement(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and _is_ellipsis(node.value)
+
+
 # `...` (or `…`, or `<...>`) where Python has no place for a value: a parameter list, a name, a statement part.
 PSEUDO_ELLIPSIS = re.compile(r"<\s*(?:\.\.\.|…)\s*>|\.\.\.|…")
 

@@ -157,10 +157,11 @@ def test_how_each_example_runs(docs):
         ("python", "script", "not_executable"),
         ("python", "script", "not_executable"),
         ("python", "doctest", "sync"),
-        ("python", "script", "sync"),
+        ("python", "script", "not_executable"),
         ("python", "script", "sync"),
     ]
     assert [e.is_executable for e in intro][:3] == [False, True, True]
+    assert intro[6].skip_reason == "Not run: it only sketches definitions whose bodies are `...`."
     assert "placeholder `<your-key>`" in intro[3].skip_reason
     assert "`...` where the reader fills in" in intro[4].skip_reason
 
@@ -863,3 +864,12 @@ def test_an_error_the_page_shows_in_a_python_block_is_what_the_example_before_it
     assert error.skip_reason == "output: the BadSide example 0 (line 4) raises"
     assert printed.expected_exception is None and printed.style == "script", "code that parses is code"
     assert annotated.style == "script", "an annotation is code"
+
+
+def test_a_distribution_the_page_links_on_pypi_is_the_one_a_prefixed_module_comes_from(tmp_path):
+    (tmp_path / "plugins.md").write_text(
+        "# Plugins\n\nThe plugin is published as [pyshapes-colour](https://pypi.org/project/pyshapes-colour/).\n\n"
+        "```python\nimport shapes_colour\nimport shapes_extra\nshapes_colour.init()\n```\n"
+    )
+    example = pages(extract_docs(tmp_path, "shapes", "1.0"))["plugins.md"].examples[0]
+    assert example.dependencies == ["pyshapes-colour", "shapes-extra"]
