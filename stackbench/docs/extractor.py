@@ -565,7 +565,9 @@ def read_blocks(
                 # A cell that starts with a magic (%%time, !pip install): the rest is Python, and runs.
                 code, tree = rest, python_code.parse(rest)
                 common["code"] = code
-        title_file = title_file or _module_file(code, block.prose_before)
+        # A module included from the docs' own files (literalinclude, snippets) is shown under its file's name.
+        included = Path(source).name if source and source.endswith(".py") else None
+        title_file = title_file or _module_file(code, block.prose_before) or included
         if title_file and title_file.endswith(".py"):
             # A module the reader saves under that name: later examples import it.
             reading.files.append(PageFile(path=title_file, content=code, line=line))

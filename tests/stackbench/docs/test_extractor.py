@@ -174,9 +174,11 @@ def test_imports_and_third_party_dependencies(docs):
 
 
 def test_snippet_includes_are_followed(docs):
-    included = pages(extract_docs(docs, "toolz", None))["guide/intro.md"].examples[-1]
+    page = pages(extract_docs(docs, "toolz", None))["guide/intro.md"]
+    included = page.examples[-1]
     assert included.code == "def helper():\n    return 1\n" and included.snippet_source == "snippets/helper.py"
     assert included.section_hierarchy[-1] == "Included"
+    assert [(f.path, f.content) for f in page.files] == [("helper.py", included.code)], "saved under its name"
 
 
 def test_mdx_and_restructured_text(docs):
