@@ -314,7 +314,7 @@ def placeholder_reason(code: str, tree: ast.Module | None) -> str | None:
     if line is not None:
         return f"its line {line} has `...` where the reader fills in their own code"
     if tree is not None and python_code.is_sketch(tree):
-        return "it only sketches definitions whose bodies are `...`"
+        return "it only sketches classes whose bodies are `...` (their fields left out)"
     return None
 
 

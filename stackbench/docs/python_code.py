@@ -261,11 +261,12 @@ def ellipsis_gap(tree: ast.Module) -> int | None:
 
 
 def is_sketch(tree: ast.Module) -> bool:
-    """A block that only shows the shape of definitions: every statement (imports aside) a class or function whose
-    body is `...` (a docstring before it allowed). Running it would show nothing the reader's code does."""
+    """A block that only shows the shape of classes: every statement (imports aside) a class whose body is `...`
+    (a docstring before it allowed): their fields are left out, the reader's own. (A function stub is whole: a
+    route or a hook it registers works as shown.)"""
     definitions = [n for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom))]
     return bool(definitions) and all(
-        isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        isinstance(n, ast.ClassDef)
         and _is_ellipsis_statement(n.body[-1])
         and all(isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) for s in n.body)
         for n in definitions

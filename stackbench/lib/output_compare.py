@@ -78,7 +78,13 @@ def _pattern(compact_want: str) -> re.Pattern:
     return re.compile(".*?".join(parts), re.DOTALL)
 
 
+# A traceback's stack, between its header and the exception line: as with doctest, the exception is what is shown;
+# the frames are the machine and the version that ran it.
+STACK = re.compile(r"^(Traceback \(most recent call last\):\n)(?:[ \t]+.*\n?)+", re.MULTILINE)
+
+
 def _masked(text: str) -> str:
+    text = STACK.sub(r"\1  ...\n", text)
     text = masked(text, MASKS)
     text = URL_VERSION.sub(lambda m: m.group(1) + "<v>", text)
     return text.replace("'", "").replace('"', "")  # how a value is quoted is presentation

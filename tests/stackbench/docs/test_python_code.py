@@ -183,11 +183,12 @@ def test_prompts_mixed_into_a_script_are_found_and_code_shown_as_an_output_is_to
     assert not reads_as_code("[1, 2, 3]\n", "values = []\n") and not reads_as_code("hello world\n", "x = 1\n")
 
 
-def test_a_block_of_definitions_whose_bodies_are_all_ellipses_is_a_sketch():
+def test_a_block_of_classes_whose_bodies_are_all_ellipses_is_a_sketch():
     assert is_sketch(parse("@shapes.decorate\nclass Square:\n    ...\n"))
     assert is_sketch(
         parse('import shapes\n\n@shapes.decorate\n@shapes.other\nclass Square:\n    """Doc."""\n    ...\n')
     )
     assert not is_sketch(parse("class Square:\n    ...\n\nshapes.draw(Square())\n")), "it does something with it"
     assert not is_sketch(parse("class Square:\n    side: int\n")), "a body with fields is a definition"
-    assert not is_sketch(parse("def area():\n    pass\n")) and not is_sketch(parse("import shapes\n"))
+    assert not is_sketch(parse("@app.route('/')\ndef home(): ...\n")), "a function stub is whole"
+    assert not is_sketch(parse("import shapes\n"))

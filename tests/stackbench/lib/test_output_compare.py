@@ -42,6 +42,12 @@ def test_what_doctest_accepts_and_layout_alone_are_the_same(expected, actual):
             'Traceback (most recent call last):\n  File "/home/reader/app.py", line 7, in <module>\n'
             "    run()\nValueError: no",
         ),
+        (
+            'log: start\nTraceback (most recent call last):\n  File "/a/app.py", line 4, in <module>\n    go()\n'
+            "ValueError: no\nlog: end",
+            'log: start\nTraceback (most recent call last):\n  File "/b/app.py", line 9, in <module>\n    main()\n'
+            '  File "/b/lib.py", line 2, in go\n    raise ValueError("no")\nValueError: no\nlog: end',
+        ),
     ],
 )
 def test_values_that_change_from_run_to_run_differ_only_in_format(expected, actual):
@@ -56,6 +62,10 @@ def test_values_that_change_from_run_to_run_differ_only_in_format(expected, actu
         ('{"event": "hello"}', '{"event": "hello", "lineno": 1}'),
         ("<class 'Point'>", "<Point object at 0x7f00aa>"),
         ("20! = 2432902008176640000", "20! = 2432902008176640001"),
+        (
+            'Traceback (most recent call last):\n  File "a.py", line 1, in <module>\nValueError: no',
+            'Traceback (most recent call last):\n  File "a.py", line 1, in <module>\nKeyError: no',
+        ),
     ],
 )
 def test_a_different_value_is_different(expected, actual):
