@@ -170,7 +170,16 @@ def _holds_rst(name: str, body: list[str]) -> bool:
     last = name.split(":")[-1]
     if last in MARKDOWN_DIRECTIVES or (TAB_DIRECTIVE.match(last) and last != "code-tab"):
         return True
-    return any(RST_DIRECTIVE.match(line) or DOCTEST_PARAGRAPH.match(line) for line in body)
+    return any(RST_DIRECTIVE.match(line) or DOCTEST_PARAGRAPH.match(line) or _opens_literal(line) for line in body)
+
+
+def _opens_literal(line: str) -> bool:
+    """A paragraph line ending in `::` (`For example::`): the indented block after it is shown as code."""
+    return line.rstrip().endswith("::") and not RST_DIRECTIVE.match(line)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def _directive_parts(lines: list[str], index: int, indent: int) -> tuple[dict[str, str], int, list[str], int]:
@@ -262,7 +271,37 @@ def rst_blocks(
             )
             prose = []
             continue
-        if line.strip():
+        if _opens_literal(line):
+            said = line.strip()[:-2].rstrip()
+            if said:
+                prose.append(said + ":")
+                section.append(said + ":")
+            start = index + 1
+            while start < len(lines) and not lines[start].strip():
+                start += 1
+            end = start
+            while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > _indent(line)):
+                end += 1
+            body = lines[start:end]
+            while body and not body[-1].strip():
+                body.pop()
+            if body and _indent(body[0]) > _indent(line):
+                # A literal block: Sphinx shows it highlighted as the docs' default language, Python.
+                blocks.append(
+                    Block(
+                        FenceInfo(""),
+                        _dedented(body),
+                        first_line + start,
+                        titles,
+                        " ".join(prose),
+                        {},
+                        " ".join(section),
+                    )
+                )
+                prose = []
+                index = end
+                continue
+        elif line.strip():
             prose.append(line.strip())
             section.append(line.strip())
         index += 1

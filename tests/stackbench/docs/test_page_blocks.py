@@ -92,3 +92,15 @@ def test_a_rest_directive_holding_rest_is_read_inside_and_one_without_content_gi
         ("", "list-table", 19),
     ]
     assert blocks[-1].options == {"header-rows": "1"}
+
+
+def test_a_rest_literal_block_after_a_paragraph_ending_in_two_colons_is_a_block():
+    text = (
+        "Shapes\n======\n\n.. autoclass:: Square\n\n   For example::\n\n      square = Square(2)\n"
+        "      print(square.area)\n\n   Done.\n\nA plain paragraph with `code::` inside stays prose.\n\n::\n\n    x = 1\n"
+    )
+    blocks = rst_blocks(text)
+    assert [(b.code, b.line, b.prose_before) for b in blocks] == [
+        ("square = Square(2)\nprint(square.area)\n", 8, "For example:"),
+        ("x = 1\n", 17, "Done. A plain paragraph with `code::` inside stays prose."),
+    ]
