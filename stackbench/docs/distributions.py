@@ -63,7 +63,7 @@ NAMESPACES = {"azure", "google", "opentelemetry.instrumentation", "zope", "jarac
 # Names docs give the reader's own code (mylib, your_app, settings, models): never looked up on an index, where a
 # squatter may well have taken them.
 READERS_OWN = re.compile(
-    r"^(?:(?:my|your|some|example|sample|demo)_?(?:app|application|lib|library|module|mod|package|pkg|project|code|"
+    r"^(?:(?:my|your|some|other|example|sample|demo)_?(?:app|application|lib|library|module|mod|package|pkg|project|code|"
     r"service|settings|config|models?|utils?|stuff|things?|api|plugin|program|script|tasks?)?\d*|foo|bar|baz|qux|"
     r"app|application|project|package|module|lib|library|utils?|helpers?|models?|views?|schemas?|settings|config|"
     r"conf|main|tasks?|services?|api|core|common|server|client|db|database|routes|handlers?|"

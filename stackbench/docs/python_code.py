@@ -47,7 +47,9 @@ RAISES_COMMENT = re.compile(
     r"(?:\s+(?i:with\s+)?(?:an?\s+)?`?(?P<named>[A-Z]\w{0,99})`?\b.*|\s+(?i:an?\s+(?:error|exception))\b.*|"
     r"\s*(?:[.!:(].*)?$)|"
     rf"`?(?P<shown>{EXCEPTION_NAME})`?\s*(?:[:!(].*)?$|"
-    r"(?i:(?:an?\s+)?error)\s*!*\s*$)"
+    r"(?i:(?:an?\s+)?error)\s*!*\s*$|"
+    # "# the reader's call: immediate error", "# calling it now: TypeError"
+    rf".*:\s*(?:(?i:(?:an?\s+)?(?:immediate\s+)?(?:error|exception|failure))|(?P<late>{EXCEPTION_NAME}))\s*!*\s*$)"
 )
 # A sentence introducing a block that fails: "This fails immediately:", "Passing a string raises a `TypeError`:".
 RAISES_INTRO = re.compile(
@@ -375,7 +377,7 @@ def said_to_raise(code: str, tree: ast.Module) -> tuple[str, int] | None:
             continue  # inside a compound statement (a `try`, a function): about code that may not stop the example
         if statement is None or hasattr(statement, "body"):
             continue
-        return match.group("named") or match.group("shown") or "Exception", statement.lineno
+        return match.group("named") or match.group("shown") or match.group("late") or "Exception", statement.lineno
     return None
 
 

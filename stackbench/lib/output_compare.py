@@ -44,8 +44,16 @@ def _without_notes(expected: str, actual: str) -> str:
     reader, not output. A `#` line the example did print is output."""
     printed = {line.strip() for line in actual.splitlines()}
     return "\n".join(
-        line for line in expected.splitlines() if not line.lstrip().startswith("#") or line.strip() in printed
+        _without_trailing_note(line, printed)
+        for line in expected.splitlines()
+        if not line.lstrip().startswith("#") or line.strip() in printed
     )
+
+
+def _without_trailing_note(line: str, printed: set[str]) -> str:
+    """`False  # Hmm?`: a note after the value, two spaces and a `#` away; kept when that is what was printed."""
+    value, marker, _ = line.partition("  #")
+    return value.rstrip() if marker and line.strip() not in printed and value.strip() else line
 
 
 def _same(expected: str, actual: str) -> bool:

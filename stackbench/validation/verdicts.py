@@ -59,7 +59,16 @@ ENVIRONMENT_WORDS = (
     "network is unreachable",
     "no route to host",
     "could not connect",
+    "not a git repository",  # the reader's own project, under git
 )
+# A library saying the feature needs a newer Python than the reader's ("only supported in Python 3.14 and above").
+NEWER_PYTHON_NEEDED = re.compile(
+    r"\b(?:requires?|needs?|only (?:supported|available) (?:in|on|with)|supported (?:from|since)) Python "
+    r"(3\.\d+)\+?(?: (?:and|or) (?:above|newer|later|higher))?",
+    re.IGNORECASE,
+)
+# A module name quoted in an error message ('my_package', "your_app.models").
+QUOTED_MODULE = re.compile(r"""['"`]([A-Za-z_][\w.]*)['"`]""")
 MISSING_FILE = {"builtins.FileNotFoundError", "builtins.PermissionError", "builtins.NotADirectoryError"}
 
 
@@ -175,6 +184,10 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
             )
         return Verdict("failure", "error", error, _sentence("Fix the attribute the example uses" + _hint(exc)))
     if innermost["where"] == "package":
+        own = next((m for m in QUOTED_MODULE.findall(message) if readers_own(m)), None)
+        if own:
+            # The library was handed the reader's own package by name (`load("my_package")`): a placeholder.
+            return Verdict("skipped", None, f"Illustrative: it loads `{own}`, which stands for the reader's own code.")
         place = innermost["filename"].split("site-packages/")[-1]
         return Verdict(
             "failure",
@@ -201,6 +214,9 @@ def _environment_need(exc: Message, mro: set[str], message: str) -> str | None:
     lowered = message.lower()
     if any(word in lowered for word in ENVIRONMENT_WORDS) and "builtins.NameError" not in mro:
         return f"{exc['type']} ({message[:160]})"
+    newer = NEWER_PYTHON_NEEDED.search(message)
+    if newer:
+        return f"Python {newer.group(1)} or newer, which the library says this needs"
     if exc.get("filename") == "/dev/tty" or exc.get("errno") in (6, 25):  # ENXIO, ENOTTY
         return "an interactive terminal"
     if mro & MISSING_FILE and exc.get("filename"):

@@ -17,6 +17,8 @@ from stackbench.lib.output_compare import compare, differing_line
         ("# the sum is:\n3", "3"),
         ("3\n# and nothing more", "3"),
         ("# Title\ntext", "# Title\ntext"),
+        ("True\nFalse  # Hmm?", "True\nFalse"),
+        ("x  # kept", "x  # kept"),
     ],
 )
 def test_what_doctest_accepts_and_layout_alone_are_the_same(expected, actual):

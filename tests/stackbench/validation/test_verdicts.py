@@ -200,3 +200,25 @@ def test_syntax_newer_than_the_librarys_oldest_python_is_a_warning_unless_the_pa
     )
     assert newer_syntax(pep695, knowledge(requires_python=">=3.12"), "", None).status == "skipped"
     assert newer_syntax(pep695, knowledge(), "", None).status == "skipped", "nothing known about its Pythons"
+
+
+@pytest.mark.parametrize(
+    "raised, says",
+    [
+        (exception("ValueError", "Round shapes are only supported in Python 3.14 and above."), "Python 3.14 or newer"),
+        (exception("RuntimeError", "this feature requires Python 3.13+", where="package"), "Python 3.13 or newer"),
+        (exception("OSError", "Not a git repository: .", where="package"), "Not a git repository"),
+    ],
+)
+def test_what_the_library_says_the_readers_machine_lacks_is_their_environment(raised, says):
+    verdict = judge_exception(raised, knowledge())
+    assert verdict.status == "skipped" and says in verdict.message
+
+
+def test_a_library_handed_the_readers_own_package_by_name_is_illustrative():
+    loaded = judge_exception(
+        exception("ImportError", "cannot load 'my_package' from ['/w']", where="package"), knowledge()
+    )
+    assert loaded.status == "skipped" and "`my_package`" in loaded.message
+    real = judge_exception(exception("ImportError", "cannot load 'shapes_extra'", where="package"), knowledge())
+    assert (real.status, real.severity) == ("failure", "warning")
