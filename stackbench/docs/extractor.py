@@ -33,7 +33,7 @@ from pygments.util import ClassNotFound  # type: ignore[import-untyped]  # Pygme
 from stackbench.docs import python_code
 from stackbench.docs.distributions import distribution_for, module_names_of, normalized
 from stackbench.docs.includes import Expanded, expand
-from stackbench.docs.page_blocks import Block, markdown_blocks, rst_blocks, slugify
+from stackbench.docs.page_blocks import Block, indent_of, markdown_blocks, rst_blocks, slugify
 from stackbench.docs.tutorial_text import (
     FILE_INTRO,
     OLD_CODE_INTRO,
@@ -135,10 +135,6 @@ def _python_named_near(source: str, block: Block) -> str | None:
     return named_python("\n".join([block.section_before, *block.hierarchy[-1:], source]))
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
-
-
 def _shows_a_run(directive: str) -> bool:
     return bool(RUN_DIRECTIVE_WORDS & set(re.split(r"[:_-]", directive)))
 
@@ -193,7 +189,7 @@ def _module_file(code: str, prose: str) -> str | None:
     match = MODULE_COMMENT.match(first)
     if match:
         return match.group(1)
-    sentence = re.split(r"(?<=[.!?])\s+", prose.strip())[-1] if prose.strip() else ""
+    sentence = _last_sentence(prose)
     intro = FILE_INTRO.search(sentence)
     # The name closes the sentence that leads into the block ("… `app.py`:", "… `app.py` file with:"); a name in
     # the middle of an explanation is talked about, not written.
@@ -381,7 +377,7 @@ def read_blocks(
         code = textwrap.dedent(block.code)
         if not code.strip():
             continue
-        shown_indent = min((_indent(shown) for shown in block.code.split("\n") if shown.strip()), default=0)
+        shown_indent = min((indent_of(shown) for shown in block.code.split("\n") if shown.strip()), default=0)
         info = block.info
         origin = expanded.origin(block.line) if expanded is not None else None
         line = origin.line if origin is not None else block.line
@@ -579,7 +575,6 @@ def read_blocks(
             imports=imports or None,
             readers_names=readers_names,
             has_main="__main__" in code,
-            dependencies=dependencies_of(imports, library),
             shown_indent=shown_indent,
             named_python=_python_named_near(code, block),
         )
@@ -606,14 +601,15 @@ def read_blocks(
             example.expected_output = documented
         reading.examples.append(example)
         last_script = example if tree is not None and example.execution_context != "not_executable" else None
-    # Modules the page lays out as files (hello.py, app/__init__.py) are the reader's own: never a dependency to
-    # install from an index, though a package of that name may exist there.
+    # A script's dependencies, once the whole page is read: modules the page lays out as files (hello.py,
+    # app/__init__.py) are the reader's own, never a dependency to install from an index, though a package of
+    # that name may exist there; and the page may link the distribution a module comes from.
     page_modules = {Path(f.path).stem for f in reading.files if f.path.endswith(".py")}
     page_modules |= {Path(f.path).parent.name for f in reading.files if f.path.endswith("/__init__.py")}
     linked = {name for block in blocks for name in PYPI_PROJECT.findall(block.prose_before)}
     for example in reading.examples:
         example.is_executable = example.execution_context != "not_executable"
-        if example.dependencies and example.imports:
+        if example.style in ("script", "untagged") and example.imports:
             imports = [name for name in example.imports if name.split(".")[0] not in page_modules]
             example.dependencies = dependencies_of(imports, library, linked)
     return reading

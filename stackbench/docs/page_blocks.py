@@ -178,7 +178,7 @@ def _opens_literal(line: str) -> bool:
     return line.rstrip().endswith("::") and not RST_DIRECTIVE.match(line)
 
 
-def _indent(line: str) -> int:
+def indent_of(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
@@ -280,12 +280,12 @@ def rst_blocks(
             while start < len(lines) and not lines[start].strip():
                 start += 1
             end = start
-            while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > _indent(line)):
+            while end < len(lines) and (not lines[end].strip() or indent_of(lines[end]) > indent_of(line)):
                 end += 1
             body = lines[start:end]
             while body and not body[-1].strip():
                 body.pop()
-            if body and _indent(body[0]) > _indent(line):
+            if body and indent_of(body[0]) > indent_of(line):
                 # A literal block: Sphinx shows it highlighted as the docs' default language, Python.
                 blocks.append(
                     Block(

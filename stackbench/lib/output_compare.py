@@ -29,14 +29,19 @@ URL_VERSION = re.compile(r"(https?://[^\s/]+(?:/[^\s/]+)*?/)v?\d+(?:\.\d+)*(?=/)
 
 
 def compare(expected: str, actual: str) -> Match:
-    # Terminal colours are invisible to the reader: what they see is the text.
-    actual = strip_ansi(actual)
-    expected = _without_notes(strip_ansi(expected), actual)
+    expected, actual = _as_seen(expected, actual)
     if _same(expected, actual):
         return "same"
     if _same(_masked(expected), _masked(actual)):
         return "format"
     return "different"
+
+
+def _as_seen(expected: str, actual: str) -> tuple[str, str]:
+    """Both texts as the reader sees them: no terminal colour codes (invisible: what they see is the text), and
+    the shown output without the author's notes."""
+    actual = strip_ansi(actual)
+    return _without_notes(strip_ansi(expected), actual), actual
 
 
 def _without_notes(expected: str, actual: str) -> str:
@@ -100,8 +105,7 @@ def _masked(text: str) -> str:
 
 def differing_line(expected: str, actual: str) -> tuple[str, str] | None:
     """The first line where the two differ (after layout), to show a reader where to look."""
-    actual = strip_ansi(actual)
-    expected = _without_notes(strip_ansi(expected), actual)
+    expected, actual = _as_seen(expected, actual)
     want = [line.strip() for line in _lines(expected).split("\n") if line.strip()]
     got = [line.strip() for line in _lines(actual).split("\n") if line.strip()]
     for index in range(max(len(want), len(got))):

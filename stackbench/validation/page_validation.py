@@ -336,10 +336,7 @@ class PageValidation:
         statements = answer.get("statements", python_code.session_statements(example.code))
         return ExampleResult(
             **common,
-            status=verdict.status,
-            severity=verdict.severity,
-            error_message=verdict.message,
-            suggestions=verdict.suggestion,
+            **verdict.result_fields(),
             execution_output=self._machine.readable(output) or None,
             expected_output=expected,
             statements=statements,
@@ -477,42 +474,8 @@ class PageValidation:
         common = {**common, "actual_code_executed": executed}
         tree = self.trees[index]
         if tree is None:
-            newer = python_code.newer_syntax(example.code)
-            shape = python_code.fragment(example.code)
-            prompt = python_code.prompt_line(example.code)
-            if prompt is not None:
-                self.state.broken.add(index)
-                verdict = verdicts.mixed_prompts(f"line {example.line + prompt - 1} of the page")
-                return ExampleResult(
-                    **common,
-                    status=verdict.status,
-                    severity=verdict.severity,
-                    error_message=verdict.message,
-                    suggestions=verdict.suggestion,
-                )
-            if newer:
-                self.state.broken.add(index)
-                verdict = verdicts.newer_syntax(
-                    newer, self.knowledge, f"line {example.line} of the page", example.named_python
-                )
-                return ExampleResult(
-                    **common,
-                    status=verdict.status,
-                    severity=verdict.severity,
-                    error_message=verdict.message,
-                    suggestions=verdict.suggestion,
-                )
-            if shape:
-                self.state.broken.add(index)
-                return ExampleResult(**common, status="skipped", error_message=f"A fragment: {shape}.")
             self.state.broken.add(index)
-            return ExampleResult(
-                **common,
-                status="failure",
-                severity="error",
-                error_message=verdicts.syntax_problem(example.code),
-                suggestions="Fix the syntax of the example.",
-            )
+            return ExampleResult(**common, **self._unparsed_verdict(example).result_fields())
         request = self._script_request(index, tree, preludes)
         answer = self._running.request(request, self.options.timeout)
         verdict = self._script_verdict(index, answer)
@@ -549,12 +512,26 @@ class PageValidation:
         expected = self._expected_output(index)
         return ExampleResult(
             **common,
-            status=verdict.status,
-            severity=verdict.severity,
-            error_message=verdict.message,
-            suggestions=verdict.suggestion,
+            **verdict.result_fields(),
             execution_output=output or None,
             expected_output=expected if verdict.severity and expected else None,
+        )
+
+    def _unparsed_verdict(self, example: CodeExample) -> verdicts.Verdict:
+        """A script that does not parse: prompts mixed into it, syntax of a newer Python, a fragment, or a syntax
+        error of the page's."""
+        prompt = python_code.prompt_line(example.code)
+        if prompt is not None:
+            return verdicts.mixed_prompts(f"line {example.line + prompt - 1} of the page")
+        newer = python_code.newer_syntax(example.code)
+        if newer:
+            where = f"line {example.line} of the page"
+            return verdicts.newer_syntax(newer, self.knowledge, where, example.named_python)
+        shape = python_code.fragment(example.code)
+        if shape:
+            return verdicts.Verdict("skipped", None, f"A fragment: {shape}.")
+        return verdicts.Verdict(
+            "failure", "error", verdicts.syntax_problem(example.code), "Fix the syntax of the example."
         )
 
     def _script_request(self, index: int, tree: ast.Module, preludes: list[Message]) -> Message:

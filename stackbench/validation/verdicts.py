@@ -84,6 +84,15 @@ class Verdict:
     def finding(self) -> bool:
         return self.status == "failure" or self.severity is not None
 
+    def result_fields(self) -> dict[str, Any]:
+        """The verdict as an example result's fields."""
+        return {
+            "status": self.status,
+            "severity": self.severity,
+            "error_message": self.message,
+            "suggestions": self.suggestion,
+        }
+
 
 SUCCESS = Verdict("success")
 

@@ -193,18 +193,6 @@ def test_the_pages_exports_files_and_hidden_setup_are_in_place_when_the_reader_g
     assert outcome(result) == [("success", None)] * 3
 
 
-def test_a_module_the_page_names_is_importable_by_the_examples_after_it(offline):
-    result = validate_document(
-        page(
-            script("def area(w, h):\n    return w * h\n", 4),
-            script("from geometry import area\nprint(area(2, 3))\n#> 6\n", 10),
-            files=[{"path": "geometry.py", "content": "def area(w, h):\n    return w * h\n", "line": 4}],
-        ),
-        offline,
-    )
-    assert outcome(result) == [("success", None)] * 2
-
-
 def test_one_scripts_changes_to_the_process_do_not_leak_into_the_next(offline):
     result = validate_document(
         page(
