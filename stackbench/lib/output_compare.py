@@ -91,9 +91,9 @@ def _pattern(compact_want: str) -> re.Pattern:
     return re.compile(".*?".join(parts), re.DOTALL)
 
 
-# A traceback's stack, between its header and the exception line: as with doctest, the exception is what is shown;
-# the frames are the machine and the version that ran it.
-STACK = re.compile(r"^(Traceback \(most recent call last\):\n)(?:[ \t]+.*\n?)+", re.MULTILINE)
+# A traceback's stack (or a stack logging or traceback.print_stack dumps), between its header and what follows:
+# as with doctest, the exception is what is shown; the frames are the machine and the version that ran it.
+STACK = re.compile(r"^((?:Traceback|Stack) \(most recent call last\):\n)(?:[ \t]+.*\n?)+", re.MULTILINE)
 
 
 def _masked(text: str) -> str:

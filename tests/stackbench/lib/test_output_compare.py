@@ -50,6 +50,10 @@ def test_what_doctest_accepts_and_layout_alone_are_the_same(expected, actual):
             'log: start\nTraceback (most recent call last):\n  File "/b/app.py", line 9, in <module>\n    main()\n'
             '  File "/b/lib.py", line 2, in go\n    raise ValueError("no")\nValueError: no\nlog: end',
         ),
+        (
+            'lib: registered\nStack (most recent call last):\n  File "/a/app.py", line 4, in <module>\n    go()\n',
+            'lib: registered\nStack (most recent call last):\n  File "/b/app.py", line 9, in <module>\n    main()\n',
+        ),
     ],
 )
 def test_values_that_change_from_run_to_run_differ_only_in_format(expected, actual):
