@@ -7,7 +7,7 @@ end of a piece of work; the check half's figures are the ones that count.
     .venv/bin/python bench/real_docs.py [--half tune|check] [--warm-up] [--num-workers N] [--library NAME]
                                         [--show-failures]
 
-It downloads what it needs at run time (`pip download --no-deps --no-binary :all:`) into var/bench/sdists and
+It downloads what it needs at run time (each release's sdist from PyPI's index, checked by its sha256) into var/bench/sdists and
 prints, per library: blocks labelled vs extracted as runnable, doctest statements run with their output compared,
 reported failures (error and warning) that are labelled doc defects (true) or not (false), precision, recall and
 seconds; then the same over each half, with the targets (for time: the median library's seconds; the sum is
@@ -15,14 +15,17 @@ shown too). --warm-up validates once untimed first, so the timed pass has a warm
 warm cache)."""
 
 import argparse
+import hashlib
+import io
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tarfile
 import tempfile
 import time
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -42,32 +45,29 @@ TARGETS = {"extracted": 0.95, "statements": 0.90, "precision": 0.90, "recall": 0
 
 
 def docs_folder(name: str, version: str) -> Path:
-    """The docs/ folder of the release's sdist, downloaded once."""
+    """The docs/ folder of the release's sdist, downloaded once from PyPI's index (its JSON simple API, PEP 691)
+    and checked against the index's sha256. The archive is fetched, never built: `pip download --no-binary` would
+    build the sdist's metadata, and some build backends cannot be built here."""
     unpacked = SDISTS / f"{name}-{version}"
     if not unpacked.is_dir():
         SDISTS.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory() as download:
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "pip",
-                    "download",
-                    "--quiet",
-                    "--no-deps",
-                    "--no-binary",
-                    ":all:",
-                    f"{name}=={version}",
-                    "-d",
-                    download,
-                ],
-                check=True,
-                timeout=600,
-            )
-            archive = next(Path(download).glob("*.tar.gz"))
-            with tarfile.open(archive) as tar:
-                tar.extractall(SDISTS / "unpack", filter="data")
-        (SDISTS / "unpack" / archive.name.removesuffix(".tar.gz")).rename(unpacked)
+        request = urllib.request.Request(
+            f"https://pypi.org/simple/{name}/", headers={"Accept": "application/vnd.pypi.simple.v1+json"}
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            files = json.load(response)["files"]
+        wanted = {f"{spelling}-{version}.tar.gz" for spelling in (name, name.replace("-", "_"), name.replace("_", "-"))}
+        found = next((f for f in files if f["filename"].lower() in {w.lower() for w in wanted}), None)
+        if found is None:
+            sys.exit(f"{name} {version}: PyPI lists no sdist (.tar.gz) for this release")
+        with urllib.request.urlopen(urllib.parse.urljoin(request.full_url, found["url"]), timeout=600) as response:
+            archive = response.read()
+        if hashlib.sha256(archive).hexdigest() != found["hashes"]["sha256"]:
+            sys.exit(f"{name} {version}: the downloaded sdist does not match PyPI's sha256")
+        with tempfile.TemporaryDirectory() as unpack:
+            with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+                tar.extractall(unpack, filter="data")
+            (Path(unpack) / found["filename"][: -len(".tar.gz")]).rename(unpacked)
     return unpacked / "docs"
 
 
