@@ -47,10 +47,18 @@ RAISES_COMMENT = re.compile(
     r"(?:\s+(?i:with\s+)?(?:an?\s+)?`?(?P<named>[A-Z]\w{0,99})`?\b.*|\s+(?i:an?\s+(?:error|exception))\b.*|"
     r"\s*(?:[.!:(].*)?$)|"
     rf"`?(?P<shown>{EXCEPTION_NAME})`?\s*(?:[:!(].*)?$|"
-    r"(?i:(?:an?\s+)?error)\s*!*\s*$|"
+    # "# error!", "# immediate error", "# runtime error"
+    r"(?i:(?:an?\s+)?(?:(?:immediate|instant|runtime|fatal|validation|expected)\s+)?error)\s*!*\s*$|"
     # "# the reader's call: immediate error", "# calling it now: TypeError"
-    rf".*:\s*(?:(?i:(?:an?\s+)?(?:immediate\s+)?(?:error|exception|failure))|(?P<late>{EXCEPTION_NAME}))\s*!*\s*$)"
+    rf".*:\s*(?:(?i:(?:an?\s+)?(?:immediate\s+)?(?:error|exception|failure))|(?P<late>{EXCEPTION_NAME}))\s*!*\s*$|"
+    # "# looks X up, raises KeyError as ...", "# While here it will raise `ModuleNotFoundError`." (said_to_raise
+    # reads the words before the verb for a negation: "never raises KeyError" says the opposite)
+    r"(?P<lead>.*?)\b(?i:(?:will\s+|would\s+|should\s+)?(?:raises?|throws?))\s+"
+    rf"(?:(?i:an?\s+)?`?(?P<told>{EXCEPTION_NAME})`?\b|(?i:an?\s+(?:error|exception))\b)(?P<rest>.*))"
 )
+# Words after the exception that make the comment a condition ("raises KeyError if the key is missing"), not a
+# statement that this line raises.
+CONDITION = re.compile(r"^\W*(?:if|when|whenever|unless|in\s+case|on)\b", re.IGNORECASE)
 # A sentence introducing a block that fails: "This fails immediately:", "Passing a string raises a `TypeError`:".
 RAISES_INTRO = re.compile(
     r"\b(?:fails?|raises?|throws?|will\s+(?:fail|raise|throw)|results?\s+in\s+an?\s+(?:error|exception)|"
@@ -366,6 +374,10 @@ def said_to_raise(code: str, tree: ast.Module) -> tuple[str, int] | None:
         match = RAISES_COMMENT.match(comment)
         if not match or (match.group("named") and match.group("named").endswith("Warning")):
             continue
+        if match.group("lead") is not None and (
+            NEGATED.search(match.group("lead")) or CONDITION.match(match.group("rest"))
+        ):
+            continue
         statement = next((node for node in tree.body if node.lineno <= line <= (node.end_lineno or node.lineno)), None)
         if statement is None:
             # A comment on a line of its own speaks of the statement right below it.
@@ -377,7 +389,8 @@ def said_to_raise(code: str, tree: ast.Module) -> tuple[str, int] | None:
             continue  # inside a compound statement (a `try`, a function): about code that may not stop the example
         if statement is None or hasattr(statement, "body"):
             continue
-        return match.group("named") or match.group("shown") or match.group("late") or "Exception", statement.lineno
+        said = match.group("named") or match.group("shown") or match.group("late") or match.group("told")
+        return said or "Exception", statement.lineno
     return None
 
 

@@ -171,6 +171,11 @@ def test_a_fragment_is_told_from_a_broken_program():
         ("def g():\n    f(1)  # raises TypeError", None),
         ("try:\n    # raises KeyError\n    d['x']\nexcept KeyError:\n    pass\nprint(d)", None),
         ("# raises KeyError\n\nd = {}\n", ("KeyError", 3)),
+        ("x = d['b']  # looks up b, raises KeyError as none was set", ("KeyError", 1)),
+        ("# Now it will raise `LookupError`.\nf(1)", ("LookupError", 2)),
+        ("# immediate error\nf(1)", ("Exception", 2)),
+        ("f(1)  # it never raises KeyError", None),
+        ("f(1)  # reads d, raises KeyError if d is empty", None),
     ],
 )
 def test_a_comment_on_a_statement_says_which_exception_it_raises(code, said):
