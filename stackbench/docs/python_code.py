@@ -239,7 +239,7 @@ def fill_in(code: str) -> str | None:
 
 def ellipsis_gap(tree: ast.Module) -> int | None:
     """The line of a `...` standing for code or a value the reader supplies (`client = Client(...)`, `x = ...`,
-    `columns = [...]`), if any. Type hints (`tuple[int, ...]`), slices, stub bodies (`def f(): ...`) and
+    `columns = [...]`, `assert total == ...`), if any. Type hints (`tuple[int, ...]`), slices, stub bodies (`def f(): ...`) and
     `Field(...)` are not gaps."""
     in_subscripts = {id(n) for node in ast.walk(tree) if isinstance(node, ast.Subscript) for n in ast.walk(node.slice)}
     for node in ast.walk(tree):
@@ -261,6 +261,12 @@ def ellipsis_gap(tree: ast.Module) -> int | None:
             return node.lineno
         if isinstance(node, ast.Dict) and any(_is_ellipsis(v) for v in node.values):
             return node.lineno
+        if (
+            isinstance(node, ast.Compare)
+            and any(_is_ellipsis(operand) for operand in (node.left, *node.comparators))
+            and not any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops)
+        ):
+            return node.lineno  # `assert total == ...`: the value the reader (or a tool) writes in
         if isinstance(node, (ast.With, ast.AsyncWith)) and any(_is_ellipsis(i.context_expr) for i in node.items):
             return node.lineno
         if isinstance(node, (ast.For, ast.AsyncFor, ast.If, ast.While)) and _is_ellipsis(
@@ -275,11 +281,32 @@ def is_sketch(tree: ast.Module) -> bool:
     (a docstring before it allowed): their fields are left out, the reader's own. (A function stub is whole: a
     route or a hook it registers works as shown.)"""
     definitions = [n for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom))]
-    return bool(definitions) and all(
-        isinstance(n, ast.ClassDef)
-        and _is_ellipsis_statement(n.body[-1])
-        and all(isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) for s in n.body)
-        for n in definitions
+    return bool(definitions) and all(isinstance(n, ast.ClassDef) and _only_ellipsis(n.body) for n in definitions)
+
+
+def only_entries(tree: ast.Module) -> str | None:
+    """The class a block only builds objects of, keeping none (`Route('/users', user)` alone, or a few such lines):
+    entries shown for their shape, for the reader's own table or call. A program keeps what it builds."""
+    calls = [n.value for n in tree.body if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)]
+    if not calls or len(calls) != len(tree.body):
+        return None
+    names = [_callee(call) for call in calls]
+    return names[0] if all(re.match(r"^_*[A-Z][a-z]", name) for name in names) else None
+
+
+def elided_fields(tree: ast.Module) -> str | None:
+    """The name of a decorated class (a data class, a model) whose body is only `...`: its fields are left out,
+    so what the block does with it is shown for its shape. (An undecorated empty class, an exception or a marker,
+    is whole.)"""
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.decorator_list and _only_ellipsis(node.body):
+            return node.name
+    return None
+
+
+def _only_ellipsis(body: list[ast.stmt]) -> bool:
+    return _is_ellipsis_statement(body[-1]) and all(
+        isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) for s in body
     )
 
 
@@ -292,8 +319,9 @@ PSEUDO_ELLIPSIS = re.compile(r"<\s*(?:\.\.\.|…)\s*>|\.\.\.|…")
 
 
 def ellipsis_syntax_gap(code: str) -> int | None:
-    """The line of a `...` that makes code that does not parse pseudo-code (`def handler(...):`, `<...>`): the
-    code parses once every `...` is a name. None for code that parses, or fails for another reason."""
+    """The line of a `...` that makes code that does not parse pseudo-code (`def handler(...):`, `<...>`, a `...`
+    line among a list's entries, with no comma after it): the code parses once every `...` is a name, or an entry
+    when it stands alone on its line. None for code that parses, or fails for another reason."""
     try:
         compile(code, "<example>", "exec", flags=PARSE_FLAGS)
         return None
@@ -301,7 +329,7 @@ def ellipsis_syntax_gap(code: str) -> int | None:
         failing = exc.lineno
     except ValueError:
         return None
-    if parse(PSEUDO_ELLIPSIS.sub("_", code)) is None:
+    if parse(PSEUDO_ELLIPSIS.sub("_", code)) is None and parse(_entries_filled(code)) is None:
         return None
     lines = code.split("\n")
     gaps = [number for number, line in enumerate(lines, 1) if PSEUDO_ELLIPSIS.search(line)]
@@ -342,6 +370,15 @@ def without_leading_magics(code: str) -> str | None:
         lines[number - 1] = f"# {lines[number - 1]}  (IPython magic `{magic}`, which only IPython runs: left out)"
     rest = "\n".join(lines)
     return rest if parse(rest) is not None else None
+
+
+# A `...` alone on its line, in a list or a call: the entries the reader has (`routes = [\n    ...\n    Route()]`).
+ELIDED_ENTRIES = re.compile(r"^(\s*)(?:\.\.\.|…)\s*,?\s*$", re.MULTILINE)
+
+
+def _entries_filled(code: str) -> str:
+    """The code with each `...` that stands alone on its line read as one entry among others (`_,`)."""
+    return PSEUDO_ELLIPSIS.sub("_", ELIDED_ENTRIES.sub(r"\1_,", code))
 
 
 def _is_ellipsis(node: ast.AST | None) -> bool:
