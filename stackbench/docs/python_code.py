@@ -585,6 +585,17 @@ def undefined_names(tree: ast.Module) -> set[str]:
     return used - _locally_bound(tree) - BUILTIN_NAMES
 
 
+def imported_names(tree: ast.Module) -> dict[str, str]:
+    """The names an example's imports bind at module level, with the module each comes from."""
+    names = {}
+    for node in _top_level_nodes(tree):
+        if isinstance(node, ast.Import):
+            names.update({alias.asname or alias.name.split(".")[0]: alias.name for alias in node.names})
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.update({alias.asname or alias.name: node.module for alias in node.names if alias.name != "*"})
+    return names
+
+
 def imported_modules(tree: ast.Module | None) -> list[str]:
     """Modules the example imports (absolute imports), in order."""
     if tree is None:
