@@ -2,9 +2,9 @@
 
 Understood: MyST's ```{include} and ```{literalinclude} (with :start-after:, :end-before:, :start-line:,
 :end-line:, :lines: and :language:), MkDocs' snippets (`--8<-- "file"`, `--8<-- "file:start:end"`,
-`--8<-- "file:section"`), markdown-include's `{!file!}` and VuePress' code imports (`@[code{3-10} python](file)`).
-Included files are looked up beside the page, then from the docs folder, and must lie inside the project (the docs
-folder's parent); an include that cannot be read stays as it is. Every line of the result remembers where it came from, so an example found in an included file
+`--8<-- "file:section"`) and markdown-include's `{!file!}`. Included files are looked up beside the page, then
+from the docs folder, and must lie inside the project (the docs folder's parent); an include that cannot be read
+stays as it is. Every line of the result remembers where it came from, so an example found in an included file
 is reported at its own file and line."""
 
 import re
@@ -17,11 +17,6 @@ MYST_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*\{(include|literalinclude)\}\s*(
 OPTION = re.compile(r"^\s*:([\w-]+):\s*(.*?)\s*$")
 SNIPPET = re.compile(r"""^(\s*)-{1,2}8<-{1,2}\s+["']([^"']+)["']\s*$""")
 MARKDOWN_INCLUDE = re.compile(r"^(\s*)\{!\s*([^!]+?)\s*!\}\s*$")
-# VuePress' code import: `@[code](../file.py)`, `@[code{3-10} python{4}](@/file.py)` (a line range, a language).
-VUEPRESS_CODE = re.compile(
-    r"^(\s*)@\[code(?:\{(?P<first>\d*)-?(?P<last>\d*)\})?(?:\s+(?P<language>[\w+#-]+)(?:\{[^}]*\})?)?[^\]]*\]"
-    r"\((?P<target>[^)\s]+)\)\s*$"
-)
 SECTION_MARK = re.compile(r"--8<--\s*\[(start|end):([\w-]+)\]")
 
 
@@ -82,21 +77,6 @@ def _expand(text: str, page: Path, docs_root: Path, depth: int, first_line: int 
                     included.append(_relative(found, docs_root))
                 index = end + 1
                 continue
-        imported = VUEPRESS_CODE.match(line)
-        found = _find(imported.group("target").removeprefix("@/"), page, docs_root) if imported else None
-        if imported and found is not None:
-            # Shown as a fenced block of the file's lines (a code import is never read as markdown).
-            lines_of = _read_lines(found)
-            first = int(imported.group("first") or 1)
-            body = lines_of[first - 1 : int(imported.group("last") or len(lines_of))]
-            language = imported.group("language") or _language_of(found)
-            out_lines += [f"{imported.group(1)}```{language}", *body, f"{imported.group(1)}```"]
-            origins += [Origin(source, first_line + index)]
-            origins += [Origin(_relative(found, docs_root), first + n) for n in range(len(body))]
-            origins += [Origin(source, first_line + index)]
-            included.append(_relative(found, docs_root))
-            index += 1
-            continue
         if snippet and depth < MAX_DEPTH:
             target, _, span = snippet.group(2).partition(":")
             found = _find(target, page, docs_root)

@@ -41,20 +41,6 @@ def test_mkdocs_snippets_take_line_ranges_and_named_sections(tmp_path):
     assert expanded.origin(2).line == 3
 
 
-def test_a_vuepress_code_import_becomes_a_fence_of_the_files_lines(tmp_path):
-    docs = tmp_path / "docs"
-    write(docs, "examples/shapes.py", "import shapes\nsquare = shapes.Square(2)\nprint(square)\n")
-    page = write(
-        docs, "guide/page.md", "Intro\n@[code python](../examples/shapes.py)\n@[code{2-3}](@/examples/shapes.py)\n"
-    )
-    expanded = expand(page, docs)
-    lines = expanded.text.split("\n")
-    assert lines[1:6] == ["```python", "import shapes", "square = shapes.Square(2)", "print(square)", "```"]
-    assert lines[6:10] == ["```python", "square = shapes.Square(2)", "print(square)", "```"]
-    assert expanded.origin(3).source == "examples/shapes.py" and expanded.origin(3).line == 1
-    assert expanded.origin(8).line == 2, "a line range keeps the file's own line numbers"
-
-
 def test_an_include_outside_the_project_or_missing_stays_as_written(tmp_path):
     docs = tmp_path / "project" / "docs"
     write(tmp_path, "secret.md", "do not read\n")
