@@ -68,7 +68,9 @@ READERS_OWN = re.compile(
     r"app|application|project|package|module|lib|library|utils?|helpers?|models?|views?|schemas?|settings|config|"
     r"conf|main|tasks?|services?|api|core|common|server|client|db|database|routes|handlers?|"
     # my_awesome_app, your_project_name, yourcompany: a name the reader is to put their own in place of.
-    r"(?:my|your|our)_\w+|your\w+)$",
+    r"(?:my|your|our)_\w+|your\w+|"
+    # pkg1, package_b, module2, mod_a: one of several made-up packages a page tells apart by number or letter.
+    r"(?:pkg|package|mod|module|lib|library|app|project)(?:_?\d+|_[a-z]))$",
     re.IGNORECASE,
 )
 

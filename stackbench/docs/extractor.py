@@ -40,6 +40,7 @@ from stackbench.docs.tutorial_text import (
     OLD_CODE_LABEL,
     PATH_LIKE,
     READERS_NAME,
+    TEMPTATION_INTRO,
     UPGRADE_PAGE,
     named_python,
     release_named,
@@ -311,6 +312,12 @@ def placeholder_reason(code: str, tree: ast.Module | None) -> str | None:
         return f"its line {line} has `...` where the reader fills in their own code"
     if tree is not None and python_code.is_sketch(tree):
         return "it only sketches classes whose bodies are `...` (their fields left out)"
+    entries = python_code.only_entries(tree) if tree is not None else None
+    if entries:
+        return f"it only builds `{entries}` objects and keeps none: entries shown for their shape"
+    elided = python_code.elided_fields(tree) if tree is not None else None
+    if elided:
+        return f"its class `{elided}` has `...` for a body (its fields left out), so it only shows the shape of its use"
     return None
 
 
@@ -338,6 +345,9 @@ def shown_as_old_release(block: Block, library: str, version: str | None, page: 
 def _last_sentence(prose: str) -> str:
     """The sentence right before a block: the last of its last paragraph."""
     return re.split(r"(?<=[.!?])\s+", prose.strip().split("\n")[-1])[-1]
+
+
+ARGUED_AGAINST = "Not run: the page shows it as what the reader might be tempted to write, to argue against it."
 
 
 def _comparison_only(old: str) -> str:
@@ -397,6 +407,7 @@ def read_blocks(
             PageRequirement(requirement=r, line=line) for r in prose_requirements(block.prose_before, library)
         ]
         old = shown_as_old_release(block, library, version, page)
+        argued_against = TEMPTATION_INTRO.search(_last_sentence(block.prose_before))
         directive = info.directive
         if directive in SETUP_DIRECTIVES:
             reading.setup.append(SetupCode(code=code, line=line, source=page, groups=doctest_groups(info.argument)))
@@ -446,6 +457,8 @@ def read_blocks(
                 example.skip_reason = "the docs mark this session to be skipped (:options: +SKIP)"
             elif old:
                 example.execution_context, example.skip_reason = "not_executable", _comparison_only(old)
+            elif argued_against:
+                example.execution_context, example.skip_reason = "not_executable", ARGUED_AGAINST
             example.named_python = _python_named_near(python_code.session_source(code), block)
             reading.examples.append(example)
             last_script = None
@@ -582,6 +595,8 @@ def read_blocks(
         shape = python_code.fragment(code) if tree is None else None
         if old:
             example.execution_context, example.skip_reason = "not_executable", _comparison_only(old)
+        elif argued_against:
+            example.execution_context, example.skip_reason = "not_executable", ARGUED_AGAINST
         elif magic_only:
             example.execution_context, example.skip_reason = "not_executable", magic_only
         elif shape:

@@ -47,10 +47,18 @@ RAISES_COMMENT = re.compile(
     r"(?:\s+(?i:with\s+)?(?:an?\s+)?`?(?P<named>[A-Z]\w{0,99})`?\b.*|\s+(?i:an?\s+(?:error|exception))\b.*|"
     r"\s*(?:[.!:(].*)?$)|"
     rf"`?(?P<shown>{EXCEPTION_NAME})`?\s*(?:[:!(].*)?$|"
-    r"(?i:(?:an?\s+)?error)\s*!*\s*$|"
+    # "# error!", "# immediate error", "# runtime error"
+    r"(?i:(?:an?\s+)?(?:(?:immediate|instant|runtime|fatal|validation|expected)\s+)?error)\s*!*\s*$|"
     # "# the reader's call: immediate error", "# calling it now: TypeError"
-    rf".*:\s*(?:(?i:(?:an?\s+)?(?:immediate\s+)?(?:error|exception|failure))|(?P<late>{EXCEPTION_NAME}))\s*!*\s*$)"
+    rf".*:\s*(?:(?i:(?:an?\s+)?(?:immediate\s+)?(?:error|exception|failure))|(?P<late>{EXCEPTION_NAME}))\s*!*\s*$|"
+    # "# looks X up, raises KeyError as ...", "# While here it will raise `ModuleNotFoundError`." (said_to_raise
+    # reads the words before the verb for a negation: "never raises KeyError" says the opposite)
+    r"(?P<lead>.*?)\b(?i:(?:will\s+|would\s+|should\s+)?(?:raises?|throws?))\s+"
+    rf"(?:(?i:an?\s+)?`?(?P<told>{EXCEPTION_NAME})`?\b|(?i:an?\s+(?:error|exception))\b)(?P<rest>.*))"
 )
+# Words after the exception that make the comment a condition ("raises KeyError if the key is missing"), not a
+# statement that this line raises.
+CONDITION = re.compile(r"^\W*(?:if|when|whenever|unless|in\s+case|on)\b", re.IGNORECASE)
 # A sentence introducing a block that fails: "This fails immediately:", "Passing a string raises a `TypeError`:".
 RAISES_INTRO = re.compile(
     r"\b(?:fails?|raises?|throws?|will\s+(?:fail|raise|throw)|results?\s+in\s+an?\s+(?:error|exception)|"
@@ -231,7 +239,7 @@ def fill_in(code: str) -> str | None:
 
 def ellipsis_gap(tree: ast.Module) -> int | None:
     """The line of a `...` standing for code or a value the reader supplies (`client = Client(...)`, `x = ...`,
-    `columns = [...]`), if any. Type hints (`tuple[int, ...]`), slices, stub bodies (`def f(): ...`) and
+    `columns = [...]`, `assert total == ...`), if any. Type hints (`tuple[int, ...]`), slices, stub bodies (`def f(): ...`) and
     `Field(...)` are not gaps."""
     in_subscripts = {id(n) for node in ast.walk(tree) if isinstance(node, ast.Subscript) for n in ast.walk(node.slice)}
     for node in ast.walk(tree):
@@ -253,6 +261,12 @@ def ellipsis_gap(tree: ast.Module) -> int | None:
             return node.lineno
         if isinstance(node, ast.Dict) and any(_is_ellipsis(v) for v in node.values):
             return node.lineno
+        if (
+            isinstance(node, ast.Compare)
+            and any(_is_ellipsis(operand) for operand in (node.left, *node.comparators))
+            and not any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops)
+        ):
+            return node.lineno  # `assert total == ...`: the value the reader (or a tool) writes in
         if isinstance(node, (ast.With, ast.AsyncWith)) and any(_is_ellipsis(i.context_expr) for i in node.items):
             return node.lineno
         if isinstance(node, (ast.For, ast.AsyncFor, ast.If, ast.While)) and _is_ellipsis(
@@ -267,11 +281,32 @@ def is_sketch(tree: ast.Module) -> bool:
     (a docstring before it allowed): their fields are left out, the reader's own. (A function stub is whole: a
     route or a hook it registers works as shown.)"""
     definitions = [n for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom))]
-    return bool(definitions) and all(
-        isinstance(n, ast.ClassDef)
-        and _is_ellipsis_statement(n.body[-1])
-        and all(isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) for s in n.body)
-        for n in definitions
+    return bool(definitions) and all(isinstance(n, ast.ClassDef) and _only_ellipsis(n.body) for n in definitions)
+
+
+def only_entries(tree: ast.Module) -> str | None:
+    """The class a block only builds objects of, keeping none (`Route('/users', user)` alone, or a few such lines):
+    entries shown for their shape, for the reader's own table or call. A program keeps what it builds."""
+    calls = [n.value for n in tree.body if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)]
+    if not calls or len(calls) != len(tree.body):
+        return None
+    names = [_callee(call) for call in calls]
+    return names[0] if all(re.match(r"^_*[A-Z][a-z]", name) for name in names) else None
+
+
+def elided_fields(tree: ast.Module) -> str | None:
+    """The name of a decorated class (a data class, a model) whose body is only `...`: its fields are left out,
+    so what the block does with it is shown for its shape. (An undecorated empty class, an exception or a marker,
+    is whole.)"""
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.decorator_list and _only_ellipsis(node.body):
+            return node.name
+    return None
+
+
+def _only_ellipsis(body: list[ast.stmt]) -> bool:
+    return _is_ellipsis_statement(body[-1]) and all(
+        isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) for s in body
     )
 
 
@@ -284,8 +319,9 @@ PSEUDO_ELLIPSIS = re.compile(r"<\s*(?:\.\.\.|…)\s*>|\.\.\.|…")
 
 
 def ellipsis_syntax_gap(code: str) -> int | None:
-    """The line of a `...` that makes code that does not parse pseudo-code (`def handler(...):`, `<...>`): the
-    code parses once every `...` is a name. None for code that parses, or fails for another reason."""
+    """The line of a `...` that makes code that does not parse pseudo-code (`def handler(...):`, `<...>`, a `...`
+    line among a list's entries, with no comma after it): the code parses once every `...` is a name, or an entry
+    when it stands alone on its line. None for code that parses, or fails for another reason."""
     try:
         compile(code, "<example>", "exec", flags=PARSE_FLAGS)
         return None
@@ -293,7 +329,7 @@ def ellipsis_syntax_gap(code: str) -> int | None:
         failing = exc.lineno
     except ValueError:
         return None
-    if parse(PSEUDO_ELLIPSIS.sub("_", code)) is None:
+    if parse(PSEUDO_ELLIPSIS.sub("_", code)) is None and parse(_entries_filled(code)) is None:
         return None
     lines = code.split("\n")
     gaps = [number for number, line in enumerate(lines, 1) if PSEUDO_ELLIPSIS.search(line)]
@@ -336,6 +372,15 @@ def without_leading_magics(code: str) -> str | None:
     return rest if parse(rest) is not None else None
 
 
+# A `...` alone on its line, in a list or a call: the entries the reader has (`routes = [\n    ...\n    Route()]`).
+ELIDED_ENTRIES = re.compile(r"^(\s*)(?:\.\.\.|…)\s*,?\s*$", re.MULTILINE)
+
+
+def _entries_filled(code: str) -> str:
+    """The code with each `...` that stands alone on its line read as one entry among others (`_,`)."""
+    return PSEUDO_ELLIPSIS.sub("_", ELIDED_ENTRIES.sub(r"\1_,", code))
+
+
 def _is_ellipsis(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Constant) and node.value is Ellipsis
 
@@ -366,6 +411,10 @@ def said_to_raise(code: str, tree: ast.Module) -> tuple[str, int] | None:
         match = RAISES_COMMENT.match(comment)
         if not match or (match.group("named") and match.group("named").endswith("Warning")):
             continue
+        if match.group("lead") is not None and (
+            NEGATED.search(match.group("lead")) or CONDITION.match(match.group("rest"))
+        ):
+            continue
         statement = next((node for node in tree.body if node.lineno <= line <= (node.end_lineno or node.lineno)), None)
         if statement is None:
             # A comment on a line of its own speaks of the statement right below it.
@@ -377,7 +426,8 @@ def said_to_raise(code: str, tree: ast.Module) -> tuple[str, int] | None:
             continue  # inside a compound statement (a `try`, a function): about code that may not stop the example
         if statement is None or hasattr(statement, "body"):
             continue
-        return match.group("named") or match.group("shown") or match.group("late") or "Exception", statement.lineno
+        said = match.group("named") or match.group("shown") or match.group("late") or match.group("told")
+        return said or "Exception", statement.lineno
     return None
 
 
@@ -533,6 +583,17 @@ def undefined_names(tree: ast.Module) -> set[str]:
     """Names the example uses without defining them (nor being builtins)."""
     used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
     return used - _locally_bound(tree) - BUILTIN_NAMES
+
+
+def imported_names(tree: ast.Module) -> dict[str, str]:
+    """The names an example's imports bind at module level, with the module each comes from."""
+    names = {}
+    for node in _top_level_nodes(tree):
+        if isinstance(node, ast.Import):
+            names.update({alias.asname or alias.name.split(".")[0]: alias.name for alias in node.names})
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.update({alias.asname or alias.name: node.module for alias in node.names if alias.name != "*"})
+    return names
 
 
 def imported_modules(tree: ast.Module | None) -> list[str]:

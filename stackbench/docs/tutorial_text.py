@@ -178,6 +178,11 @@ def is_file_path(text: str) -> bool:
     return FILE_EXTENSION.search(text) is not None
 
 
+# The sentence right before a block that shows it as what not to write: "You might be tempted to use a check:",
+# "Don't do this:". The page argues against the code; the reader does not run it.
+TEMPTATION_INTRO = re.compile(r"\btempted\s+to\b|\b(?:don'?t|do\s+not)\s+do\s+(?:this|that)\b", re.IGNORECASE)
+
+
 # -- code a page about upgrading shows as the old release's, for comparison ---------------------------------------
 UPGRADE_PAGE = re.compile(
     r"\b(?:migrat(?:e|es|ing|ion)|upgrad(?:e|es|ing)|porting|breaking changes?|what'?s new|moving (?:from|to))\b",

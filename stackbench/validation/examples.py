@@ -2,9 +2,11 @@
 script), the source it runs, the names it defines."""
 
 import ast
+from pathlib import PurePosixPath
 
 from stackbench.docs import python_code
-from stackbench.formats.walkthrough import CodeExample, SetupCode
+from stackbench.docs.distributions import readers_own
+from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis, SetupCode
 
 
 def runnable(example: CodeExample) -> bool:
@@ -33,6 +35,26 @@ def names_in(example: CodeExample) -> set[str]:
     """Names an example that is not run would define (parsed leniently: placeholders may break parsing)."""
     tree = python_code.parse(source_of(example))
     return python_code.defined_names(tree) if tree is not None else set()
+
+
+def readers_imports(example: CodeExample, page_modules: set[str]) -> set[str]:
+    """Names an example imports from the reader's own code (`from myproject import users`), not from a module the
+    page writes (page_modules): the page does not define them, it names what the reader has."""
+    tree = python_code.parse(source_of(example))
+    if tree is None:
+        return set()
+    return {
+        name
+        for name, module in python_code.imported_names(tree).items()
+        if readers_own(module) and module.split(".")[0] not in page_modules
+    }
+
+
+def page_modules(analysis: ExtractionAnalysis) -> set[str]:
+    """The modules and packages the page lays out as files (`app.py`, `src/myproject/__init__.py`): every part of
+    their paths, as a module is imported from any folder of a layout."""
+    paths = [PurePosixPath(f.path) for f in analysis.files if f.path.endswith(".py")]
+    return {part.removesuffix(".py") for path in paths for part in path.parts}
 
 
 def script_name(example: CodeExample, index: int) -> str:

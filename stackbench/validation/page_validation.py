@@ -30,6 +30,8 @@ from stackbench.validation.examples import (
     calls_print,
     defined_by,
     names_in,
+    page_modules,
+    readers_imports,
     runnable,
     script_name,
     sets_up,
@@ -76,6 +78,11 @@ class PageValidation:
             for t, e in zip(self.trees, self.examples, strict=True)
         ]
         self.setup_defines = set().union(*(defined_by(s.code) for s in analysis.setup))
+        # Names the page only ever imports from the reader's own code: the reader's, like names nothing defines.
+        borrowed = [readers_imports(e, page_modules(analysis)) for e in self.examples]
+        self.readers_own_names = set().union(*borrowed) - self.setup_defines
+        for defines, imported in zip(self.defines, borrowed, strict=True):
+            self.readers_own_names -= defines - imported
         self.state = PageState()
         self.setup_problems: list[SetupProblem] = []
         self.environment: ValidationEnvironment | None = None
@@ -138,11 +145,11 @@ class PageValidation:
                 for number, setup in enumerate(self.analysis.setup):
                     if setup.line == 0 or setup.source != self.analysis.page:
                         self._apply_setup(number, self.process)
-            for index, example in enumerate(self.examples):
+            for index in range(len(self.examples)):
                 if should_stop():
                     break
                 if self.process is not None:
-                    self._catch_up(example, self.process)
+                    self._catch_up(index, self.process)
                 result = self._validate(index)
                 self.state.results[index] = result
                 results.append(result)
@@ -182,10 +189,13 @@ class PageValidation:
             remember=True,
         )
 
-    def _catch_up(self, example: CodeExample, process: PageProcess) -> None:
+    def _catch_up(self, index: int, process: PageProcess) -> None:
         """What the reader did on the page before this example, in page order: the docs' hidden setup (of the
-        example's doctest group), the variables the page exports, the files it shows."""
+        example's doctest group), the variables the page exports, the files it shows (and, for a file, the files
+        of its layout, shown block after block with it: the reader creates them all before running any)."""
+        example = self.examples[index]
         line = example.line
+        files_until = self._layout_end(index)
         for number, setup in enumerate(self.analysis.setup):
             if number not in self.state.done_setup and sets_up(setup, example):
                 self._apply_setup(number, process)
@@ -198,7 +208,7 @@ class PageValidation:
             process.request({"op": "environ", "variables": fresh}, 10, remember=True)
         sandbox = self._machine.sandbox
         for number, page_file in enumerate(self.analysis.files):
-            if page_file.line >= line or number in self.state.written_files:
+            if (page_file.line >= line and page_file.line > files_until) or number in self.state.written_files:
                 continue
             self.state.written_files.add(number)
             path = page_file.path
@@ -208,6 +218,19 @@ class PageValidation:
                 sandbox.write_file(os.path.normpath(inside), page_file.content)
             except OSError:
                 self.state.unwritable_files.append(path)
+
+    def _layout_end(self, index: int) -> int:
+        """The line of the last file block of the layout the example opens, when it is a file the page shows and
+        more file blocks of other files follow it right away (the same file shown again is another version of
+        it, not part of the layout); 0 for any other example."""
+        files = {page_file.line: page_file.path for page_file in self.analysis.files}
+        layout: dict[str, int] = {}
+        for example in self.examples[index:]:
+            path = files.get(example.line)
+            if path is None or path in layout:
+                break
+            layout[path] = example.line
+        return max(layout.values()) if len(layout) > 1 else 0
 
     def _materialize(self, index: int, process: PageProcess) -> None:
         """A script joins the page's process, so the sessions after it see what it did."""
@@ -286,24 +309,32 @@ class PageValidation:
         if tree is None:
             return []
         earlier = set(self.setup_defines).union(*self.defines[:index]) if index else set(self.setup_defines)
-        return sorted(python_code.undefined_names(tree) - earlier)
+        return sorted(python_code.undefined_names(tree) - (earlier - self.readers_own_names))
 
     def _explain_names(self, index: int, verdict_exception: Message, process: PageProcess) -> None:
         """Before blaming a missing import, look at every name the example leaves undefined: one that nothing
-        provides (no page example, no module, not the library) makes the example an illustration."""
+        provides (no page example, no module, not the library) makes the example an illustration. So does one
+        that is the reader's own whatever the page does elsewhere: a name the page only imports from the reader's
+        code, or one that says it is theirs (`MyClass`), even if the page defines one by that name further on."""
         free = [n for n in self._free_names(index) if n != verdict_exception.get("name")]
         if not free:
             return
         answer = process.request({"op": "resolve", "names": free}, 30)
         resolved = answer.get("names", {})
-        self.knowledge.unresolved = [
+        knowledge = self.knowledge
+        knowledge.unresolved = [
             name
             for name in free
             if name in resolved
             and not any(resolved[name].values())
-            and name not in self.knowledge.defined_later
-            and name not in self.knowledge.defined_by_failed
-            and name not in self.knowledge.defined_by_skipped
+            and (
+                name in self.readers_own_names
+                or (
+                    (name not in knowledge.defined_later or verdicts.readers_own_name(name, knowledge))
+                    and name not in knowledge.defined_by_failed
+                    and name not in knowledge.defined_by_skipped
+                )
+            )
         ]
 
     # -- sessions ----------------------------------------------------------------------------------------------

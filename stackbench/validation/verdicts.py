@@ -297,8 +297,8 @@ READERS_OWN_NAME = re.compile(r"^_*(?:my|your|My|Your)(?:_|[A-Z0-9])")
 
 def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
     name = exc.get("name") or ""
-    if page.unresolved and (not page.verbatim or all(_readers_own(n, page) for n in page.unresolved)):
-        return _illustrative(page.unresolved[0])
+    if page.unresolved and (not page.verbatim or all(readers_own_name(n, page) for n in page.unresolved)):
+        return _illustrative(page.unresolved[0], page)
     if exc.get("importable"):
         return Verdict("failure", "warning", error, f"Add `import {name}` to the example: `{name}` is never imported.")
     if exc.get("provided_by"):
@@ -317,7 +317,7 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
         )
     if exc.get("suggestions"):
         return Verdict("failure", "error", error, f"`{name}` is not defined{_hint(exc)}")
-    if page.verbatim and not _readers_own(name, page):
+    if page.verbatim and not readers_own_name(name, page):
         # A session shows what the reader types: they type this name too, and get this NameError.
         return Verdict(
             "failure",
@@ -326,14 +326,19 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
             f"`{name}` is defined nowhere: not on the page, not in {page.release}, the standard library or an "
             "installed package. Define it in the session, or fix its spelling.",
         )
-    return _illustrative(name)
+    return _illustrative(name, page)
 
 
-def _readers_own(name: str, page: PageKnowledge) -> bool:
+def readers_own_name(name: str, page: PageKnowledge) -> bool:
+    """The name says it is the reader's own object (`my_db`, `MyModel`), or the prose around the example does."""
     return name in page.readers_names or bool(READERS_OWN_NAME.match(name))
 
 
-def _illustrative(name: str) -> Verdict:
+def _illustrative(name: str, page: PageKnowledge) -> Verdict:
+    if name in page.defined_later:
+        return Verdict(
+            "skipped", None, f"Illustrative: uses `{name}`, the reader's own here (the page only gets to it later)."
+        )
     return Verdict(
         "skipped", None, f"Illustrative: uses `{name}`, which neither the page nor any installed package defines."
     )

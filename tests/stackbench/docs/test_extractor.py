@@ -874,3 +874,71 @@ def test_a_distribution_the_page_links_on_pypi_is_the_one_a_prefixed_module_come
     )
     example = pages(extract_docs(tmp_path, "shapes", "1.0"))["plugins.md"].examples[0]
     assert example.dependencies == ["pyshapes-colour", "shapes-extra"]
+
+
+ARGUED_AGAINST_PAGE = """# Comparing kinds
+
+You might be tempted to compare the kinds by identity:
+
+```pycon
+>>> kind_of(tile) is shapes.Kind
+```
+
+Don't do this:
+
+```python
+tiles = shapes.load_all()
+```
+
+Compare them with `same_kind` instead:
+
+```python
+import shapes
+print(shapes.same_kind(shapes.Tile(), shapes.Tile()))
+```
+"""
+
+
+def test_code_the_page_argues_against_is_not_run_and_says_so(tmp_path):
+    (tmp_path / "kinds.md").write_text(ARGUED_AGAINST_PAGE)
+    tempted, forbidden, advised = pages(extract_docs(tmp_path, "shapes", "1.0"))["kinds.md"].examples
+    reason = "Not run: the page shows it as what the reader might be tempted to write, to argue against it."
+    assert tempted.skip_reason == reason and forbidden.skip_reason == reason
+    assert advised.execution_context == "sync"
+
+
+SHAPES_ONLY_PAGE = """# Tiles
+
+A tile is declared like this:
+
+```python
+Tile("corner", edge)
+```
+
+Any record type works:
+
+```python
+@record
+class Tile:
+    ...
+
+save(Tile())
+```
+
+Add yours after the others:
+
+```python
+tiles = [
+    ...
+    Tile("corner", edge)
+]
+```
+"""
+
+
+def test_entries_elided_fields_and_elided_entries_are_shown_for_their_shape_not_run(tmp_path):
+    (tmp_path / "tiles.md").write_text(SHAPES_ONLY_PAGE)
+    entry, elided, listed = pages(extract_docs(tmp_path, "shapes", "1.0"))["tiles.md"].examples
+    assert entry.skip_reason == "Not run: it only builds `Tile` objects and keeps none: entries shown for their shape."
+    assert elided.skip_reason.startswith("Not run: its class `Tile` has `...` for a body (its fields left out)")
+    assert listed.skip_reason == "Not run: its line 2 has `...` where the reader fills in their own code."

@@ -6,12 +6,15 @@ from stackbench.docs.python_code import (
     dependencies,
     documented_output,
     documented_prints,
+    elided_fields,
     ellipsis_gap,
+    ellipsis_syntax_gap,
     fill_in,
     fragment,
     is_session,
     is_sketch,
     newer_syntax,
+    only_entries,
     parse,
     prompt_line,
     reads_as_code,
@@ -90,6 +93,7 @@ def test_a_program_whose_docstring_holds_doctests_is_no_session():
         "class Protocol:\n    def method(self) -> int: ...",
         "name: str = Field(...)",
         "if ready:\n    ...",
+        "assert marker is ...",
     ],
 )
 def test_an_ellipsis_in_a_type_a_slice_a_stub_or_a_required_field_is_no_gap(code):
@@ -104,10 +108,31 @@ def test_an_ellipsis_in_a_type_a_slice_a_stub_or_a_required_field_is_no_gap(code
         ("import x\nrenderer.columns = [\n    ...\n]", 2),
         ("options = {'key': ...}", 1),
         ("for row in ...:\n    pass", 1),
+        ("import shapes\nassert shapes.area(2) == ...", 2),
     ],
 )
 def test_an_ellipsis_standing_for_the_readers_code_is_a_gap_at_its_line(code, line):
     assert ellipsis_gap(parse(code)) == line
+
+
+def test_an_ellipsis_line_among_entries_without_a_comma_is_a_gap_not_a_syntax_error():
+    code = "tiles = [\n    ...\n    Tile('corner')\n]\n"
+    assert ellipsis_syntax_gap(code) == 2
+    assert ellipsis_syntax_gap("tiles = [\n    Tile('a')\n    Tile('b')\n]\n") is None, "a missing comma is a mistake"
+
+
+def test_a_block_that_only_builds_objects_it_keeps_nowhere_shows_entries():
+    assert only_entries(parse("Tile('corner', edge)\nTile('middle', edge, rotate=True)\n")) == "Tile"
+    assert only_entries(parse("shapes.Tile('corner')\n")) == "Tile"
+    assert only_entries(parse("tile = Tile('corner')\n")) is None, "a program keeps what it builds"
+    assert only_entries(parse("draw(Tile('corner'))\n")) is None, "a call that acts"
+    assert only_entries(parse("Tile('corner').draw()\n")) is None
+
+
+def test_a_decorated_class_with_an_ellipsis_body_has_its_fields_left_out():
+    assert elided_fields(parse("@record\nclass Tile:\n    ...\n\nsave(Tile())\n")) == "Tile"
+    assert elided_fields(parse("class TileError(Exception): ...\n\nraise TileError()\n")) is None
+    assert elided_fields(parse("@record\nclass Tile:\n    side: int\n")) is None
 
 
 def test_placeholders_are_values_to_fill_in_not_environment_variable_names():
@@ -171,6 +196,11 @@ def test_a_fragment_is_told_from_a_broken_program():
         ("def g():\n    f(1)  # raises TypeError", None),
         ("try:\n    # raises KeyError\n    d['x']\nexcept KeyError:\n    pass\nprint(d)", None),
         ("# raises KeyError\n\nd = {}\n", ("KeyError", 3)),
+        ("x = d['b']  # looks up b, raises KeyError as none was set", ("KeyError", 1)),
+        ("# Now it will raise `LookupError`.\nf(1)", ("LookupError", 2)),
+        ("# immediate error\nf(1)", ("Exception", 2)),
+        ("f(1)  # it never raises KeyError", None),
+        ("f(1)  # reads d, raises KeyError if d is empty", None),
     ],
 )
 def test_a_comment_on_a_statement_says_which_exception_it_raises(code, said):

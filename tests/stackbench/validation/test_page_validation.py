@@ -358,6 +358,50 @@ def test_a_module_standing_for_the_readers_own_is_illustrative_unless_the_page_l
     assert result.results[0].error_message.startswith("Illustrative: imports `my_package`")
 
 
+def test_a_name_the_page_only_imports_from_the_readers_code_is_theirs_so_a_block_using_it_is_illustrative(offline):
+    result = validate_document(
+        page(
+            script("print(greet(visitor))\n", 5),
+            script("from my_project import visitor\n", 20),
+            script("print(greet(visitor))\n", 30),
+        ),
+        offline,
+    )
+    before, _, after = result.results
+    assert (before.status, after.status) == ("skipped", "skipped")
+    assert before.error_message.startswith("Illustrative: uses `visitor`")
+    assert after.error_message.startswith("Illustrative: uses `visitor`")
+
+
+def test_a_name_that_says_it_is_the_readers_is_theirs_even_where_the_page_defines_one_later(offline):
+    result = validate_document(
+        page(
+            script("print(greet(MyVisitor))\n", 5),
+            script("print(greet(visitor))\n", 10),
+            script("class MyVisitor:\n    pass\n\nvisitor = MyVisitor()\n", 20),
+        ),
+        offline,
+    )
+    readers, pages = result.results[:2]
+    assert readers.status == "skipped" and "`MyVisitor`, the reader's own" in readers.error_message
+    assert (pages.status, pages.severity) == ("failure", "warning"), "the page's own name is only defined later"
+
+
+def test_a_file_block_runs_with_the_files_shown_right_after_it_in_place(offline):
+    result = validate_document(
+        page(
+            script("from tiles.sizes import SIDE\nprint(SIDE)\n#> 3\n", 10),
+            script("SIDE = 3\n", 16),
+            files=[
+                {"path": "tiles/__init__.py", "content": "from tiles.sizes import SIDE\nprint(SIDE)\n", "line": 10},
+                {"path": "tiles/sizes.py", "content": "SIDE = 3\n", "line": 16},
+            ],
+        ),
+        offline,
+    )
+    assert outcome(result) == [("success", None)] * 2
+
+
 def test_a_testsetup_runs_before_the_sessions_of_its_doctest_group_only(offline):
     result = validate_document(
         page(
