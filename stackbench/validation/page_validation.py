@@ -381,11 +381,14 @@ class PageValidation:
                 verdict = verdicts.mixed_prompts(f"after the prompt at {where}")
                 printed, expected = shown, failure["want"]
             elif failure.get("expects_exception") and verdicts.same_exception(failure["want"], failure["got"]):
-                verdict = verdicts.Verdict(
-                    "success",
-                    "info",
-                    f"The exception's message differs from the page's ({where}); its type is the same.",
-                )
+                # doctest compares a traceback by its last line; the page may show the whole chain of exceptions.
+                verdict = verdicts.judge_output(failure["want"], failure["got"], where)
+                if verdict.status == "failure":
+                    verdict = verdicts.Verdict(
+                        "success",
+                        "info",
+                        f"The exception's message differs from the page's ({where}); its type is the same.",
+                    )
                 printed, expected = f"{shown}\n{failure['got']}", failure["want"]
             else:
                 verdict = verdicts.judge_output(failure["want"], failure["got"], where)

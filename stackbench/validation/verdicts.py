@@ -348,7 +348,11 @@ def judge_output(expected: str, actual: str, where_said: str = "") -> Verdict:
     shown = f" The page shows `{line[0][:200]}`; it printed `{line[1][:200]}`." if line else ""
     if match == "format":
         return Verdict(
-            "success", "info", "The output differs from the page only in format (times, addresses, ids)." + shown, None
+            "success",
+            "info",
+            "The output differs from the page only in format (times, addresses, ids, quoting, a traceback's frames)."
+            + shown,
+            None,
         )
     return Verdict(
         "failure",
