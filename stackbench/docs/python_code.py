@@ -563,6 +563,14 @@ def undefined_names(tree: ast.Module) -> set[str]:
     return used - _locally_bound(tree) - BUILTIN_NAMES
 
 
+def used_as_modules(tree: ast.Module) -> set[str]:
+    """Names the code reaches into (`name.attr`): where a module and a function share a name (`from x import x`),
+    these are meant as the module."""
+    return {
+        node.value.id for node in ast.walk(tree) if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+    }
+
+
 def imported_modules(tree: ast.Module | None) -> list[str]:
     """Modules the example imports (absolute imports), in order."""
     if tree is None:

@@ -154,6 +154,23 @@ def test_a_traceback_the_page_shows_is_the_expected_outcome(offline):
     assert result.status == "success" and result.severity is None
 
 
+def test_the_examples_after_one_that_only_lacks_an_import_are_judged_on_their_own(offline):
+    result = validate_document(
+        page(
+            script("message = greet('docs')\n", 10),
+            script("print(message.upper())\n#> HELLO PAGE\n", 20),
+            script("print(greet('again'))\n", 30),
+        ),
+        offline,
+    )
+    lacking, after, lacking_too = result.results
+    assert (lacking.status, lacking.severity) == ("failure", "warning")
+    assert lacking.suggestions.startswith("Add `from sbdemo import greet`")
+    assert (after.status, after.severity) == ("failure", "error"), "its own wrong output, not example 0's cascade"
+    assert "HELLO DOCS" in after.error_message
+    assert (lacking_too.status, lacking_too.severity) == ("failure", "warning"), "the import added above is not its"
+
+
 CHAINED_LOOKUP = (
     ">>> def lookup(key):\n"
     "...     try:\n"
