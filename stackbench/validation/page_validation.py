@@ -537,8 +537,8 @@ class PageValidation:
         self, index: int, tree: ast.Module, preludes: list[Message], verdict: verdicts.Verdict
     ) -> None:
         """A script that stops only for want of an import: the reader adds the import the verdict names (then the
-        next, a few at most) and runs it again. Once it runs, its definitions stand for the examples after it,
-        which are judged on their own instead of as its cascade (its failure stays reported)."""
+        next, a few at most) and runs it again. Once it runs to its end, its definitions stand for the examples
+        after it, which are judged on their own instead of as its cascade (its failure stays reported)."""
         example, added = self.examples[index], list[str]()
         while verdict.import_needed and len(added) < MAX_IMPORTS_ADDED:
             added.append(verdict.import_needed)
@@ -547,13 +547,15 @@ class PageValidation:
                 script_request(fixed, index, tree, preludes, self.options.timeout, self._machine.sandbox.state, False),
                 self.options.timeout,
             )
-            verdict = self._script_verdict(index, answer)
-            if verdict.status != "failure":
+            if answer.get("status") == "ok":  # it ran to its end: all it defines stands
                 # What it defined stays; the names the reader imported into it do not: an example after it that
                 # uses them without importing them lacks the import too.
                 names = [statement.split()[-1] for statement in added]
                 self.state.repaired[index] = fixed.code.rstrip("\n") + f"\ndel {', '.join(names)}\n"
                 return
+            if answer.get("status") != "exception":
+                return
+            verdict = self._script_verdict(index, answer)
 
     def _as_repaired(self, index: int) -> CodeExample:
         """The example as the reader runs it from now on: with the imports they added to it."""
