@@ -110,12 +110,40 @@ def session_parts(text: str) -> tuple[str, str] | None:
     if first is None:
         return None
     if PROMPT.match(lines[first]):
-        return "", text
+        return "", _chained_tracebacks_kept_whole(text)
     prompt = next((n for n, line in enumerate(lines) if COLUMN_PROMPT.match(line)), None)
     if prompt is None:
         return None
     prefix = "\n".join(lines[:prompt])
-    return (prefix, "\n".join(lines[prompt:])) if parse(prefix) is not None else None
+    session = _chained_tracebacks_kept_whole("\n".join(lines[prompt:]))
+    return (prefix, session) if parse(prefix) is not None else None
+
+
+# What Python prints between the tracebacks of chained exceptions, a blank line either side.
+CHAINING_LINE = re.compile(
+    r"^\s*(?:The above exception was the direct cause of the following exception:"
+    r"|During handling of the above exception, another exception occurred:)\s*$"
+)
+
+
+def _chained_tracebacks_kept_whole(session: str) -> str:
+    """A shown traceback of chained exceptions runs to its last exception: the blank lines Python prints around
+    `The above exception was the direct cause…` are part of the output (doctest would end it at the first blank
+    line, and read the rest as prose), so they become doctest's `<BLANKLINE>`."""
+    lines = session.split("\n")
+    for number, line in enumerate(lines):
+        before = lines[number - 1] if number else ""
+        after = lines[number + 1] if number + 1 < len(lines) else ""
+        if line.strip():
+            continue
+        if CHAINING_LINE.match(after):
+            chaining = after
+        elif CHAINING_LINE.match(before) and after.lstrip().startswith("Traceback"):
+            chaining = before
+        else:
+            continue
+        lines[number] = chaining[: len(chaining) - len(chaining.lstrip())] + doctest.BLANKLINE_MARKER
+    return "\n".join(lines)
 
 
 def is_session(text: str) -> bool:
@@ -594,6 +622,14 @@ def imported_names(tree: ast.Module) -> dict[str, str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.update({alias.asname or alias.name: node.module for alias in node.names if alias.name != "*"})
     return names
+
+
+def used_as_modules(tree: ast.Module) -> set[str]:
+    """Names the code reaches into (`name.attr`): where a module and a function share a name (`from x import x`),
+    these are meant as the module."""
+    return {
+        node.value.id for node in ast.walk(tree) if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+    }
 
 
 def imported_modules(tree: ast.Module | None) -> list[str]:

@@ -41,7 +41,12 @@ def _as_seen(expected: str, actual: str) -> tuple[str, str]:
     """Both texts as the reader sees them: no terminal colour codes (invisible: what they see is the text), and
     the shown output without the author's notes."""
     actual = strip_ansi(actual)
-    return _without_notes(strip_ansi(expected), actual), actual
+    expected = BLANK_LINE.sub("", strip_ansi(expected))
+    return _without_notes(expected, actual), actual
+
+
+# doctest's marker for a blank line of output: what the reader sees is the blank line.
+BLANK_LINE = re.compile(r"^[ \t]*<BLANKLINE>[ \t]*$", re.MULTILINE)
 
 
 def _without_notes(expected: str, actual: str) -> str:
@@ -96,16 +101,25 @@ def _pattern(compact_want: str) -> re.Pattern:
 STACK = re.compile(r"^((?:Traceback|Stack) \(most recent call last\):\n)(?:[ \t]+.*\n?)+", re.MULTILINE)
 
 
+# A class is shown by its name as often as by its repr: `type=int` where Python prints `type=<class 'int'>`.
+CLASS_REPR = re.compile(r"<class '([\w.]+)'>")
+
+
+def _frames_left_out(text: str) -> str:
+    return STACK.sub(r"\1  ...\n", text)
+
+
 def _masked(text: str) -> str:
-    text = STACK.sub(r"\1  ...\n", text)
+    text = _frames_left_out(text)
     text = masked(text, MASKS)
     text = URL_VERSION.sub(lambda m: m.group(1) + "<v>", text)
+    text = CLASS_REPR.sub(r"\1", text)
     return text.replace("'", "").replace('"', "")  # how a value is quoted is presentation
 
 
 def differing_line(expected: str, actual: str) -> tuple[str, str] | None:
     """The first line where the two differ (after layout), to show a reader where to look."""
-    expected, actual = _as_seen(expected, actual)
+    expected, actual = (_frames_left_out(text) for text in _as_seen(expected, actual))
     want = [line.strip() for line in _lines(expected).split("\n") if line.strip()]
     got = [line.strip() for line in _lines(actual).split("\n") if line.strip()]
     for index in range(max(len(want), len(got))):

@@ -47,6 +47,7 @@ from stackbench.validation.verdicts import Message
 SessionVerdict = tuple[verdicts.Verdict, str | None, str]
 
 LEGACY_SKIP_REASON = "Example marked as not executable"
+MAX_IMPORTS_ADDED = 3  # past a few, the example is more than a missing import away from running
 
 
 @dataclass
@@ -64,6 +65,8 @@ class PageState:
     unwritable_files: list[str] = field(default_factory=list)
     dirty: bool = False  # the page's process holds more than its hidden setup: what ran before may interfere
     tried_optional: set[str] = field(default_factory=set)
+    # scripts that only lacked imports -> their code with the imports the reader added
+    repaired: dict[int, str] = field(default_factory=dict)
 
 
 class PageValidation:
@@ -175,7 +178,9 @@ class PageValidation:
         it defined before breaking stays in the reader's session, like a session's names)."""
         if style_of(self.examples[index]) == "doctest" or self.trees[index] is None:
             return False
-        return self.state.results[index].status == "success" or index in self.state.broken
+        return (
+            self.state.results[index].status == "success" or index in self.state.broken or index in self.state.repaired
+        )
 
     def _sessions_after(self, index: int) -> bool:
         return any(style_of(e) == "doctest" and runnable(e) for e in self.examples[index + 1 :])
@@ -234,10 +239,13 @@ class PageValidation:
 
     def _materialize(self, index: int, process: PageProcess) -> None:
         """A script joins the page's process, so the sessions after it see what it did."""
-        example = self.examples[index]
         self.state.materialized.add(index)
         self.state.dirty = True
-        process.request(materialize_request(example, index, self.options.timeout), self.options.timeout, remember=True)
+        process.request(
+            materialize_request(self._as_repaired(index), index, self.options.timeout),
+            self.options.timeout,
+            remember=True,
+        )
 
     def _validate(self, index: int) -> ExampleResult:
         example = self.examples[index]
@@ -288,6 +296,8 @@ class PageValidation:
         knowledge.unresolved = []
         knowledge.verbatim = style_of(self.examples[index]) == "doctest"
         knowledge.readers_names = set(self.examples[index].readers_names)
+        tree = self.trees[index]
+        knowledge.used_as_modules = python_code.used_as_modules(tree) if tree is not None else set()
         for other in range(len(self.examples) - 1, index, -1):
             for name in self.defines[other]:
                 knowledge.defined_later[name] = (other, self.examples[other].line)
@@ -412,11 +422,14 @@ class PageValidation:
                 verdict = verdicts.mixed_prompts(f"after the prompt at {where}")
                 printed, expected = shown, failure["want"]
             elif failure.get("expects_exception") and verdicts.same_exception(failure["want"], failure["got"]):
-                verdict = verdicts.Verdict(
-                    "success",
-                    "info",
-                    f"The exception's message differs from the page's ({where}); its type is the same.",
-                )
+                # doctest compares a traceback by its last line; the page may show the whole chain of exceptions.
+                verdict = verdicts.judge_output(failure["want"], failure["got"], where)
+                if verdict.status == "failure":
+                    verdict = verdicts.Verdict(
+                        "success",
+                        "info",
+                        f"The exception's message differs from the page's ({where}); its type is the same.",
+                    )
                 printed, expected = f"{shown}\n{failure['got']}", failure["want"]
             else:
                 verdict = verdicts.judge_output(failure["want"], failure["got"], where)
@@ -483,7 +496,8 @@ class PageValidation:
                 fresh.request(self._session_request(earlier), self.options.timeout)
             else:
                 fresh.request(
-                    materialize_request(self.examples[earlier], earlier, self.options.timeout), self.options.timeout
+                    materialize_request(self._as_repaired(earlier), earlier, self.options.timeout),
+                    self.options.timeout,
                 )
         return fresh
 
@@ -497,7 +511,7 @@ class PageValidation:
     def _script(self, index: int, common: dict[str, Any], depends: list[int]) -> ExampleResult:
         example = self.examples[index]
         preludes: list[Message] = [
-            {"name": script_name(self.examples[d], d), "code": self.examples[d].code}
+            {"name": script_name(self.examples[d], d), "code": self._as_repaired(d).code}
             for d in depends
             if style_of(self.examples[d]) != "doctest" and d not in self.state.materialized
         ]
@@ -534,10 +548,12 @@ class PageValidation:
         verdict = self._unless_unwritable_file(index, verdict)
         if verdict.builds_on is not None:
             self.state.cascades[index] = verdict.builds_on
+        if verdict.import_needed and answer.get("status") == "exception":
+            self._add_missing_imports(index, tree, preludes, verdict)
         if example.shown_indent and (verdict.status == "success" or verdict.builds_on is not None):
             # Its own defect, whatever it builds on: the reader's paste stops at its first line.
             verdict = verdicts.shown_indented(example.shown_indent)
-        if verdict.status == "failure" and answer.get("status") != "ok":
+        if verdict.status == "failure" and answer.get("status") != "ok" and index not in self.state.repaired:
             self.state.broken.add(index)
         output = self._machine.readable(answer.get("output", ""))
         expected = self._expected_output(index)
@@ -547,6 +563,36 @@ class PageValidation:
             execution_output=output or None,
             expected_output=expected if verdict.severity and expected else None,
         )
+
+    def _add_missing_imports(
+        self, index: int, tree: ast.Module, preludes: list[Message], verdict: verdicts.Verdict
+    ) -> None:
+        """A script that stops only for want of an import: the reader adds the import the verdict names (then the
+        next, a few at most) and runs it again. Once it runs to its end, its definitions stand for the examples
+        after it, which are judged on their own instead of as its cascade (its failure stays reported)."""
+        example, added = self.examples[index], list[str]()
+        while verdict.import_needed and len(added) < MAX_IMPORTS_ADDED:
+            added.append(verdict.import_needed)
+            fixed = example.model_copy(update={"code": "\n".join(added) + "\n" + example.code})
+            answer = self._running.request(
+                script_request(fixed, index, tree, preludes, self.options.timeout, self._machine.sandbox.state, False),
+                self.options.timeout,
+            )
+            if answer.get("status") == "ok":  # it ran to its end: all it defines stands
+                # What it defined stays; the names the reader imported into it do not: an example after it that
+                # uses them without importing them lacks the import too.
+                names = [statement.split()[-1] for statement in added]
+                self.state.repaired[index] = fixed.code.rstrip("\n") + f"\ndel {', '.join(names)}\n"
+                return
+            if answer.get("status") != "exception":
+                return
+            verdict = self._script_verdict(index, answer)
+
+    def _as_repaired(self, index: int) -> CodeExample:
+        """The example as the reader runs it from now on: with the imports they added to it."""
+        example = self.examples[index]
+        code = self.state.repaired.get(index)
+        return example.model_copy(update={"code": code}) if code is not None else example
 
     def _unparsed_verdict(self, example: CodeExample) -> verdicts.Verdict:
         """A script that does not parse: prompts mixed into it, syntax of a newer Python, a fragment, or a syntax

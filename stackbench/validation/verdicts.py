@@ -79,6 +79,7 @@ class Verdict:
     message: str | None = None
     suggestion: str | None = None
     builds_on: int | None = None  # the earlier example whose failure this one only repeats (counted there)
+    import_needed: str | None = None  # the import statement a reader adds to get past this failure
 
     @property
     def finding(self) -> bool:
@@ -120,6 +121,8 @@ class PageKnowledge:
     verbatim: bool = False
     # names the page presents as the reader's own objects (`your `db``, `replace `db``)
     readers_names: set[str] = field(default_factory=set)
+    # names the failing example reaches into (`name.attr`): a module, where one shares the name of what it provides
+    used_as_modules: set[str] = field(default_factory=set)
 
     @property
     def release(self) -> str:
@@ -299,12 +302,22 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
     name = exc.get("name") or ""
     if page.unresolved and (not page.verbatim or all(readers_own_name(n, page) for n in page.unresolved)):
         return _illustrative(page.unresolved[0], page)
-    if exc.get("importable"):
-        return Verdict("failure", "warning", error, f"Add `import {name}` to the example: `{name}` is never imported.")
+    if exc.get("importable") and (name in page.used_as_modules or not exc.get("provided_by")):
+        return Verdict(
+            "failure",
+            "warning",
+            error,
+            f"Add `import {name}` to the example: `{name}` is never imported.",
+            import_needed=f"import {name}",
+        )
     if exc.get("provided_by"):
         module = exc["provided_by"][0]
         return Verdict(
-            "failure", "warning", error, f"Add `from {module} import {name}` to the example: it is never imported."
+            "failure",
+            "warning",
+            error,
+            f"Add `from {module} import {name}` to the example: it is never imported.",
+            import_needed=f"from {module} import {name}",
         )
     if name in page.defined_later:
         index, line = page.defined_later[name]
@@ -353,7 +366,11 @@ def judge_output(expected: str, actual: str, where_said: str = "") -> Verdict:
     shown = f" The page shows `{line[0][:200]}`; it printed `{line[1][:200]}`." if line else ""
     if match == "format":
         return Verdict(
-            "success", "info", "The output differs from the page only in format (times, addresses, ids)." + shown, None
+            "success",
+            "info",
+            "The output differs from the page only in format (times, addresses, ids, quoting, a traceback's frames)."
+            + shown,
+            None,
         )
     return Verdict(
         "failure",

@@ -30,6 +30,7 @@ def test_what_doctest_accepts_and_layout_alone_are_the_same(expected, actual):
     [
         ("2021-11-15 11:41:47 [info] woo", "2026-01-02 03:04:05 [info] woo"),
         ("<class 'Point'>", "<class '__main__.Point'>"),
+        ('Shape(kind=float, tags={"round"})', "Shape(kind=<class 'float'>, tags={'round'})"),
         ("id=1b4e28ba-2fa1-11d2-883f-0016d3cca427", "id=6fa459ea-ee8a-3ca4-894e-db77e160355e"),
         ("events=oh yes", "events='oh yes'"),
         ('{"event": "hi", "timestamp": 1700000000.123}', '{"event": "hi", "timestamp": 1800000000.5}'),
@@ -67,6 +68,7 @@ def test_values_that_change_from_run_to_run_differ_only_in_format(expected, actu
         ("hello", ""),
         ('{"event": "hello"}', '{"event": "hello", "lineno": 1}'),
         ("<class 'Point'>", "<Point object at 0x7f00aa>"),
+        ("Shape(kind=float)", "Shape(kind=<class 'int'>)"),
         ("20! = 2432902008176640000", "20! = 2432902008176640001"),
         (
             'Traceback (most recent call last):\n  File "a.py", line 1, in <module>\nValueError: no',

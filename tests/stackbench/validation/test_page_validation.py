@@ -154,6 +154,55 @@ def test_a_traceback_the_page_shows_is_the_expected_outcome(offline):
     assert result.status == "success" and result.severity is None
 
 
+def test_the_examples_after_one_that_only_lacks_an_import_are_judged_on_their_own(offline):
+    result = validate_document(
+        page(
+            script("message = greet('docs')\n", 10),
+            script("print(message.upper())\n#> HELLO PAGE\n", 20),
+            script("print(greet('again'))\n", 30),
+        ),
+        offline,
+    )
+    lacking, after, lacking_too = result.results
+    assert (lacking.status, lacking.severity) == ("failure", "warning")
+    assert lacking.suggestions.startswith("Add `from sbdemo import greet`")
+    assert (after.status, after.severity) == ("failure", "error"), "its own wrong output, not example 0's cascade"
+    assert "HELLO DOCS" in after.error_message
+    assert (lacking_too.status, lacking_too.severity) == ("failure", "warning"), "the import added above is not its"
+
+
+CHAINED_LOOKUP = (
+    ">>> def lookup(key):\n"
+    "...     try:\n"
+    "...         return {}[key]\n"
+    "...     except KeyError as error:\n"
+    "...         raise LookupError(f'no {key}') from error\n"
+    "...\n"
+    ">>> lookup('k')\n"
+    "Traceback (most recent call last):\n"
+    '  File "/home/author/lookups.py", line 3, in lookup\n'
+    "KeyError: 'k'\n"
+    "\n"
+    "The above exception was the direct cause of the following exception:\n"
+    "\n"
+    "Traceback (most recent call last):\n"
+    '  File "<stdin>", line 1, in <module>\n'
+    "LAST\n"
+)
+
+
+def test_a_chained_traceback_the_page_shows_runs_to_its_last_exception(offline):
+    shown, wrong = validate_document(
+        page(
+            session(CHAINED_LOOKUP.replace("LAST", "LookupError: no k"), 60),
+            session(CHAINED_LOOKUP.replace("LAST", "RuntimeError: no k"), 80),
+        ),
+        offline,
+    ).results
+    assert shown.status == "success" and shown.severity in (None, "info")
+    assert (wrong.status, wrong.severity) == ("failure", "error")
+
+
 def test_what_a_script_prints_is_compared_with_the_output_under_each_print(offline):
     good, wrong = validate_document(
         page(

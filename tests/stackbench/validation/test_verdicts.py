@@ -54,6 +54,13 @@ def test_a_name_is_judged_by_where_it_could_come_from():
     assert judge_exception(exception("NameError", name="row"), page).message.startswith("Illustrative")
 
 
+def test_a_module_and_what_it_provides_of_the_same_name_are_told_apart_by_how_the_name_is_used():
+    both = exception("NameError", name="shape", importable=True, provided_by=["shape"])
+    assert judge_exception(both, knowledge()).import_needed == "from shape import shape", "called or decorating"
+    reached_into = knowledge(used_as_modules={"shape"})
+    assert judge_exception(both, reached_into).import_needed == "import shape", "shape.circle(...)"
+
+
 def test_an_error_naming_what_a_failed_example_never_defined_is_counted_there():
     page = knowledge(defined_by_failed={"engine": (1, 10)}, defined_by_skipped={"client": (2, 20, "Not run.")})
     for error in (
