@@ -298,8 +298,12 @@ def _install_line(module: str, page: PageKnowledge) -> str:
 
 def _cascade(exc: Message, mro: set[str], page: PageKnowledge) -> Verdict | None:
     """A NameError, AttributeError or ImportError naming what an earlier example defines and never got to
-    define (it broke before or at that definition, or was not run): that example's failure, counted there."""
+    define (it broke before or at that definition, or was not run): that example's failure, counted there. A
+    module that is not there is no name an earlier example defines: an example importing it fails on its own
+    import, however the earlier ones that imported it fared."""
     if not mro & {"builtins.NameError", "builtins.AttributeError", "builtins.ImportError"}:
+        return None
+    if "builtins.ModuleNotFoundError" in mro:
         return None
     for name in (exc.get("missing"), exc.get("name")):
         if name in page.defined_by_failed:

@@ -120,6 +120,13 @@ def test_a_package_the_page_never_names_is_a_warning_that_says_what_to_pip_insta
     )
 
 
+def test_an_example_that_imports_a_missing_package_itself_fails_on_its_own_import_not_on_an_earlier_example():
+    page = knowledge(modules={"httpx": ("unnamed", "httpx")}, defined_by_failed={"httpx": (1, 10)})
+    verdict = judge_exception(exception("ModuleNotFoundError", name="httpx"), page)
+    assert (verdict.status, verdict.builds_on) == ("failure", None)
+    assert judge_exception(exception("NameError", name="httpx"), page).builds_on == 1, "using its name builds on it"
+
+
 def test_an_exception_raised_in_a_package_is_a_warning_and_in_the_docs_code_an_error():
     assert judge_exception(exception("ValueError", "bad", where="package"), knowledge()).severity == "warning"
     assert judge_exception(exception("ValueError", "bad"), knowledge()).severity == "error"
