@@ -1,5 +1,6 @@
 """Which distribution on PyPI provides an importable module: the well-known cases where the two names differ, kept
-here once for the extractor (an example's `dependencies`) and the validator (what to install for it)."""
+here once for the extractor (an example's `dependencies`) and the validator (what to install for it); and whether a
+page's prose names a package, which is what tells its reader to install it."""
 
 import re
 import sys
@@ -111,3 +112,40 @@ def module_names_of(library: str) -> set[str]:
         if normalized(package) == normalized(library)
     }
     return {n for n in names if n}
+
+
+# A word of prose as a package may be written in it: dirty-equals, sqlalchemy_utils, azure.identity, lib[extra,other].
+PROSE_WORD = re.compile(r"[A-Za-z0-9](?:[\w.-]*\w)?(?:\[[\w.,\s-]+\])?")
+
+
+def prose_names(prose: str) -> set[str]:
+    """The words of a page's prose (its text outside code blocks) that could name a package, lowercased: each
+    whole word, a dotted one by its leading parts too (`httpx.AsyncClient` names httpx), and `lib[a,b]` as lib,
+    lib[a] and lib[b]."""
+    names: set[str] = set()
+    for word in PROSE_WORD.findall(prose):
+        word = word.lower()
+        base, _, extras = word.partition("[")
+        parts = base.split(".")
+        names.update(".".join(parts[:length]) for length in range(1, len(parts) + 1))
+        names.update(f"{base}[{extra.strip()}]" for extra in extras.rstrip("]").split(",") if extra.strip())
+    return names
+
+
+def names_package(names: set[str], module: str, distribution: str) -> bool:
+    """The words name the distribution or the module it provides, whole and in any case (a namespace package's
+    module by its full name: `azure` names no package)."""
+    top = module.split(".")[0]
+    wanted = {normalized(distribution), normalized(module if top in NAMESPACES else top)}
+    return any(normalized(name) in wanted for name in names)
+
+
+def names_extra(names: set[str], library: str, extra: str) -> bool:
+    """The words name the library's extra as the reader installs it (`lib[extra]`): an extra's own name is often
+    an everyday word (full, all, standard) that tells nothing by itself."""
+    return f"{normalized(library)}[{normalized(extra)}]" in {_normalized_extra(name) for name in names if "[" in name}
+
+
+def _normalized_extra(name: str) -> str:
+    base, _, extra = name.partition("[")
+    return f"{normalized(base)}[{normalized(extra.rstrip(']'))}]"

@@ -31,7 +31,7 @@ from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped]  #
 from pygments.util import ClassNotFound  # type: ignore[import-untyped]  # Pygments ships no type hints
 
 from stackbench.docs import python_code
-from stackbench.docs.distributions import distribution_for, module_names_of, normalized
+from stackbench.docs.distributions import distribution_for, module_names_of, names_package, normalized, prose_names
 from stackbench.docs.includes import Expanded, expand
 from stackbench.docs.page_blocks import Block, indent_of, markdown_blocks, rst_blocks, slugify
 from stackbench.docs.tutorial_text import (
@@ -46,6 +46,7 @@ from stackbench.docs.tutorial_text import (
     release_named,
 )
 from stackbench.formats.walkthrough import (
+    RUNNABLE_STYLES,
     CodeExample,
     ExtractionAnalysis,
     PageFile,
@@ -374,11 +375,13 @@ class PageReading:
     requirements: list[PageRequirement] = field(default_factory=list)
     environment: list[PageVariable] = field(default_factory=list)
     files: list[PageFile] = field(default_factory=list)
+    prose_names: set[str] = field(default_factory=set)  # the words of its prose that could name a package
 
 
 def read_blocks(
-    blocks: list[Block], library: str, expanded: Expanded | None, page: str, version: str | None = None
+    blocks: list[Block], library: str, expanded: Expanded | None, page: str, text: str, version: str | None = None
 ) -> PageReading:
+    """The page's blocks as its reader uses them; text is the page the blocks were read from (their lines in it)."""
     reading = PageReading()
     last_script: CodeExample | None = None
     for index, block in enumerate(blocks):
@@ -616,18 +619,38 @@ def read_blocks(
             example.expected_output = documented
         reading.examples.append(example)
         last_script = example if tree is not None and example.execution_context != "not_executable" else None
-    # A script's dependencies, once the whole page is read: modules the page lays out as files (hello.py,
-    # app/__init__.py) are the reader's own, never a dependency to install from an index, though a package of
-    # that name may exist there; and the page may link the distribution a module comes from.
+    # An example's dependencies, once the whole page is read: the packages it imports that the page tells its
+    # reader about (its install lines, a PyPI link, their names in its prose), which the reader installs; one the
+    # page never names is not theirs to guess, and the example fails as it would for them. Modules the page lays
+    # out as files (hello.py, app/__init__.py) are the reader's own, never a dependency to install from an index,
+    # though a package of that name may exist there.
+    reading.prose_names = page_names(text, blocks)
+    told = reading.prose_names | {name for r in reading.requirements for name in prose_names(r.requirement)}
     page_modules = {Path(f.path).stem for f in reading.files if f.path.endswith(".py")}
     page_modules |= {Path(f.path).parent.name for f in reading.files if f.path.endswith("/__init__.py")}
-    linked = {name for block in blocks for name in PYPI_PROJECT.findall(block.prose_before)}
+    linked = set(PYPI_PROJECT.findall(text))
     for example in reading.examples:
         example.is_executable = example.execution_context != "not_executable"
-        if example.style in ("script", "untagged") and example.imports:
+        if example.style in RUNNABLE_STYLES and example.imports:
             imports = [name for name in example.imports if name.split(".")[0] not in page_modules]
-            example.dependencies = dependencies_of(imports, library, linked)
+            example.dependencies = dependencies_of(imports, library, told, linked)
     return reading
+
+
+# What a reader never sees of a page's text as words: comments (HTML's, MyST's `%` lines), addresses (a link's
+# target, a bare URL), tags, the lines that open and close a fence.
+HIDDEN_TEXT = re.compile(
+    r"<!--[\s\S]*?-->|^[ \t]*%[^\n]*|\]\([^)\s]*\)|\w+://\S+|<[^>\n]+>|^[ \t]*(?:```|~~~)[^\n]*", re.MULTILINE
+)
+
+
+def page_names(text: str, blocks: list[Block]) -> set[str]:
+    """The words of the page's prose that could name a package (its text outside its code blocks, as the reader
+    sees it), and the projects it links on PyPI."""
+    code = {block.line + n for block in blocks for n in range(len(block.code.rstrip("\n").split("\n")))}
+    prose = "\n".join("" if number in code else line for number, line in enumerate(text.split("\n"), 1))
+    linked = {name.lower() for name in PYPI_PROJECT.findall(prose)}
+    return {name for name in prose_names(HIDDEN_TEXT.sub(" ", prose)) if len(name) > 1 and not name.isdigit()} | linked
 
 
 def _reads_as_output(language: str, code: str, prose: str) -> bool:
@@ -647,11 +670,12 @@ def _reads_as_output(language: str, code: str, prose: str) -> bool:
 PYPI_PROJECT = re.compile(r"pypi\.org/project/([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
-def dependencies_of(imports: list[str], library: str, named: Collection[str] = ()) -> list[str]:
-    """The distributions the imports need; a module the usual convention maps to `x` comes from `pyx`,
-    `py-x` or `python-x` when the page links that project on PyPI (distributions often add the prefix)."""
+def dependencies_of(imports: list[str], library: str, told: set[str], linked: Collection[str] = ()) -> list[str]:
+    """The distributions the imports need that the page tells its reader about (told: the words of its prose and
+    install lines); a module the usual convention maps to `x` comes from `pyx`, `py-x` or `python-x` when the page
+    links that project on PyPI (distributions often add the prefix)."""
     own = module_names_of(library)
-    prefixed = {normalized(n): n for n in named}
+    prefixed = {normalized(n): n for n in linked}
     packages: list[str] = []
     for name in imports:
         if name.split(".")[0].lower() in own:
@@ -662,7 +686,9 @@ def dependencies_of(imports: list[str], library: str, named: Collection[str] = (
             package = next(
                 (prefixed[p] for p in (f"py{guess}", f"py-{guess}", f"python-{guess}") if p in prefixed), package
             )
-        if package and normalized(package) != normalized(library) and package not in packages:
+        if not package or normalized(package) == normalized(library) or package in packages:
+            continue
+        if names_package(told, name, package):
             packages.append(package)
     return packages
 
@@ -707,12 +733,13 @@ def sphinx_global_setup(page: Path, docs_root: Path) -> SetupCode | None:
 def analyse_page(path: Path, docs_root: Path, library: str, version: str | None) -> ExtractionAnalysis | None:
     page = str(path.relative_to(docs_root).as_posix())
     if path.suffix == ".rst":
-        expanded = None
-        blocks = rst_blocks(path.read_text(encoding="utf-8"))
+        expanded, text = None, path.read_text(encoding="utf-8")
+        blocks = rst_blocks(text)
     else:
         expanded = expand(path, docs_root)
-        blocks = markdown_blocks(expanded.text)
-    reading = read_blocks(blocks, library, expanded, page, version)
+        text = expanded.text
+        blocks = markdown_blocks(text)
+    reading = read_blocks(blocks, library, expanded, page, text, version)
     if not reading.examples:
         return None
     setup = reading.setup
@@ -730,6 +757,7 @@ def analyse_page(path: Path, docs_root: Path, library: str, version: str | None)
         requirements=reading.requirements,
         environment=reading.environment,
         files=reading.files,
+        prose_names=sorted(reading.prose_names),
     )
 
 

@@ -234,6 +234,10 @@ class ExtractionAnalysis(_Lenient):
     requirements: list[PageRequirement] = Field(default_factory=list)
     environment: list[PageVariable] = Field(default_factory=list)
     files: list[PageFile] = Field(default_factory=list)
+    # The words of the page's prose that could name a package, lowercased: a package the page never names is not
+    # one its reader installs, even when the library asks for it (files of the existing tools have none: every
+    # package they name is in an example's dependencies).
+    prose_names: list[str] = Field(default_factory=list)
 
     @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
     @property

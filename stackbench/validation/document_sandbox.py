@@ -47,6 +47,14 @@ tops = sorted({top for top, dists in metadata.packages_distributions().items()
 print(json.dumps({"found": found, "requires": requires, "library_modules": tops}))
 """
 
+# Which modules a folder of unpacked packages holds (their top-level names), without importing anything.
+LOOK_UP = r"""
+import importlib.machinery, json, sys
+wanted = json.loads(sys.argv[1])
+finder = importlib.machinery.PathFinder
+print(json.dumps({m: finder.find_spec(m.split(".")[0], [wanted["folder"]]) is not None for m in wanted["modules"]}))
+"""
+
 
 @dataclass
 class Install:
@@ -120,11 +128,14 @@ class DocumentSandbox:
         holds requirement."""
         return self.prepared.install if self.prepared and self.prepared.requirement == requirement else None
 
-    def install(self, requirements: list[str]) -> Install:
+    def install(self, requirements: list[str], apart: str | None = None) -> Install:
+        """Install into the reader's virtualenv; with apart (a folder), unpack the requirements alone into it
+        instead, without their dependencies, to see what they hold."""
         started = time.monotonic()
         uv = "uv" in self.sandbox.settings.tools
         links = [arg for folder in self.sandbox.read_only for arg in ("--find-links", folder)]
         offline = ["--no-index"] if self.options.offline else []
+        alone = ["--no-deps", "--target", apart] if apart else []
         if uv:
             command = [
                 f"{TOOLS}/uv",
@@ -135,11 +146,12 @@ class DocumentSandbox:
                 self.python,
                 *links,
                 *offline,
+                *alone,
                 *requirements,
             ]
             env = {**self.sandbox.environment, "UV_CACHE_DIR": f"{self.sandbox.home}/.cache/uv"}
         else:
-            command = [self.python, "-m", "pip", "install", "--quiet", *links, *offline, *requirements]
+            command = [self.python, "-m", "pip", "install", "--quiet", *links, *offline, *alone, *requirements]
             env = None
         code, output, timed_out = self._run(command, INSTALL_TIMEOUT, cwd=self.sandbox.home, env=env)
         tool = "uv" if uv else "pip"
@@ -164,6 +176,30 @@ class DocumentSandbox:
             return json.loads(output.strip().splitlines()[-1]) if code == 0 else {}
         except (ValueError, IndexError):
             return {}
+
+    def provides(self, wanted: dict[str, list[str]]) -> dict[str, bool]:
+        """Whether the package the index has under each requirement provides the modules expected of it
+        (requirement -> modules), seen by unpacking it apart from the reader's virtualenv: False when the index
+        has no such package, or one that holds other modules (somebody else's). A requirement that fails to
+        unpack for another reason tells nothing: its modules are left out."""
+        folder = f"{self.sandbox.home}/.looked-up"
+        together = bool(wanted) and self.install(list(wanted), apart=folder).ok
+        unpacked: list[str] = []
+        provided: dict[str, bool] = {}
+        for requirement, modules in wanted.items():
+            done = None if together else self.install([requirement], apart=folder)
+            if done is None or done.ok:
+                unpacked += modules
+            elif done.not_found:
+                provided.update(dict.fromkeys(modules, False))
+        if unpacked:
+            payload = json.dumps({"modules": unpacked, "folder": folder})
+            code, output, _ = self._run([self.python, "-c", LOOK_UP, payload], 60, cwd=self.sandbox.home)
+            try:
+                provided.update(json.loads(output.strip().splitlines()[-1]) if code == 0 else {})
+            except (ValueError, IndexError):
+                pass
+        return provided
 
     def readable(self, text: str) -> str:
         """Sandbox paths mean nothing to a reader: show site-packages/... instead."""

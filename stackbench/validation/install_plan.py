@@ -1,5 +1,6 @@
 """What a page installs before its examples run: the library pinned to its version (with the extras the page's own
-install lines name) and the page's other packages. Every requirement is checked to be a plain package, so nothing
+install lines name) and the page's other packages; and which packages the page tells its reader about, the only
+ones a reader installs besides those. Every requirement is checked to be a plain package, so nothing
 in an analysis file can pass options to the installer; one that is not (`$(tool get-deps)`, an option, a URL) is
 never installed: it is one setup problem of its page, and the page's other examples still run."""
 
@@ -7,7 +8,7 @@ import re
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from stackbench.docs.distributions import normalized
+from stackbench.docs.distributions import names_extra, names_package, normalized, prose_names
 from stackbench.formats.walkthrough import ExtractionAnalysis
 from stackbench.validation.examples import runnable
 from stackbench.validation.options import ValidationError
@@ -75,3 +76,15 @@ def extras_by_distribution(requires: list[str]) -> dict[str, str]:
         if match:
             extras.setdefault(normalized(requirement.name), match.group(1))
     return extras
+
+
+def page_names(analysis: ExtractionAnalysis) -> set[str]:
+    """The names the page tells its reader packages by: the words of its prose, its install lines, and what its
+    examples list as their dependencies (files of the existing tools name them there, and only there)."""
+    specs = [r.requirement for r in analysis.requirements] + [d for e in analysis.examples for d in e.dependencies]
+    return set(analysis.prose_names).union(*(prose_names(spec) for spec in specs))
+
+
+def told(names: set[str], library: str, module: str, distribution: str, extra: str | None = None) -> bool:
+    """The page names the package (as a distribution or a module), or the library's extra that brings it."""
+    return names_package(names, module, distribution) or bool(extra and names_extra(names, library, extra))

@@ -1,7 +1,8 @@
 """A page's machine made ready the way its reader makes theirs: the library at its version, the page's own
-install lines, then a distribution for each module the runnable examples import that is not there yet. Each
-install that fails is one setup problem of the page; what each module's fate was goes to the verdicts' knowledge
-of the page."""
+install lines, then a distribution for each module the runnable examples import that is not there yet and that
+the page names. One it never names is not installed (the reader would not know to): it is only looked up, so its
+example's failure says what to install, or that it is no published package (the reader's own). Each install that
+fails is one setup problem of the page; what each module's fate was goes to the verdicts' knowledge of the page."""
 
 from pathlib import Path
 
@@ -14,8 +15,10 @@ from stackbench.validation.document_sandbox import DocumentSandbox, Install
 from stackbench.validation.install_plan import (
     extras_by_distribution,
     library_requirement,
+    page_names,
     page_requirements,
     refused_requirements,
+    told,
 )
 from stackbench.validation.verdicts import PageKnowledge
 
@@ -33,6 +36,7 @@ class PageSetup:
         self.analysis, self.document = analysis, document
         self.knowledge, self.setup_problems = knowledge, setup_problems
         self.extras: dict[str, str] = {}
+        self.names = page_names(analysis)
         # Modules the page itself shows as files (hello.py): the reader's own, never looked up on an index.
         self.page_modules = {Path(f.path).stem if f.path.endswith(".py") else "" for f in analysis.files} | {
             Path(f.path).parent.name for f in analysis.files if f.path.endswith("/__init__.py")
@@ -72,8 +76,9 @@ class PageSetup:
         self.knowledge.library_modules = sorted(
             probe.get("library_modules") or module_names_of(analysis.library), key=lambda m: (m != own, m)
         )
-        self.extras = extras_by_distribution(probe.get("requires", []))
+        self.extras = self.knowledge.extras = extras_by_distribution(probe.get("requires", []))
         wanted: dict[str, list[str]] = {}
+        unnamed: dict[str, list[str]] = {}
         for module in modules:
             distribution = distribution_for(module)
             if module.split(".")[0] in self.page_modules:
@@ -83,7 +88,9 @@ class PageSetup:
             elif found.get(module):
                 self.knowledge.modules[module] = ("installed", distribution or "")
             elif distribution and not self.knowledge.is_library_module(module):
-                wanted.setdefault(self.requirement_for(module, distribution), []).append(module)
+                needed = wanted if self.told(module, distribution) else unnamed
+                needed.setdefault(self.requirement_for(module, distribution), []).append(module)
+        self.look_up(unnamed)
         if not wanted:
             return base_failed
         if document.install(list(wanted)).ok:
@@ -103,13 +110,31 @@ class PageSetup:
                 self.knowledge.modules[module] = (state, requirement)
         return base_failed
 
+    def told(self, module: str, distribution: str) -> bool:
+        """The page names the package the module comes from, or the library's extra that brings it."""
+        extra = self.extras.get(normalized(distribution))
+        return told(self.names, self.analysis.library, module, distribution, extra)
+
+    def look_up(self, unnamed: dict[str, list[str]]) -> None:
+        """Modules of packages the page never names (requirement -> modules): not installed, only looked up on the
+        index, unpacked apart from the reader's virtualenv. One no published package provides is the reader's own;
+        one the library's extra brings is published."""
+        looked = self.document.provides({r: m for r, m in unnamed.items() if not self._is_library_extra(r)})
+        for requirement, needing in unnamed.items():
+            for module in needing:
+                published = self._is_library_extra(requirement) or looked.get(module, True)
+                self.knowledge.modules[module] = ("unnamed" if published else "unpublished", requirement)
+
+    def _is_library_extra(self, requirement: str) -> bool:
+        """The requirement is the library with an extra (what requirement_for gives for a module it brings)."""
+        return normalized(Requirement(requirement).name) == normalized(self.analysis.library)
+
     def requirement_for(self, module: str, distribution: str) -> str:
         """The library's own extra when it brings the distribution (its pin fits the library), else the
         distribution itself."""
         extra = self.extras.get(normalized(distribution))
         if not extra:
             return distribution
-        self.knowledge.extras[module.split(".")[0]] = extra
         version = f"=={self.analysis.version}" if self.analysis.version else ""
         return f"{self.analysis.library}[{extra}]{version}"
 

@@ -699,15 +699,18 @@ class PageValidation:
         self, verdict: verdicts.Verdict, answer: Message, rerun: Callable[[], tuple[verdicts.Verdict, Message]]
     ) -> tuple[verdicts.Verdict, Message]:
         """A library that needs an optional package for what the example does says so by failing to import it
-        (or by leaving its integration None). The reader installs it and runs again; so does the validator,
-        once per package, and a pass then only notes that the page never said to install it. rerun() runs the
-        example again: (verdict, answer)."""
+        (or by leaving its integration None). A reader the page names the package to (or the library's extra
+        that brings it) installs it and runs again; so does the validator, once per package, and a pass then
+        only notes that the page never said to install it. One the page never names stays a failure, whose
+        verdict says what to install. rerun() runs the example again: (verdict, answer)."""
         if verdict.status != "failure":
             return verdict, answer
         exceptions = [answer.get("exception")] + [f.get("exception") for f in answer.get("failures", [])]
         module = next(filter(None, (verdicts.optional_module(exc) for exc in exceptions if exc)), None)
         distribution = distribution_for(module) if module else None
         if not module or not distribution or module in self.state.tried_optional:
+            return verdict, answer
+        if not self._installs.told(module, distribution):
             return verdict, answer
         self.state.tried_optional.add(module)
         requirement = self._installs.requirement_for(module, distribution)

@@ -17,7 +17,7 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from stackbench.docs import python_code
-from stackbench.docs.distributions import readers_own
+from stackbench.docs.distributions import NAMESPACES, distribution_for, normalized, readers_own
 from stackbench.formats.walkthrough import CodeExample
 from stackbench.lib.output_compare import compare, differing_line
 
@@ -111,9 +111,10 @@ class PageKnowledge:
     defined_later: dict[str, tuple[int, int]] = field(default_factory=dict)
     defined_by_failed: dict[str, tuple[int, int]] = field(default_factory=dict)
     defined_by_skipped: dict[str, tuple[int, int, str]] = field(default_factory=dict)
-    # module -> ("installed" | "failed" | "unpublished" | "unknown", the requirement tried)
+    # module -> ("installed" | "failed" | "unpublished" | "unnamed" (published, but the page never names it, so
+    # not installed) | "page" | "unknown", the requirement tried or looked up)
     modules: dict[str, tuple[str, str]] = field(default_factory=dict)
-    # module -> the library extra that provides it
+    # distribution (normalized) -> the library extra that brings it
     extras: dict[str, str] = field(default_factory=dict)
     # names the failing example uses that nothing provides (not the one it failed on)
     unresolved: list[str] = field(default_factory=list)
@@ -260,22 +261,52 @@ def _missing_module(exc: Message, page: PageKnowledge, in_docs: bool, error: str
             f"Illustrative: imports `{module}`, which is no published package (the reader's own code).",
         )
     if not in_docs:
-        extra = page.extras.get(module.split(".")[0]) or page.extras.get(module)
-        install = f'`pip install "{page.library}[{extra}]"`' if extra else f"how to install `{module}`"
         return Verdict(
             "failure",
             "warning",
             error,
-            f"{page.library} needs the optional dependency `{module}` here, and the page does not say to install "
-            f"it: add {install} to the page.",
+            f"{page.library} needs the optional dependency {_package(module)} here, and the page does not say to "
+            f"install it: add {_install_line(module, page)} to the page.",
+        )
+    if state == "unnamed":
+        distribution = distribution_for(module) or module
+        extra = page.extras.get(normalized(distribution))
+        also = f' (or `pip install "{page.library}[{extra}]"`, whose `{extra}` extra brings it)' if extra else ""
+        return Verdict(
+            "failure",
+            "warning",
+            error,
+            f"The example imports {_package(module)}, which the page never tells the reader to install: add "
+            f"`pip install {distribution}`{also} to the page.",
         )
     return Verdict("failure", "warning", error, f"`{module}` is not installed; the page should say how to install it.")
 
 
+def _package(module: str) -> str:
+    """`module`, and the distribution it comes from when that is named otherwise (`yaml` (PyYAML))."""
+    distribution = distribution_for(module)
+    top = module.split(".")[0]
+    shown = f"`{top}`" if top not in NAMESPACES else f"`{module}`"
+    if distribution and normalized(distribution) != normalized(top if top not in NAMESPACES else module):
+        shown += f" (from the `{distribution}` package)"
+    return shown
+
+
+def _install_line(module: str, page: PageKnowledge) -> str:
+    """What the reader runs to get the module: the library's extra that brings it, else its distribution."""
+    distribution = distribution_for(module) or module.split(".")[0]
+    extra = page.extras.get(normalized(distribution))
+    return f'`pip install "{page.library}[{extra}]"`' if extra else f"`pip install {distribution}`"
+
+
 def _cascade(exc: Message, mro: set[str], page: PageKnowledge) -> Verdict | None:
     """A NameError, AttributeError or ImportError naming what an earlier example defines and never got to
-    define (it broke before or at that definition, or was not run): that example's failure, counted there."""
+    define (it broke before or at that definition, or was not run): that example's failure, counted there. A
+    module that is not there is no name an earlier example defines: an example importing it fails on its own
+    import, however the earlier ones that imported it fared."""
     if not mro & {"builtins.NameError", "builtins.AttributeError", "builtins.ImportError"}:
+        return None
+    if "builtins.ModuleNotFoundError" in mro:
         return None
     for name in (exc.get("missing"), exc.get("name")):
         if name in page.defined_by_failed:

@@ -1,6 +1,14 @@
 import pytest
 
-from stackbench.docs.distributions import distribution_for, module_names_of, normalized, readers_own
+from stackbench.docs.distributions import (
+    distribution_for,
+    module_names_of,
+    names_extra,
+    names_package,
+    normalized,
+    prose_names,
+    readers_own,
+)
 
 
 @pytest.mark.parametrize(
@@ -54,3 +62,15 @@ def test_import_names_of_a_distribution_and_normal_names():
     assert module_names_of("python-dateutil") >= {"dateutil"}
     assert module_names_of("PyYAML") >= {"yaml"}
     assert normalized("Pydantic_Settings") == "pydantic-settings"
+
+
+def test_prose_names_a_package_by_a_whole_word_in_any_case_or_by_the_module_it_provides():
+    names = prose_names(
+        "Send them with HTTPX.AsyncClient; compare with Dirty-Equals. Pick `full` from `shapes[full, fast]`."
+    )
+    assert names_package(names, "httpx", "httpx") and names_package(names, "dirty_equals", "dirty-equals")
+    assert names_package(names, "yaml", "PyYAML") is False, "neither yaml nor PyYAML is in it"
+    assert not names_package(prose_names("a dirty-equals check"), "dirty", "dirty"), "part of a word names nothing"
+    assert not names_package(prose_names("the Azure cloud"), "azure.identity", "azure-identity"), "a namespace alone"
+    assert names_extra(names, "Shapes", "fast") and names_extra(names, "shapes", "full")
+    assert not names_extra(prose_names("the full example"), "shapes", "full"), "an extra's name alone is a word"

@@ -20,7 +20,7 @@ pip install toolz
 
 ## Currying
 
-Text before.
+Text before: fetch with requests, read with PyYAML.
 
 ```python
 from toolz import curry
@@ -841,7 +841,8 @@ def test_newer_syntax_keeps_the_python_the_page_names_near_it_for_the_validator(
 
 def test_a_module_the_page_lays_out_as_a_file_is_never_a_dependency_to_install(tmp_path):
     (tmp_path / "testing.md").write_text(
-        "# Testing\n\n```{code-block} python\n:caption: greeting.py\n\nimport shapes\n\nWORD = 'hi'\n```\n\n"
+        "# Testing\n\nThe test fetches with requests.\n\n```{code-block} python\n:caption: greeting.py\n\nimport shapes\n\n"
+        "WORD = 'hi'\n```\n\n"
         "```python\nimport requests\nfrom greeting import WORD\nprint(WORD)\n```\n"
     )
     module, test = pages(extract_docs(tmp_path, "shapes", "1.0"))["testing.md"].examples
@@ -873,7 +874,7 @@ def test_a_distribution_the_page_links_on_pypi_is_the_one_a_prefixed_module_come
         "```python\nimport shapes_colour\nimport shapes_extra\nshapes_colour.init()\n```\n"
     )
     example = pages(extract_docs(tmp_path, "shapes", "1.0"))["plugins.md"].examples[0]
-    assert example.dependencies == ["pyshapes-colour", "shapes-extra"]
+    assert example.dependencies == ["pyshapes-colour"], "shapes-extra is never named: no dependency to install"
 
 
 ARGUED_AGAINST_PAGE = """# Comparing kinds
@@ -942,3 +943,18 @@ def test_entries_elided_fields_and_elided_entries_are_shown_for_their_shape_not_
     assert entry.skip_reason == "Not run: it only builds `Tile` objects and keeps none: entries shown for their shape."
     assert elided.skip_reason.startswith("Not run: its class `Tile` has `...` for a body (its fields left out)")
     assert listed.skip_reason == "Not run: its line 2 has `...` where the reader fills in their own code."
+
+
+def test_a_package_an_example_imports_is_a_dependency_only_when_the_page_names_it(tmp_path):
+    (tmp_path / "serving.md").write_text(
+        "# Serving\n\nFetch pages with `httpx`; the colours come from [this project](https://pypi.org/project/"
+        "pyshapes-colour/).\n\n<!-- the docs build needs uvicorn -->\n\n```python\nimport httpx\nimport uvicorn\n"
+        "import shapes_colour\n```\n\n```pycon\n>>> import pendulum\n>>> import httpx\n```\n\n"
+        "```bash\nuvicorn app:app --reload\n```\n\nServed by [a rival](https://www.uvicorn.org).\n"
+    )
+    analysis = pages(extract_docs(tmp_path, "shapes", "1.0"))["serving.md"]
+    script, session, _ = analysis.examples
+    assert script.dependencies == ["httpx", "pyshapes-colour"], "uvicorn is named only in a comment and in code"
+    assert session.dependencies == ["httpx"], "a session's imports too"
+    assert {"httpx", "fetch", "rival", "pyshapes-colour"} <= set(analysis.prose_names)
+    assert "uvicorn" not in analysis.prose_names, "a comment, a link's address, a command: not words the reader reads"

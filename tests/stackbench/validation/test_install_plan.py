@@ -4,8 +4,10 @@ from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis
 from stackbench.validation.install_plan import (
     extras_by_distribution,
     library_requirement,
+    page_names,
     page_requirements,
     refused_requirements,
+    told,
 )
 from stackbench.validation.options import ValidationError
 
@@ -49,3 +51,13 @@ def test_a_library_version_that_makes_no_plain_requirement_is_a_broken_analysis(
 def test_the_library_extra_that_brings_a_distribution_is_read_from_its_requirements():
     requires = ['rich>=13; extra == "fancy"', "idna", 'Py_Yaml; extra == "yaml"', "not valid ;;"]
     assert extras_by_distribution(requires) == {"rich": "fancy", "py-yaml": "yaml"}
+
+
+def test_a_page_tells_of_a_package_by_its_prose_its_install_lines_or_an_examples_listed_dependencies():
+    listed = CodeExample(library="sbdemo", code="import yaml", line=1, dependencies=["PyYAML"])
+    analysis = page(["sbdemo[fancy]", "rich>=13"], [listed]).model_copy(update={"prose_names": ["httpx"]})
+    names = page_names(analysis)
+    for module, distribution in (("httpx", "httpx"), ("rich", "rich"), ("yaml", "PyYAML")):
+        assert told(names, "sbdemo", module, distribution), module
+    assert told(names, "sbdemo", "sbfancy", "sbfancy", extra="fancy"), "the extra the page installs brings it"
+    assert not told(names, "sbdemo", "trio", "trio") and not told(names, "sbdemo", "anyio", "anyio", extra="async")

@@ -327,12 +327,34 @@ def test_a_name_a_session_types_that_nothing_defines_is_an_error_unless_the_page
     assert named.error_message.startswith("Illustrative: uses `who`")
 
 
-def test_an_optional_dependency_the_library_asks_for_is_installed_and_noted(offline):
-    result = validate_document(
-        page(script("import sbdemo\nprint(sbdemo.fancy_greet('x'))\n#> *hello x*\n", 5)), offline
-    ).results[0]
-    assert (result.status, result.severity) == ("success", "info")
-    assert "`sbdemo[fancy]==1.0.0`" in result.error_message
+def test_an_optional_dependency_the_library_asks_for_is_installed_and_noted_when_the_page_names_it(offline):
+    fancy = script("import sbdemo\nprint(sbdemo.fancy_greet('x'))\n#> *hello x*\n", 5)
+    named, unnamed = (
+        validate_document(page(fancy, prose_names=names), offline).results[0] for names in (["sbfancy"], [])
+    )
+    assert (named.status, named.severity) == ("success", "info")
+    assert "`sbdemo[fancy]==1.0.0`" in named.error_message
+    assert (unnamed.status, unnamed.severity) == ("failure", "warning"), "a reader never told of it does not have it"
+    assert unnamed.error_message.startswith("ModuleNotFoundError: No module named 'sbfancy'")
+    assert unnamed.suggestions.endswith('add `pip install "sbdemo[fancy]"` to the page.')
+
+
+def test_a_package_an_example_imports_is_installed_only_when_the_page_names_it(offline):
+    examples = (
+        script("import sbplain\nprint(sbplain.VALUE)\n", 5),
+        script("print(sbplain.VALUE.upper())\n", 10),
+        script("import sbnowhere\n", 15),
+    )
+    named = validate_document(page(*examples, prose_names=["sbplain"]), offline)
+    assert outcome(named)[0] == ("success", None)
+    unnamed, built_on, unpublished = validate_document(page(*examples), offline).results
+    assert (unnamed.status, unnamed.severity) == ("failure", "warning")
+    assert unnamed.suggestions == (
+        "The example imports `sbplain`, which the page never tells the reader to install: add `pip install sbplain` "
+        "to the page."
+    )
+    assert built_on.status == "skipped" and built_on.error_message.startswith("Builds on example 0 (line 5)")
+    assert unpublished.status == "skipped" and "`sbnowhere`, which is no published package" in unpublished.error_message
 
 
 def test_each_result_file_records_the_python_and_the_installed_distributions(offline):

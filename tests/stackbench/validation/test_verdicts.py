@@ -109,6 +109,31 @@ def test_modules_are_judged_by_what_installing_them_gave():
     assert 'pip install "shapes[fast]"' in judge_exception(inside, page).suggestion
 
 
+def test_a_package_the_page_never_names_is_a_warning_that_says_what_to_pip_install_whoever_imports_it():
+    page = knowledge(modules={"yaml": ("unnamed", "PyYAML"), "rich": ("unnamed", "shapes[pretty]==1.0")})
+    page.extras["rich"] = "pretty"
+    imported = judge_exception(exception("ModuleNotFoundError", name="yaml"), page)
+    assert (imported.status, imported.severity) == ("failure", "warning")
+    assert imported.suggestion == (
+        "The example imports `yaml` (from the `PyYAML` package), which the page never tells the reader to install: "
+        "add `pip install PyYAML` to the page."
+    )
+    extra = judge_exception(exception("ModuleNotFoundError", name="rich"), page).suggestion
+    assert '`pip install rich` (or `pip install "shapes[pretty]"`, whose `pretty` extra brings it)' in extra
+    by_the_library = judge_exception(exception("ModuleNotFoundError", name="yaml", where="package"), page)
+    assert by_the_library.severity == "warning" and "`pip install PyYAML`" in by_the_library.suggestion
+    assert judge_exception(exception("ModuleNotFoundError", name="rich", where="package"), page).suggestion.endswith(
+        'add `pip install "shapes[pretty]"` to the page.'
+    )
+
+
+def test_an_example_that_imports_a_missing_package_itself_fails_on_its_own_import_not_on_an_earlier_example():
+    page = knowledge(modules={"httpx": ("unnamed", "httpx")}, defined_by_failed={"httpx": (1, 10)})
+    verdict = judge_exception(exception("ModuleNotFoundError", name="httpx"), page)
+    assert (verdict.status, verdict.builds_on) == ("failure", None)
+    assert judge_exception(exception("NameError", name="httpx"), page).builds_on == 1, "using its name builds on it"
+
+
 def test_an_exception_raised_in_a_package_is_a_warning_and_in_the_docs_code_an_error():
     assert judge_exception(exception("ValueError", "bad", where="package"), knowledge()).severity == "warning"
     assert judge_exception(exception("ValueError", "bad"), knowledge()).severity == "error"
