@@ -30,6 +30,7 @@ sys.path.insert(0, str(BASE_DIR))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stackbench_site.settings")
 
 from stackbench.docs.extractor import extract_docs  # noqa: E402
+from stackbench.docs.includes import Origin, expand  # noqa: E402
 from stackbench.formats.walkthrough import RUNNABLE_STYLES  # noqa: E402
 from stackbench.validation.batch import validate_all  # noqa: E402
 from stackbench_site.configuration import validation_options  # noqa: E402
@@ -89,6 +90,9 @@ def measure(library: dict, labels: list[dict], workers: int, output: Path) -> di
         for a in analyses
         for e in a.examples
     }
+    for analysis in analyses:
+        for shown, key in shown_at_includes(docs, analysis).items():
+            starts.setdefault(shown, key)
     labelled = {starts.get((label["page"], label["line"]), (label["page"], label["line"])): label for label in labels}
 
     runnable = [key for key, label in labelled.items() if label["verdict"] in RUNNABLE_VERDICTS]
@@ -123,6 +127,26 @@ def measure(library: dict, labels: list[dict], workers: int, output: Path) -> di
         "setup_problems": [p.message for d in summary.documents for p in d.setup_problems],
         "seconds": seconds,
     }
+
+
+def shown_at_includes(docs: Path, analysis) -> dict[tuple[str, int], tuple[str, int]]:
+    """A label may give an included block at the page's include directive (`@[code](app.py)`, a literalinclude,
+    an {include}) rather than at its own file's line, where the tool reports it: the page lines from the one
+    before the directive to the one after it stand for the first block it includes."""
+    included = [e for e in analysis.examples if e.snippet_source]
+    if not included:
+        return {}
+    origins = expand(docs / analysis.page, docs).origins
+    own = [n for n, origin in enumerate(origins) if origin.source == analysis.page]
+    aliases: dict[tuple[str, int], tuple[str, int]] = {}
+    for example in included:
+        places = [n for n, origin in enumerate(origins) if origin == Origin(example.snippet_source, example.line)]
+        for place in places:
+            before = max((origins[n].line for n in own if n <= place), default=1)
+            after = min((origins[n].line for n in own if n >= place), default=before)
+            for line in range(before, after + 1):
+                aliases.setdefault((analysis.page, line), (analysis.page, example.line))
+    return aliases
 
 
 def ratio(part: int, whole: int) -> float:
