@@ -265,6 +265,7 @@ class PageValidation:
         knowledge.unresolved = []
         knowledge.verbatim = style_of(self.examples[index]) == "doctest"
         knowledge.readers_names = set(self.examples[index].readers_names)
+        knowledge.excerpt = _async_excerpt(self.examples[index], self.trees[index])
         for other in range(len(self.examples) - 1, index, -1):
             for name in self.defines[other]:
                 knowledge.defined_later[name] = (other, self.examples[other].line)
@@ -503,7 +504,11 @@ class PageValidation:
         verdict = self._unless_unwritable_file(index, verdict)
         if verdict.builds_on is not None:
             self.state.cascades[index] = verdict.builds_on
-        if example.shown_indent and (verdict.status == "success" or verdict.builds_on is not None):
+        if (
+            example.shown_indent
+            and not _async_excerpt(example, tree)
+            and (verdict.status == "success" or verdict.builds_on is not None)
+        ):
             # Its own defect, whatever it builds on: the reader's paste stops at its first line.
             verdict = verdicts.shown_indented(example.shown_indent)
         if verdict.status == "failure" and answer.get("status") != "ok":
@@ -692,3 +697,9 @@ def _verdict_of(
     judge: Callable[[int, Message], verdicts.Verdict], index: int, answer: Message
 ) -> tuple[verdicts.Verdict, Message]:
     return judge(index, answer), answer
+
+
+def _async_excerpt(example: CodeExample, tree: ast.Module | None) -> bool:
+    """A script shown with every line indented that awaits: `await` only stands inside an async function, so the
+    indentation is that function's, which the page does not show (an excerpt, not a pasting mistake)."""
+    return bool(example.shown_indent) and tree is not None and python_code.awaits_at_top_level(tree)

@@ -120,6 +120,8 @@ class PageKnowledge:
     verbatim: bool = False
     # names the page presents as the reader's own objects (`your `db``, `replace `db``)
     readers_names: set[str] = field(default_factory=set)
+    # the example is an excerpt from inside an async function the page does not show (indented, it awaits)
+    excerpt: bool = False
 
     @property
     def release(self) -> str:
@@ -299,6 +301,13 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
     name = exc.get("name") or ""
     if page.unresolved and (not page.verbatim or all(_readers_own(n, page) for n in page.unresolved)):
         return _illustrative(page.unresolved[0])
+    if page.excerpt:
+        return Verdict(
+            "skipped",
+            None,
+            f"Illustrative: an excerpt from inside an async function the page does not show; `{name}` comes from "
+            "that function's module.",
+        )
     if exc.get("importable"):
         return Verdict("failure", "warning", error, f"Add `import {name}` to the example: `{name}` is never imported.")
     if exc.get("provided_by"):
