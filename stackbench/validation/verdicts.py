@@ -69,6 +69,9 @@ NEWER_PYTHON_NEEDED = re.compile(
 )
 # A module name quoted in an error message ('my_package', "your_app.models").
 QUOTED_MODULE = re.compile(r"""['"`]([A-Za-z_][\w.]*)['"`]""")
+# Objects whose attributes no newer Python adds (a plain function, a method, a coroutine): an attribute missing on
+# one is the example's mistake (a task's method called on a function never decorated), never an old Python.
+NEVER_GAIN_ATTRIBUTES = {"builtins.function", "builtins.method", "builtins.coroutine"}
 MISSING_FILE = {"builtins.FileNotFoundError", "builtins.PermissionError", "builtins.NotADirectoryError"}
 
 
@@ -178,7 +181,11 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
         return _missing_name(exc, page, error)
     if "builtins.AttributeError" in mro and in_docs:
         owner = exc.get("owner") or ""
-        if owner.split(".")[0] in sys.stdlib_module_names and not exc.get("suggestions"):
+        if (
+            owner.split(".")[0] in sys.stdlib_module_names
+            and owner not in NEVER_GAIN_ATTRIBUTES
+            and not exc.get("suggestions")
+        ):
             python = f"Python {page.python}" if page.python else "this Python"
             return Verdict(
                 "skipped",
