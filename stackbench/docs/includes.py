@@ -4,9 +4,9 @@ Understood: MyST's ```{include} and ```{literalinclude} (with :start-after:, :en
 :end-line:, :lines: and :language:), MkDocs' snippets (`--8<-- "file"`, `--8<-- "file:start:end"`,
 `--8<-- "file:section"`), markdown-include's `{!file!}`, and VuePress's and VitePress's code imports
 (`@[code{2-9} python](./app.py)`, `<<< @/app.py#region`), shown as a fenced block of the file. Included files are
-looked up beside the page, then from the docs folder (`@/` and `@source/` name the docs folder), and must lie inside the project (the docs folder's parent); an include that cannot be read
-stays as it is. Every line of the result remembers where it came from, so an example found in an included file
-is reported at its own file and line."""
+looked up beside the page, then from the docs folder (which `@/` and `@source/` name), and must lie inside the
+project (the docs folder's parent); an include that cannot be read stays as it is. Every line of the result
+remembers where it came from, so an example found in an included file is reported at its own file and line."""
 
 import re
 from dataclasses import dataclass
