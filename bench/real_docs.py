@@ -33,6 +33,7 @@ sys.path.insert(0, str(BASE_DIR))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stackbench_site.settings")
 
 from stackbench.docs.extractor import extract_docs  # noqa: E402
+from stackbench.docs.includes import Origin, expand  # noqa: E402
 from stackbench.formats.walkthrough import RUNNABLE_STYLES  # noqa: E402
 from stackbench.validation.batch import validate_all  # noqa: E402
 from stackbench_site.configuration import validation_options  # noqa: E402
@@ -81,15 +82,34 @@ def measure(library: dict, labels: list[dict], workers: int, output: Path) -> di
     analyses = [analysis for page, analysis in report.analyses if not pages or page in pages]
     summary = validate_all(analyses, output, validation_options(timeout=30, num_workers=workers))
     seconds = time.monotonic() - started
-    examples = {(a.page, e.line): e for a in analyses for e in a.examples}
-    results = {(d.page, r.line): r for d in summary.documents for r in d.results}
+    # A block is known by its page and line, and by the file it is included from (lines of several included
+    # files may coincide on one page); a label that names no file is looked up there too.
+    examples = {block_key(a, e): e for a in analyses for e in a.examples}
+    by_page = {a.page: a for a in analyses}
+    results = {
+        block_key(by_page[d.page], by_page[d.page].examples[r.example_index]): r
+        for d in summary.documents
+        for r in d.results
+    }
     # A label gives the first line of the code itself; a block whose fence opens with blank lines starts before it.
     starts = {
-        (a.page, e.line + len(e.code) - len(e.code.lstrip("\n"))): (a.page, e.line)
+        (a.page, e.line + len(e.code) - len(e.code.lstrip("\n")), e.snippet_source or ""): block_key(a, e)
         for a in analyses
         for e in a.examples
     }
-    labelled = {starts.get((label["page"], label["line"]), (label["page"], label["line"])): label for label in labels}
+    for analysis in analyses:
+        for place, key in shown_at_includes(docs, analysis).items():
+            starts.setdefault(place, key)
+    unique_lines: dict[tuple[str, int], list[tuple[str, int, str]]] = {}
+    for key in starts.values():
+        if key[2]:
+            unique_lines.setdefault(key[:2], []).append(key)
+    labelled = {}
+    for label in labels:
+        key = (label["page"], label["line"], label.get("source") or "")
+        if key not in starts and not key[2] and len(set(unique_lines.get(key[:2], []))) == 1:
+            key = unique_lines[key[:2]][0]  # an included block's own line, its file not named
+        labelled[starts.get(key, key)] = label
 
     runnable = [key for key, label in labelled.items() if label["verdict"] in RUNNABLE_VERDICTS]
     extracted = [
@@ -125,6 +145,34 @@ def measure(library: dict, labels: list[dict], workers: int, output: Path) -> di
     }
 
 
+def block_key(analysis, example) -> tuple[str, int, str]:
+    return (analysis.page, example.line, example.snippet_source or "")
+
+
+def shown(key: tuple[str, int, str]) -> str:
+    return f"{key[0]}:{key[1]}" + (f" ({key[2]})" if key[2] else "")
+
+
+def shown_at_includes(docs: Path, analysis) -> dict[tuple[str, int, str], tuple[str, int, str]]:
+    """A label may give an included block at the page's include directive (`@[code](app.py)`, a literalinclude,
+    an {include}) rather than at its own file's line, where the tool reports it: the page lines from the one
+    before the directive to the one after it stand for the first block it includes."""
+    included = [e for e in analysis.examples if e.snippet_source]
+    if not included:
+        return {}
+    origins = expand(docs / analysis.page, docs).origins
+    own = [n for n, origin in enumerate(origins) if origin.source == analysis.page]
+    aliases: dict[tuple[str, int, str], tuple[str, int, str]] = {}
+    for example in included:
+        places = [n for n, origin in enumerate(origins) if origin == Origin(example.snippet_source, example.line)]
+        for place in places:
+            before = max((origins[n].line for n in own if n <= place), default=1)
+            after = min((origins[n].line for n in own if n >= place), default=before)
+            for line in range(before, after + 1):
+                aliases.setdefault((analysis.page, line, ""), block_key(analysis, example))
+    return aliases
+
+
 def ratio(part: int, whole: int) -> float:
     return part / whole if whole else 1.0
 
@@ -150,13 +198,13 @@ def show(figures: dict, details: bool):
     )
     print(f"  seconds                  {figures['seconds']:>6.1f}")
     for key, severity, message in figures["false"]:
-        print(f"    false alarm {key[0]}:{key[1]} {severity}: {message}")
+        print(f"    false alarm {shown(key)} {severity}: {message}")
     for key, reason in figures["missed_defects"]:
-        print(f"    missed defect {key[0]}:{key[1]}: {reason}")
+        print(f"    missed defect {shown(key)}: {reason}")
     for key in figures["missed_blocks"]:
-        print(f"    not extracted as runnable {key[0]}:{key[1]}")
+        print(f"    not extracted as runnable {shown(key)}")
     for key in figures["unlabelled_failures"]:
-        print(f"    unlabelled failure {key[0]}:{key[1]}")
+        print(f"    unlabelled failure {shown(key)}")
     if details:
         for message in figures["setup_problems"]:
             print(f"    setup problem: {message}")

@@ -62,6 +62,8 @@ MAX_DOC_BYTES = 2_000_000
 PYTHON_TAGS = {"python", "py", "python3", "py3", "pycon", "ipython", "ipython3", "doctest", "pytb"}
 # Fences whose tag says nothing about a language: what they hold decides.
 NEUTRAL_TAGS = {"", "text", "txt", "plain", "plaintext", "none", "default", "code", "output", "nohighlight", "raw"}
+# Diagram languages highlighters do not know: a picture the docs draw, never a program or what one prints.
+DIAGRAM_TAGS = {"mermaid", "plantuml", "puml", "d2", "svgbob", "ditaa", "wavedrom"}
 SHELL_TAGS = {"bash", "sh", "shell", "console", "zsh", "shell-session", "shellsession", "sh-session", "fish", "ps1"}
 # MyST directives: which hold code, which hold markdown to read inside, which hide setup.
 DOCTEST_DIRECTIVES = {"doctest"}
@@ -122,6 +124,8 @@ def _is_neutral_tag(language: str) -> bool:
     """No tag, a plain-text tag, or a tag no highlighter knows: the content decides."""
     if language in NEUTRAL_TAGS:
         return True
+    if language in DIAGRAM_TAGS:
+        return False
     try:
         get_lexer_by_name(language)
     except ClassNotFound:
@@ -453,11 +457,10 @@ def read_blocks(
                 readers_names=readers_names,
                 imports=python_code.imported_modules(python_code.parse(python_code.session_source(code))) or None,
             )
+            # A directive's `:options: +SKIP` tells the docs' own doctest run to pass over the session; the page
+            # shows it like any other, and its reader runs it.
             if not statements:
                 example.execution_context, example.skip_reason = "not_executable", "no statement to run"
-            elif "+SKIP" in block.options.get("options", ""):
-                example.execution_context = "not_executable"
-                example.skip_reason = "the docs mark this session to be skipped (:options: +SKIP)"
             elif old:
                 example.execution_context, example.skip_reason = "not_executable", _comparison_only(old)
             elif argued_against:
@@ -546,6 +549,7 @@ def read_blocks(
         python = (
             _is_python_tag(language)
             or (_is_neutral_tag(language) and tree is not None and python_code.is_program(tree))
+            or (_is_neutral_tag(language) and tree is None and python_code.shifted_program(code))
             or other_directive  # its content was found to be a program
         )
         if not python:

@@ -2,10 +2,11 @@
 
 Understood: MyST's ```{include} and ```{literalinclude} (with :start-after:, :end-before:, :start-line:,
 :end-line:, :lines: and :language:), MkDocs' snippets (`--8<-- "file"`, `--8<-- "file:start:end"`,
-`--8<-- "file:section"`) and markdown-include's `{!file!}`. Included files are looked up beside the page, then
-from the docs folder, and must lie inside the project (the docs folder's parent); an include that cannot be read
-stays as it is. Every line of the result remembers where it came from, so an example found in an included file
-is reported at its own file and line."""
+`--8<-- "file:section"`), markdown-include's `{!file!}`, and VuePress's and VitePress's code imports
+(`@[code{2-9} python](./app.py)`, `<<< @/app.py#region`), shown as a fenced block of the file. Included files are
+looked up beside the page, then from the docs folder (which `@/` and `@source/` name), and must lie inside the
+project (the docs folder's parent); an include that cannot be read stays as it is. Every line of the result
+remembers where it came from, so an example found in an included file is reported at its own file and line."""
 
 import re
 from dataclasses import dataclass
@@ -18,6 +19,10 @@ OPTION = re.compile(r"^\s*:([\w-]+):\s*(.*?)\s*$")
 SNIPPET = re.compile(r"""^(\s*)-{1,2}8<-{1,2}\s+["']([^"']+)["']\s*$""")
 MARKDOWN_INCLUDE = re.compile(r"^(\s*)\{!\s*([^!]+?)\s*!\}\s*$")
 SECTION_MARK = re.compile(r"--8<--\s*\[(start|end):([\w-]+)\]")
+# VuePress's `@[code{first-last} lang{highlight}](path)` and VitePress's `<<< path#region{highlight lang} [title]`.
+VUEPRESS_CODE = re.compile(r"^(\s*)@\[code(?:\{([\d-]*)\})?(?:\s+([\w+#.-]+))?[^\]]*\]\(\s*([^)\s]+)\s*\)\s*$")
+VITEPRESS_CODE = re.compile(r"^(\s*)<<<\s+([^\s#{\[]+)(?:#([\w-]+))?(?:\{([^}]*)\})?(?:\s*\[[^\]]*\])?\s*$")
+REGION_MARK = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;)\s*#?(region|endregion)\b\s*([\w-]*)")
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,20 @@ def _expand(text: str, page: Path, docs_root: Path, depth: int, first_line: int 
                     included.append(_relative(found, docs_root))
                 index = end + 1
                 continue
+        imported = _code_import(line)
+        if imported is not None:
+            indent, target, language, span = imported
+            found = _find(target, page, docs_root)
+            if found is not None:
+                body, first = _imported_lines(found, span)
+                out_lines += [f"{indent}```{language or _language_of(found)}", *(indent + part for part in body)]
+                out_lines.append(f"{indent}```")
+                origins.append(Origin(source, first_line + index))
+                origins += [Origin(_relative(found, docs_root), first + n) for n in range(len(body))]
+                origins.append(Origin(source, first_line + index))
+                included.append(_relative(found, docs_root))
+                index += 1
+                continue
         if snippet and depth < MAX_DEPTH:
             target, _, span = snippet.group(2).partition(":")
             found = _find(target, page, docs_root)
@@ -94,6 +113,56 @@ def _expand(text: str, page: Path, docs_root: Path, depth: int, first_line: int 
     return Expanded("\n".join(out_lines), origins, included)
 
 
+def _code_import(line: str) -> tuple[str, str, str, str] | None:
+    """A VuePress or VitePress code import: its indentation, the file, the language it names ("" for the file's
+    own) and the part it shows (VuePress's `first-last` line range, VitePress's `#region` name prefixed with `#`)."""
+    vuepress = VUEPRESS_CODE.match(line)
+    if vuepress:
+        indent, lines, language, target = vuepress.groups()
+        return indent, target, language or "", lines or ""
+    vitepress = VITEPRESS_CODE.match(line)
+    if vitepress:
+        indent, target, region, braces = vitepress.groups()
+        # VitePress's braces hold the lines to highlight, then maybe a language (`{1,3 python}`, `{py}`).
+        named = [word for word in (braces or "").replace(",", " ").split() if not re.fullmatch(r"[\d-]+", word)]
+        return indent, target, named[-1] if named else "", f"#{region}" if region else ""
+    return None
+
+
+def _from_docs_root(target: str) -> str | None:
+    """The path inside the docs folder that VuePress's and VitePress's `@/x` and `@source/x` name."""
+    for alias in ("@source/", "@/"):
+        if target.startswith(alias):
+            return target.removeprefix(alias)
+    return None
+
+
+def _imported_lines(path: Path, span: str) -> tuple[list[str], int]:
+    """The lines a code import shows: whole, a `first-last` range (either end may be left out), or a region
+    between `#region name` and `#endregion name` comments."""
+    lines = _read_lines(path)
+    if span.startswith("#"):
+        chosen: list[str] = []
+        inside, start = False, 1
+        for number, line in enumerate(lines, start=1):
+            mark = REGION_MARK.match(line)
+            if mark and mark.group(2) in (span[1:], ""):
+                if mark.group(1) == "region" and mark.group(2):
+                    inside, start = True, number + 1
+                    continue
+                if inside and mark.group(1) == "endregion":
+                    break
+            if inside and not mark:
+                chosen.append(line)
+        return (chosen, start) if inside else (lines, 1)
+    if span:
+        first, dash, last = span.partition("-")
+        start = int(first) if first.isdigit() else 1
+        end = (int(last) if last.isdigit() else len(lines)) if dash else start
+        return lines[start - 1 : end], start
+    return lines, 1
+
+
 def _directive_end(lines: list[str], start: int, marker: str) -> tuple[int, dict[str, str]]:
     """The closing fence's line of a directive, and its :options:."""
     options: dict[str, str] = {}
@@ -108,6 +177,9 @@ def _directive_end(lines: list[str], start: int, marker: str) -> tuple[int, dict
 
 def _find(target: str, page: Path, docs_root: Path) -> Path | None:
     project = docs_root.parent
+    rooted = _from_docs_root(target)
+    if rooted is not None:
+        target, page = rooted, docs_root / "page"
     for base in (page.parent, docs_root):
         candidate = (base / target.strip()).resolve()
         if candidate.is_file() and candidate.is_relative_to(project) and candidate.stat().st_size <= MAX_BYTES:

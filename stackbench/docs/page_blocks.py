@@ -42,6 +42,8 @@ MARKDOWN_DIRECTIVES = {
     "container",
 }
 MKDOCS_CONTAINER = re.compile(r"^(\s*)(?:!!!|\?\?\?\+?|===)\s")
+# The `>` marks (and the spaces around them) that open a blockquote line: `> `, `> > `.
+BLOCKQUOTE = re.compile(r"^(?:[ ]{0,3}>[ ]?)*")
 # Any directive, a domain's too (`.. py:function::`, `.. click:example::`); not a comment, target or substitution.
 RST_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+([A-Za-z][\w.-]*(?::[A-Za-z][\w.-]*)*)::(?:\s+(.*?))?\s*$")
 RST_CODE_DIRECTIVES = {"code-block", "code", "sourcecode", "code-tab"}
@@ -73,20 +75,25 @@ class Block:
 def open_mkdocs_containers(text: str) -> str:
     """MkDocs admonitions (!!! note) and content tabs (=== "Tab") indent their content by four spaces, which
     CommonMark would read as an indented code block or a paragraph: dedent it in place (lines keep their
-    numbers) so the fences inside are read as fences."""
+    numbers) so the fences inside are read as fences. A container inside a blockquote (`> === "Tab"`, as callout
+    extensions write notes) is opened the same way behind the quote's `>` marks."""
     lines = text.split("\n")
     out: list[str] = []
-    opened: list[int] = []  # indents of the containers the current line may sit in
+    opened: list[tuple[str, int]] = []  # the quote marks and indent of the containers the line may sit in
     for line in lines:
-        stripped = line.strip()
-        indent = len(line) - len(line.lstrip())
-        while opened and stripped and indent < opened[-1] + 4:
+        marked = BLOCKQUOTE.match(line)
+        quote = marked.group(0) if marked else ""
+        rest = line[len(quote) :]
+        stripped = rest.strip()
+        indent = len(rest) - len(rest.lstrip())
+        marks = quote.count(">")
+        while opened and (opened[-1][0].count(">") > marks or (stripped and indent < opened[-1][1] + 4)):
             opened.pop()
-        shift = 4 * len(opened)
-        out.append(line[shift:] if line[:shift].strip() == "" else line)
-        if MKDOCS_CONTAINER.match(line):
-            out[-1] = ""
-            opened.append(indent)
+        shift = 4 * sum(1 for marks_of, _ in opened if marks_of == quote)
+        out.append(quote + (rest[shift:] if rest[:shift].strip() == "" else rest))
+        if MKDOCS_CONTAINER.match(rest):
+            out[-1] = quote.rstrip()
+            opened.append((quote, indent))
     return "\n".join(out)
 
 

@@ -218,6 +218,19 @@ def fragment(code: str) -> str | None:
     return None
 
 
+def shifted_program(code: str) -> bool:
+    """Code that does not parse as shown but is a program once the lines after its first lose the indentation
+    they all have beyond it: a program the page shows with its first line out of step with the rest, which a
+    reader copying it gets as an IndentationError."""
+    lines = code.strip("\n").split("\n")
+    rest = [line for line in lines[1:] if line.strip()]
+    if parse(code) is not None or not rest or lines[0] != lines[0].lstrip():
+        return False
+    margin = min(len(line) - len(line.lstrip()) for line in rest)
+    tree = parse("\n".join([lines[0], *(line[margin:] for line in lines[1:])]))
+    return margin > 0 and tree is not None and is_program(tree)
+
+
 # Statements only a program has (never a displayed value): imports, definitions, assignments, loops, handlers.
 PROGRAM_STATEMENTS = (
     ast.Import,
@@ -241,11 +254,25 @@ PROGRAM_STATEMENTS = (
 
 def is_program(tree: ast.Module) -> bool:
     """Code that is a program, not a displayed value: it imports, defines, assigns, loops or holds more than one
-    statement. A lone call (`Point(x=1, y=2)`) is how output and signatures are shown."""
+    statement. A lone call (`Point(x=1, y=2)`) is how output and signatures are shown, unless it passes both a
+    name and a value in place (`load(Point, "1,2")`): a repr shows only values, a signature only names."""
     if any(isinstance(node, PROGRAM_STATEMENTS) for node in tree.body):
         return True
     calls = [n for n in tree.body if isinstance(n, ast.Expr) and isinstance(n.value, (ast.Call, ast.Await))]
+    if len(tree.body) == 1 and calls and isinstance(calls[0].value, ast.Call):
+        return _passes_a_name_and_a_value(calls[0].value)
     return len(tree.body) > 1 and len(calls) == len(tree.body)
+
+
+def _passes_a_name_and_a_value(call: ast.Call) -> bool:
+    values = (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.JoinedStr)
+    names = any(isinstance(arg, ast.Name) for arg in call.args)
+    given = any(
+        (isinstance(arg, ast.Constant) and not isinstance(arg.value, (bool, type(None), type(...))))
+        or isinstance(arg, values)
+        for arg in call.args
+    )
+    return names and given
 
 
 def looks_like_program(tree: ast.Module) -> bool:

@@ -81,8 +81,10 @@ def fence_info(info: str | None) -> FenceInfo:
         language = argument.split()[0].lower() if directive in CODE_DIRECTIVES and argument else ""
         return FenceInfo(language, directive, argument, attributes)
     label = TAB_LABEL.search(" ".join(words[1:]))
+    # VuePress and VitePress write display options onto the language (python{2,4}, bash:no-line-numbers).
+    language = re.split(r"[:{]", first.lower().strip("{}.").removeprefix("language-"), maxsplit=1)[0]
     return FenceInfo(
-        first.lower().strip("{}.").removeprefix("language-"),
+        language,
         attributes=attributes,
         label=label.group(1).strip() if label else "",
     )

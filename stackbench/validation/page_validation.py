@@ -298,6 +298,7 @@ class PageValidation:
         knowledge.readers_names = set(self.examples[index].readers_names)
         tree = self.trees[index]
         knowledge.used_as_modules = python_code.used_as_modules(tree) if tree is not None else set()
+        knowledge.excerpt = _async_excerpt(self.examples[index], self.trees[index])
         for other in range(len(self.examples) - 1, index, -1):
             for name in self.defines[other]:
                 knowledge.defined_later[name] = (other, self.examples[other].line)
@@ -550,7 +551,11 @@ class PageValidation:
             self.state.cascades[index] = verdict.builds_on
         if verdict.import_needed and answer.get("status") == "exception":
             self._add_missing_imports(index, tree, preludes, verdict)
-        if example.shown_indent and (verdict.status == "success" or verdict.builds_on is not None):
+        if (
+            example.shown_indent
+            and not _async_excerpt(example, tree)
+            and (verdict.status == "success" or verdict.builds_on is not None)
+        ):
             # Its own defect, whatever it builds on: the reader's paste stops at its first line.
             verdict = verdicts.shown_indented(example.shown_indent)
         if verdict.status == "failure" and answer.get("status") != "ok" and index not in self.state.repaired:
@@ -772,3 +777,9 @@ def _verdict_of(
     judge: Callable[[int, Message], verdicts.Verdict], index: int, answer: Message
 ) -> tuple[verdicts.Verdict, Message]:
     return judge(index, answer), answer
+
+
+def _async_excerpt(example: CodeExample, tree: ast.Module | None) -> bool:
+    """A script shown with every line indented that awaits: `await` only stands inside an async function, so the
+    indentation is that function's, which the page does not show (an excerpt, not a pasting mistake)."""
+    return bool(example.shown_indent) and tree is not None and python_code.awaits_at_top_level(tree)

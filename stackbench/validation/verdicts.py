@@ -69,6 +69,9 @@ NEWER_PYTHON_NEEDED = re.compile(
 )
 # A module name quoted in an error message ('my_package', "your_app.models").
 QUOTED_MODULE = re.compile(r"""['"`]([A-Za-z_][\w.]*)['"`]""")
+# Objects whose attributes no newer Python adds (a plain function, a method, a coroutine): an attribute missing on
+# one is the example's mistake (a task's method called on a function never decorated), never an old Python.
+NEVER_GAIN_ATTRIBUTES = {"builtins.function", "builtins.method", "builtins.coroutine"}
 MISSING_FILE = {"builtins.FileNotFoundError", "builtins.PermissionError", "builtins.NotADirectoryError"}
 
 
@@ -124,6 +127,8 @@ class PageKnowledge:
     readers_names: set[str] = field(default_factory=set)
     # names the failing example reaches into (`name.attr`): a module, where one shares the name of what it provides
     used_as_modules: set[str] = field(default_factory=set)
+    # the example is an excerpt from inside an async function the page does not show (indented, it awaits)
+    excerpt: bool = False
 
     @property
     def release(self) -> str:
@@ -180,7 +185,11 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
         return _missing_name(exc, page, error)
     if "builtins.AttributeError" in mro and in_docs:
         owner = exc.get("owner") or ""
-        if owner.split(".")[0] in sys.stdlib_module_names and not exc.get("suggestions"):
+        if (
+            owner.split(".")[0] in sys.stdlib_module_names
+            and owner not in NEVER_GAIN_ATTRIBUTES
+            and not exc.get("suggestions")
+        ):
             python = f"Python {page.python}" if page.python else "this Python"
             return Verdict(
                 "skipped",
@@ -333,6 +342,13 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
     name = exc.get("name") or ""
     if page.unresolved and (not page.verbatim or all(readers_own_name(n, page) for n in page.unresolved)):
         return _illustrative(page.unresolved[0], page)
+    if page.excerpt:
+        return Verdict(
+            "skipped",
+            None,
+            f"Illustrative: an excerpt from inside an async function the page does not show; `{name}` comes from "
+            "that function's module.",
+        )
     if exc.get("importable") and (name in page.used_as_modules or not exc.get("provided_by")):
         return Verdict(
             "failure",

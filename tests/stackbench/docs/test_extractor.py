@@ -395,10 +395,9 @@ def test_doctest_sessions_of_every_fence_style_are_run_with_the_docs_hidden_setu
     page = real_docs["sphinx.md"]
     assert [(e.style, e.line, e.execution_context) for e in page.examples] == [
         ("doctest", 8, "sync"),
-        ("doctest", 19, "not_executable"),
+        ("doctest", 19, "sync"),
         ("doctest", 23, "sync"),
-    ]
-    assert "+SKIP" in page.examples[1].skip_reason
+    ], "a session the docs' doctest run skips (:options: +SKIP) is shown to the reader, who runs it"
     assert page.examples[1].code.startswith(">>> slow_network_call()"), "directive options are not code"
     assert [(s.source, s.line, s.code.strip()) for s in page.setup] == [
         ("conf.py", 0, "import shapes"),
@@ -958,3 +957,49 @@ def test_a_package_an_example_imports_is_a_dependency_only_when_the_page_names_i
     assert session.dependencies == ["httpx"], "a session's imports too"
     assert {"httpx", "fetch", "rival", "pyshapes-colour"} <= set(analysis.prose_names)
     assert "uvicorn" not in analysis.prose_names, "a comment, a link's address, a command: not words the reader reads"
+
+
+def test_a_vuepress_code_import_in_a_tab_is_the_script_of_its_file(tmp_path):
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "draw.py").write_text("import shapes\n\nshapes.draw()\n")
+    (tmp_path / "guide.md").write_text(
+        "# Drawing\n\n::: tabs\n\n@tab Short\n\n@[code python](./examples/draw.py)\n\n:::\n"
+    )
+    [example] = pages(extract_docs(tmp_path, "shapes", "1.0"))["guide.md"].examples
+    assert (example.style, example.execution_context, example.code) == (
+        "script",
+        "sync",
+        "import shapes\n\nshapes.draw()\n",
+    )
+    assert (example.snippet_source, example.line) == ("examples/draw.py", 1)
+
+
+def test_a_diagram_after_a_script_is_a_picture_not_what_the_script_prints(tmp_path):
+    (tmp_path / "page.md").write_text(
+        "# Flow\n\n```python\nimport shapes\n```\n\nThe flow looks like this:\n\n```mermaid\ngraph TD\n    A --> B\n```\n"
+    )
+    script, diagram = pages(extract_docs(tmp_path, "shapes", "1.0"))["page.md"].examples
+    assert script.expected_output is None
+    assert (diagram.style, diagram.skip_reason) == ("other", "not Python (mermaid)")
+
+
+def test_an_untagged_call_passing_a_name_and_a_value_is_code_and_a_repr_or_signature_is_not(tmp_path):
+    (tmp_path / "page.md").write_text(
+        "# Loading\n\n```python\nfrom shapes import Square, load\n```\n\nLoading a bad side:\n\n"
+        '```\nload(Square, "-1")\n```\n\nIt is shown as:\n\n```\nSquare(side=1)\n```\n\n'
+        "## Reference\n\n```\nload(kind, text)\n```\n"
+    )
+    loaded, shown, signature = pages(extract_docs(tmp_path, "shapes", "1.0"))["page.md"].examples[1:]
+    assert (loaded.style, loaded.execution_context) == ("untagged", "sync")
+    assert shown.style == "other" and signature.style == "other"
+
+
+def test_an_untagged_program_whose_lines_after_the_first_are_shifted_runs_as_shown(tmp_path):
+    (tmp_path / "page.rst").write_text(
+        "Hooks\n=====\n\nFor example::\n\n    import shapes\n\n     def hook():\n         shapes.draw()\n\n"
+        "Not code::\n\n    a plain\n     indented note\n"
+    )
+    shifted, note = pages(extract_docs(tmp_path, "shapes", "1.0"))["page.rst"].examples
+    assert (shifted.style, shifted.execution_context) == ("untagged", "sync")
+    assert shifted.code == "import shapes\n\n def hook():\n     shapes.draw()\n", "the reader copies it as shown"
+    assert note.skip_reason == "text, not a program"

@@ -47,3 +47,34 @@ def test_an_include_outside_the_project_or_missing_stays_as_written(tmp_path):
     page = write(docs, "page.md", "```{include} ../../secret.md\n```\n{!missing.md!}\n")
     expanded = expand(page, docs)
     assert "do not read" not in expanded.text and "{!missing.md!}" in expanded.text
+
+
+def test_vuepress_and_vitepress_code_imports_become_fences_of_the_file(tmp_path):
+    docs = tmp_path / "docs"
+    write(docs, "examples/app.py", "import os\n# #region main\nprint(os.sep)\n# #endregion main\nprint(os.name)\n")
+    page = write(
+        docs,
+        "guide/page.md",
+        "Whole file:\n"
+        "@[code python](../examples/app.py)\n"
+        "Lines two to three:\n"
+        "@[code{2-3}](../examples/app.py)\n"
+        "A region, from the docs folder:\n"
+        "<<< @/examples/app.py#main{1 py} [app.py]\n",
+    )
+    expanded = expand(page, docs)
+    lines = expanded.text.split("\n")
+    assert lines[1:8] == [
+        "```python",
+        "import os",
+        "# #region main",
+        "print(os.sep)",
+        "# #endregion main",
+        "print(os.name)",
+        "```",
+    ]
+    assert lines[9:13] == ["```python", "# #region main", "print(os.sep)", "```"]
+    assert lines[14:17] == ["```py", "print(os.sep)", "```"]
+    assert expanded.origin(3).source == "examples/app.py" and expanded.origin(3).line == 1
+    assert expanded.origin(16).line == 3, "a region starts after its marker"
+    assert expanded.origin(17).source == "guide/page.md" and expanded.origin(17).line == 6

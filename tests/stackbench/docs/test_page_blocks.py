@@ -18,6 +18,29 @@ def test_a_fence_inside_an_mkdocs_admonition_or_tab_is_read_as_a_fence():
     assert [block.code for block in markdown_blocks(page)] == ["x = 1\n", "y = 2\n"]
 
 
+def test_a_tab_inside_a_blockquote_callout_is_opened_behind_the_quote_marks():
+    page = (
+        "> NOTE: **Two ways**\n"
+        "> Pick one:\n"
+        ">\n"
+        '> === "Short"\n'
+        ">     ```python\n"
+        ">     import kv\n"
+        ">     ```\n"
+        ">\n"
+        '> === "Long"\n'
+        ">     ```python\n"
+        ">     import kv as key_value\n"
+        ">     ```\n"
+        "\n"
+        "Back in the page.\n"
+    )
+    short, long = markdown_blocks(page)
+    assert (short.code, short.line) == ("import kv\n", 6)
+    assert (long.code, long.line) == ("import kv as key_value\n", 11)
+    assert "Pick one" in short.prose_before
+
+
 def test_a_myst_note_is_read_inside_and_its_fences_found():
     page = (
         "```{note}\nBefore you start:\n\n    print('hi')\n```\n\n```{code-block} python\n:caption: app.py\nz = 3\n```\n"

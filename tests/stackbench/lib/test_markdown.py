@@ -62,6 +62,14 @@ def test_the_language_of_an_info_string():
     ]
 
 
+def test_display_options_vuepress_writes_onto_the_language_are_not_part_of_it():
+    assert [info_language(i) for i in ("bash:no-line-numbers", "python{2,4}", "py:line-numbers=5 {1}")] == [
+        "bash",
+        "python",
+        "py",
+    ]
+
+
 def test_a_fence_with_only_attributes_names_no_language():
     assert info_language('title="/var/run/secret"') == ""
     assert fence_info('title="/var/run/secret"').attribute("title") == "/var/run/secret"

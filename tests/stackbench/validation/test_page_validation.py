@@ -511,6 +511,19 @@ def test_a_script_the_page_shows_indented_runs_dedented_and_is_a_warning(offline
     assert result.results[0].suggestions == "Remove the indentation from the block's lines."
 
 
+def test_an_indented_block_that_awaits_is_an_excerpt_of_an_unseen_async_function_not_a_pasting_mistake(offline):
+    result = validate_document(
+        page(
+            script("import asyncio\n", 10),
+            script("await asyncio.sleep(0)\n", 20, shown_indent=4, execution_context="async"),
+            script("await asyncio.sleep(json.loads('0'))\n", 30, shown_indent=4, execution_context="async"),
+        ),
+        offline,
+    )
+    assert outcome(result) == [("success", None), ("success", None), ("skipped", None)]
+    assert result.results[2].error_message.startswith("Illustrative: an excerpt from inside an async function")
+
+
 def test_a_block_mixing_script_lines_with_prompts_is_a_warning_that_says_so(offline):
     result = validate_document(
         page(

@@ -97,6 +97,8 @@ def test_a_missing_attribute_of_the_library_is_an_error_with_a_confident_hint_on
     newer_stdlib = exception("AttributeError", name="replace", owner="copy")
     verdict = judge_exception(newer_stdlib, knowledge())
     assert verdict.status == "skipped" and "Python 3.11.2" in verdict.message
+    on_a_function = exception("AttributeError", name="delay", owner="builtins.function")
+    assert judge_exception(on_a_function, knowledge()).severity == "error", "no Python adds attributes to functions"
 
 
 def test_modules_are_judged_by_what_installing_them_gave():
