@@ -568,10 +568,12 @@ def read_blocks(
             # A module the reader saves under that name: later examples import it.
             reading.files.append(PageFile(path=title_file, content=code, line=line))
         imports = python_code.imported_modules(tree)
+        style = "script" if _is_python_tag(language) else "untagged"
         example = CodeExample(
             **common,
             language="python",
-            style="script" if _is_python_tag(language) else "untagged",
+            # Tests (and the fixtures they use) are a module the reader saves and runs with pytest.
+            style="tests" if tree is not None and python_code.is_test_module(tree) else style,
             imports=imports or None,
             readers_names=readers_names,
             has_main="__main__" in code,
@@ -609,9 +611,12 @@ def read_blocks(
     linked = {name for block in blocks for name in PYPI_PROJECT.findall(block.prose_before)}
     for example in reading.examples:
         example.is_executable = example.execution_context != "not_executable"
-        if example.style in ("script", "untagged") and example.imports:
+        if example.style in ("script", "untagged", "tests") and example.imports:
             imports = [name for name in example.imports if name.split(".")[0] not in page_modules]
             example.dependencies = dependencies_of(imports, library, linked)
+        if example.style == "tests" and "pytest" not in example.dependencies:
+            # The reader of tests runs them with pytest, whether or not the module imports it.
+            example.dependencies.append("pytest")
     return reading
 
 

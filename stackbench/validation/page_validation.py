@@ -166,7 +166,7 @@ class PageValidation:
     def _joins_page(self, index: int) -> bool:
         """A script whose run counts joins the page's process: one that passed, and one that broke off (what
         it defined before breaking stays in the reader's session, like a session's names)."""
-        if style_of(self.examples[index]) == "doctest" or self.trees[index] is None:
+        if style_of(self.examples[index]) in ("doctest", "tests") or self.trees[index] is None:
             return False
         return self.state.results[index].status == "success" or index in self.state.broken
 
@@ -220,6 +220,11 @@ class PageValidation:
         example = self.examples[index]
         base = {"example_index": index, "line": example.line, "context": example.context, "code": example.code}
         style = style_of(example)
+        if style == "tests" and not runnable(example) and self._adapted_by_reader(index):
+            self._know_names_around(index)
+            verdict = self._names_never_imported(index)
+            if verdict is not None:
+                return ExampleResult(**base, **verdict.result_fields(), actual_code_executed=example.code)
         if not runnable(example) or style not in RUN_STYLES:
             reason = example.skip_reason or (
                 LEGACY_SKIP_REASON if not runnable(example) else f"Not Python ({example.language})"
@@ -251,6 +256,8 @@ class PageValidation:
         self._know_names_around(index)
         if style == "doctest":
             return self._session(index, common)
+        if style == "tests":
+            return self._tests(index, {**common, "depends_on_previous": False, "depends_on_example_indices": []})
         return self._script(index, common, depends)
 
     def _unsettled(self) -> set[int]:
@@ -264,6 +271,13 @@ class PageValidation:
         knowledge.defined_later, knowledge.defined_by_failed, knowledge.defined_by_skipped = {}, {}, {}
         knowledge.unresolved = []
         knowledge.verbatim = style_of(self.examples[index]) == "doctest"
+        knowledge.own_module = style_of(self.examples[index]) == "tests"
+        knowledge.defined_elsewhere = {
+            name: (other, self.examples[other].line)
+            for other in range(len(self.examples))
+            if other != index
+            for name in self.defines[other]
+        }
         knowledge.readers_names = set(self.examples[index].readers_names)
         for other in range(len(self.examples) - 1, index, -1):
             for name in self.defines[other]:
@@ -432,7 +446,7 @@ class PageValidation:
         section = [
             i
             for i in range(self._previous_session(index) + 1, index)
-            if style_of(self.examples[i]) != "doctest"
+            if style_of(self.examples[i]) not in ("doctest", "tests")
             and self.state.results.get(i) is not None
             and self.state.results[i].status == "success"
             and style_of(self.examples[i]) in RUN_STYLES
@@ -468,7 +482,7 @@ class PageValidation:
         preludes: list[Message] = [
             {"name": script_name(self.examples[d], d), "code": self.examples[d].code}
             for d in depends
-            if style_of(self.examples[d]) != "doctest" and d not in self.state.materialized
+            if style_of(self.examples[d]) not in ("doctest", "tests") and d not in self.state.materialized
         ]
         executed = "\n\n".join([p["code"].rstrip("\n") for p in preludes] + [example.code.rstrip("\n")]) + "\n"
         common = {**common, "actual_code_executed": executed}
@@ -516,6 +530,146 @@ class PageValidation:
             execution_output=output or None,
             expected_output=expected if verdict.severity and expected else None,
         )
+
+    # -- tests ---------------------------------------------------------------------------------------------------
+    def _tests(self, index: int, common: dict[str, Any]) -> ExampleResult:
+        """A test module, run with pytest as its reader runs it: a file of its own beside the page's files, so it
+        has only the names it imports and the fixtures pytest finds (its own, its conftest.py's, its plugins')."""
+        example = self.examples[index]
+        if self.trees[index] is None:
+            self.state.broken.add(index)
+            return ExampleResult(**common, **self._unparsed_verdict(example).result_fields())
+        request = {
+            "op": "tests",
+            "name": script_name(example, index),
+            "file": self._test_file(index),
+            "code": example.code,
+            "timeout": self.options.timeout,
+            "state": self._machine.sandbox.state,
+        }
+        answer = self._running.request(request, self.options.timeout)
+        verdict = self._tests_verdict(index, answer)
+        verdict, answer = self._with_optional_dependency(
+            verdict,
+            answer,
+            lambda: _verdict_of(self._tests_verdict, index, self._running.request(request, self.options.timeout)),
+        )
+        verdict = self._unless_unwritable_file(index, verdict)
+        if verdict.status == "failure":
+            self.state.broken.add(index)
+        return ExampleResult(
+            **common,
+            **verdict.result_fields(),
+            execution_output=self._machine.readable(answer.get("output", "")) or None,
+        )
+
+    def _test_file(self, index: int) -> str:
+        """The file the reader saves the tests in: the one the page names for the block, else a test file's name."""
+        example = self.examples[index]
+        named = [f.path for f in self.analysis.files if f.line == example.line and f.path.endswith(".py")]
+        if named and not named[0].startswith(("/", "~")) and ".." not in named[0].split("/"):
+            return named[0]
+        return f"test_example_{index}_line_{example.line}.py"
+
+    def _tests_verdict(self, index: int, answer: Message) -> verdicts.Verdict:
+        """The first failure pytest reported that is the page's: collecting the module, setting a test up or
+        calling it. An error a plugin raises while tearing a test down is its report on the run (a snapshot
+        tool's "values to update"), not the test's outcome."""
+        example = self.examples[index]
+        status = answer.get("status")
+        if status in ("timeout", "stuck"):
+            return verdicts.still_running(self.options.timeout)
+        if status == "exception":
+            return self._judge(index, answer["exception"], "")
+        if status != "ok":
+            return verdicts.runner_trouble(answer)
+        for failure in answer.get("failures", []):
+            exc = failure["exception"]
+            frames = [f for f in exc.get("frames", []) if f["where"] == "example"]
+            if failure["when"] == "teardown" and not any(f["where"] in ("example", "page") for f in exc["frames"]):
+                continue
+            if self._raised_as_said(index, exc):
+                continue
+            where = f"line {example.line + frames[-1]['lineno'] - 1} of the page" if frames else ""
+            test = failure.get("test") or ""
+            if "builtins.AssertionError" in exc.get("mro", []) and failure["when"] == "call":
+                later = self._shown_again(index, test.split("[")[0])
+                if later is not None:
+                    return verdicts.Verdict(
+                        "skipped",
+                        None,
+                        f"The page shows `{test}` again, changed, at line {later}: it fails here as the before of "
+                        f"that change ({exc['type']}: {exc['message'][:200]}).",
+                    )
+            if exc.get("type") == "FixtureLookupError":
+                return verdicts.Verdict(
+                    "failure",
+                    "error",
+                    f"pytest cannot set `{test}` up: {exc['message'][:300]}",
+                    "Define the fixture the test asks for (or name the plugin that provides it), under the name the "
+                    "test uses.",
+                )
+            return self._judge(index, exc, where)
+        if answer.get("exit") in (2, 3, 4) and not any(answer.get("tests", {}).values()):
+            return verdicts.Verdict(
+                "failure",
+                "warning",
+                f"pytest could not run the module (exit {answer['exit']}): "
+                f"{self._machine.readable(answer.get('output', '')).strip()[-400:]}",
+                "Run the tests by hand to see why pytest stops.",
+            )
+        return verdicts.SUCCESS
+
+    def _adapted_by_reader(self, index: int) -> bool:
+        """Tests held back only by a value the reader puts in (their own project's name): whatever they put
+        there, the module still has only the names it imports."""
+        tree = self.trees[index]
+        return (
+            tree is not None
+            and python_code.fill_in(self.examples[index].code) is not None
+            and python_code.ellipsis_gap(tree) is None
+            and not python_code.is_sketch(tree)
+        )
+
+    def _names_never_imported(self, index: int) -> verdicts.Verdict | None:
+        """The first name a test module uses that it neither imports nor defines, when another example of the
+        page defines it or an installed module of that name exists (pytest): a NameError in every reader's run.
+        A module with a star import may have any name."""
+        tree = self.trees[index]
+        assert tree is not None, "only parsed test modules are read for their names"
+        if any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names) for n in ast.walk(tree)):
+            return None
+        uses = sorted(
+            (node.lineno, node.id)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Name) and node.id in python_code.undefined_names(tree)
+        )
+        free = list(dict.fromkeys(name for _, name in uses))
+        resolved = {}
+        if free and self.process is not None:
+            resolved = self.process.request({"op": "resolve", "names": free}, 30).get("names", {})
+        line = {name: number for number, name in reversed(uses)}
+        for name in free:
+            error = f"NameError: name '{name}' is not defined (line {self.examples[index].line + line[name] - 1} of the page)"
+            if resolved.get(name, {}).get("importable"):
+                return verdicts.Verdict(
+                    "failure", "warning", error, f"Add `import {name}` to the test module: it is never imported."
+                )
+            if name in self.knowledge.defined_elsewhere:
+                return verdicts.never_imported(name, *self.knowledge.defined_elsewhere[name], error)
+        return None
+
+    def _shown_again(self, index: int, test: str) -> int | None:
+        """The line of a later block on the page that defines the test anew: the page walks the reader through
+        changing it."""
+        for later in range(index + 1, len(self.examples)):
+            tree = self.trees[later]
+            if tree is None:
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == test:
+                    return self.examples[later].line
+        return None
 
     def _unparsed_verdict(self, example: CodeExample) -> verdicts.Verdict:
         """A script that does not parse: prompts mixed into it, syntax of a newer Python, a fragment, or a syntax
