@@ -587,21 +587,12 @@ def dependencies(index: int, trees: list[ast.Module | None], unsettled: Collecti
 
 
 # -- tests a reader runs with pytest ------------------------------------------------------------------------------
-@dataclass
-class Fixture:
-    """A pytest fixture a module defines: the name tests ask for it by, the fixtures it asks for, its line."""
-
-    name: str
-    requests: list[str]
-    line: int
-
-
 def is_test_module(tree: ast.Module) -> bool:
     """A module the reader runs with pytest: it defines tests (test_* functions, Test* classes with test methods)
     or fixtures, and never runs them itself (a script that calls its tests, or runs under `__main__`, is a
     script)."""
     tests = test_names(tree)
-    if not tests and not fixtures(tree):
+    if not tests and not fixture_names(tree):
         return False
     for node in _top_level_nodes(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in tests:
@@ -612,21 +603,23 @@ def is_test_module(tree: ast.Module) -> bool:
 
 
 def test_names(tree: ast.Module) -> set[str]:
-    """The tests pytest collects from a module (its default rules): test* functions, Test* classes holding test*
-    methods."""
+    """The tests of a module: test_* functions, Test* classes holding test_* methods. pytest collects any name
+    that starts with "test", but a function a page names `test` or `testing` is as often a task or a view as a
+    test; `test_` is how tests are named."""
     names = set()
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test_"):
             names.add(node.name)
         elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
             methods = [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-            if any(m.name.startswith("test") for m in methods):
+            if any(m.name.startswith("test_") for m in methods):
                 names.add(node.name)
     return names
 
 
-def fixtures(tree: ast.Module) -> list[Fixture]:
-    """The fixtures a module defines at its top level (`@pytest.fixture`, `@fixture(name="db")`)."""
+def fixture_names(tree: ast.Module) -> list[str]:
+    """The fixtures a module defines at its top level (`@pytest.fixture`, `@fixture(name="db")`), by the name tests
+    ask for them by."""
     found = []
     for node in tree.body:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -635,13 +628,12 @@ def fixtures(tree: ast.Module) -> list[Fixture]:
             call = decorator if isinstance(decorator, ast.Call) else None
             target = call.func if call is not None else decorator
             named = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-            if named != "fixture":
-                continue
-            name = node.name
-            for keyword in call.keywords if call is not None else []:
-                if keyword.arg == "name" and isinstance(keyword.value, ast.Constant):
-                    name = str(keyword.value.value)
-            parameters = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
-            found.append(Fixture(name, [a.arg for a in parameters if a.arg not in ("self", "request")], node.lineno))
-            break
+            if named == "fixture":
+                names = [
+                    k.value.value
+                    for k in (call.keywords if call else [])
+                    if k.arg == "name" and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)
+                ]
+                found.append(names[0] if names else node.name)
+                break
     return found

@@ -593,13 +593,13 @@ class PageValidation:
             where = f"line {example.line + frames[-1]['lineno'] - 1} of the page" if frames else ""
             test = failure.get("test") or ""
             if "builtins.AssertionError" in exc.get("mro", []) and failure["when"] == "call":
-                later = self._shown_again(index, test.split("[")[0])
-                if later is not None:
+                beside = self._shown_beside(index, test.split("[")[0])
+                if beside is not None:
                     return verdicts.Verdict(
                         "skipped",
                         None,
-                        f"The page shows `{test}` again, changed, at line {later}: it fails here as the before of "
-                        f"that change ({exc['type']}: {exc['message'][:200]}).",
+                        f"The page shows `{test}` changed beside it, at line {beside}: one of the two states of the "
+                        f"change fails on purpose ({exc['type']}: {exc['message'][:200]}).",
                     )
             if exc.get("type") == "FixtureLookupError":
                 return verdicts.Verdict(
@@ -659,16 +659,18 @@ class PageValidation:
                 return verdicts.never_imported(name, *self.knowledge.defined_elsewhere[name], error)
         return None
 
-    def _shown_again(self, index: int, test: str) -> int | None:
-        """The line of a later block on the page that defines the test anew: the page walks the reader through
-        changing it."""
-        for later in range(index + 1, len(self.examples)):
-            tree = self.trees[later]
-            if tree is None:
-                continue
-            for node in ast.walk(tree):
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == test:
-                    return self.examples[later].line
+    def _shown_beside(self, index: int, test: str) -> int | None:
+        """The line of the Python block just before or just after this one, when it defines the same test anew:
+        the page shows the test before and after a change (a value fixed, a snapshot rewritten), and one of the
+        two states fails on purpose."""
+        programs = [i for i, e in enumerate(self.examples) if style_of(e) in ("script", "untagged", "tests")]
+        place = programs.index(index)
+        for neighbour in programs[max(place - 1, 0) : place] + programs[place + 1 : place + 2]:
+            tree = self.trees[neighbour]
+            if tree is not None and any(
+                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == test for node in tree.body
+            ):
+                return self.examples[neighbour].line
         return None
 
     def _unparsed_verdict(self, example: CodeExample) -> verdicts.Verdict:

@@ -874,3 +874,42 @@ def test_a_distribution_the_page_links_on_pypi_is_the_one_a_prefixed_module_come
     )
     example = pages(extract_docs(tmp_path, "shapes", "1.0"))["plugins.md"].examples[0]
     assert example.dependencies == ["pyshapes-colour", "shapes-extra"]
+
+
+TESTS_PAGE = """# Testing shapes
+
+```python
+from shapes import area
+
+def square(side):
+    return area(side, side)
+```
+
+```python
+def test_square():
+    assert square(2) == 4
+```
+
+```python
+@pytest.fixture(name="side")
+def _side():
+    return 3
+```
+
+```python
+def test_area():
+    assert area(1, 2) == 2
+
+test_area()
+```
+"""
+
+
+def test_a_block_of_tests_or_fixtures_is_a_test_module_run_with_pytest_and_one_that_calls_its_tests_is_a_script(
+    tmp_path,
+):
+    (tmp_path / "testing.md").write_text(TESTS_PAGE)
+    code, tests, fixtures, script = pages(extract_docs(tmp_path, "shapes", "1.0"))["testing.md"].examples
+    assert [e.style for e in (code, tests, fixtures, script)] == ["script", "tests", "tests", "script"]
+    assert tests.dependencies == ["pytest"], "its reader runs it with pytest, though it never imports it"
+    assert script.dependencies == []
