@@ -598,6 +598,8 @@ def read_blocks(
                 example.expected_exception, example.expected_exception_line = raises[0], line + raises[1] - 1
             else:
                 example.expected_exception = python_code.introduced_as_failing(_last_sentence(block.prose_before), tree)
+            if example.style == "tests" and example.expected_exception is None:
+                example.expected_exception = python_code.said_after_to_fail(block.prose_after or prose_after)
         documented = python_code.documented_output(code, tree)
         if documented is not None:
             example.expected_output = documented

@@ -397,6 +397,24 @@ def introduced_as_failing(sentence: str, tree: ast.Module) -> str | None:
     return named.group(1) if named else "Exception"
 
 
+# The sentence right after a block saying the block fails: "This code does not work and ...", "The test above
+# fails with a `KeyError`".
+FAILS_AFTER = re.compile(
+    r"^(?:this|the\s+(?:code|example|test|snippet)s?\s+above|the\s+above)(?:\s+(?:code|example|test|snippet))?\s+"
+    r"(?:does\s+not\s+work|doesn't\s+work|won't\s+work|will\s+not\s+work|fails|raises|throws|errors)\b",
+    re.IGNORECASE,
+)
+
+
+def said_after_to_fail(prose_after: str) -> str | None:
+    """The exception the first sentence after a block says the block raises ("Exception" when it names none)."""
+    first = re.split(r"(?<=[.!?:])\s+", prose_after.strip(), maxsplit=1)[0]
+    if not FAILS_AFTER.search(first):
+        return None
+    named = re.search(rf"`?\b({EXCEPTION_NAME})\b`?", first)
+    return named.group(1) if named else "Exception"
+
+
 @dataclass(frozen=True)
 class DocumentedPrint:
     """A print statement and the output the example writes right under it (`#>` comment lines, or a string

@@ -890,6 +890,8 @@ def test_square():
     assert square(2) == 4
 ```
 
+The test above fails with a `NameError`: it never imports `square`.
+
 ```python
 @pytest.fixture(name="side")
 def _side():
@@ -912,4 +914,5 @@ def test_a_block_of_tests_or_fixtures_is_a_test_module_run_with_pytest_and_one_t
     code, tests, fixtures, script = pages(extract_docs(tmp_path, "shapes", "1.0"))["testing.md"].examples
     assert [e.style for e in (code, tests, fixtures, script)] == ["script", "tests", "tests", "script"]
     assert tests.dependencies == ["pytest"], "its reader runs it with pytest, though it never imports it"
+    assert tests.expected_exception == "NameError", "the sentence after it says so"
     assert script.dependencies == []

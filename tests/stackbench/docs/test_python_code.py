@@ -17,6 +17,7 @@ from stackbench.docs.python_code import (
     parse,
     prompt_line,
     reads_as_code,
+    said_after_to_fail,
     said_to_raise,
     session_parts,
     session_source,
@@ -208,3 +209,9 @@ def test_the_fixtures_of_a_module_are_known_by_the_name_tests_ask_for_them_by():
     assert is_test_module(tree), "fixtures alone are a conftest's content"
     assert not is_test_module(parse("def test_it():\n    pass\n\nif __name__ == '__main__':\n    test_it()\n"))
     assert not is_test_module(parse("@queue.task\nasync def test():\n    pass\n")), "a task the page names `test`"
+
+
+def test_the_sentence_after_a_block_can_say_it_fails():
+    assert said_after_to_fail("This code does not work and shows this error:\n\n![error](error.svg)") == "Exception"
+    assert said_after_to_fail("The test above raises `KeyError` until the key is set.") == "KeyError"
+    assert said_after_to_fail("This works, and the test passes.") is None
