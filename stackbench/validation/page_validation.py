@@ -124,9 +124,13 @@ class PageValidation:
         return {
             "cwd": self._machine.sandbox.work,
             "library_modules": self.knowledge.library_modules,
-            "preload": self.knowledge.library_modules,
+            # pytest too when the page shows tests: each test module runs in a fork that then has it imported.
+            "preload": self.knowledge.library_modules + (["pytest"] if self._shows_tests() else []),
             "output_cap": self.options.output_cap,
         }
+
+    def _shows_tests(self) -> bool:
+        return any(style_of(self.examples[i]) == "tests" for i in self.runnable)
 
     # -- following the page ------------------------------------------------------------------------------------
     def run(self, should_stop: Callable[[], bool]) -> list[ExampleResult]:
