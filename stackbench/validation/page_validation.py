@@ -170,7 +170,7 @@ class PageValidation:
     def _joins_page(self, index: int) -> bool:
         """A script whose run counts joins the page's process: one that passed, and one that broke off (what
         it defined before breaking stays in the reader's session, like a session's names)."""
-        if style_of(self.examples[index]) in ("doctest", "tests") or self.trees[index] is None:
+        if style_of(self.examples[index]) == "doctest" or self.trees[index] is None:
             return False
         return self.state.results[index].status == "success" or index in self.state.broken
 
@@ -450,7 +450,7 @@ class PageValidation:
         section = [
             i
             for i in range(self._previous_session(index) + 1, index)
-            if style_of(self.examples[i]) not in ("doctest", "tests")
+            if style_of(self.examples[i]) != "doctest"
             and self.state.results.get(i) is not None
             and self.state.results[i].status == "success"
             and style_of(self.examples[i]) in RUN_STYLES
@@ -486,7 +486,7 @@ class PageValidation:
         preludes: list[Message] = [
             {"name": script_name(self.examples[d], d), "code": self.examples[d].code}
             for d in depends
-            if style_of(self.examples[d]) not in ("doctest", "tests") and d not in self.state.materialized
+            if style_of(self.examples[d]) != "doctest" and d not in self.state.materialized
         ]
         executed = "\n\n".join([p["code"].rstrip("\n") for p in preludes] + [example.code.rstrip("\n")]) + "\n"
         common = {**common, "actual_code_executed": executed}
@@ -559,8 +559,9 @@ class PageValidation:
             lambda: _verdict_of(self._tests_verdict, index, self._running.request(request, self.options.timeout)),
         )
         verdict = self._unless_unwritable_file(index, verdict)
-        if verdict.status == "failure":
-            self.state.broken.add(index)
+        imported = answer.get("status") == "ok" and all(f["when"] != "collect" for f in answer.get("failures", []))
+        if verdict.status == "failure" and not imported:
+            self.state.broken.add(index)  # the module broke off: what it defines may not be there for later code
         return ExampleResult(
             **common,
             **verdict.result_fields(),
@@ -605,6 +606,8 @@ class PageValidation:
                         f"The page shows `{test}` changed beside it, at line {beside}: one of the two states of the "
                         f"change fails on purpose ({exc['type']}: {exc['message'][:200]}).",
                     )
+            if "async def functions are not natively supported" in exc.get("message", ""):
+                return self._async_without_plugin(index, test.split("[")[0])
             if exc.get("type") == "FixtureLookupError":
                 return verdicts.Verdict(
                     "failure",
@@ -662,6 +665,29 @@ class PageValidation:
             if name in self.knowledge.defined_elsewhere:
                 return verdicts.never_imported(name, *self.knowledge.defined_elsewhere[name], error)
         return None
+
+    def _async_without_plugin(self, index: int, test: str) -> verdicts.Verdict:
+        """An async test pytest ran without a plugin for it: the page's defect when the test is marked for one
+        (the page never says to install it), the reader's choice when it is not (anyio, pytest-asyncio)."""
+        tree = self.trees[index]
+        assert tree is not None, "only parsed test modules are run"
+        marked = any(isinstance(node, ast.Name) and node.id == "pytestmark" for node in ast.walk(tree)) or any(
+            isinstance(node, ast.AsyncFunctionDef) and node.name == test and node.decorator_list
+            for node in ast.walk(tree)
+        )
+        if marked:
+            return verdicts.Verdict(
+                "failure",
+                "warning",
+                f"`{test}` is async and marked for a pytest plugin that is not installed: pytest cannot run it.",
+                "Tell the reader which plugin runs the async tests (`pip install pytest-asyncio`, anyio) and how.",
+            )
+        return verdicts.Verdict(
+            "skipped",
+            None,
+            f"`{test}` is async: pytest runs it only through a plugin (anyio, pytest-asyncio) and its marker, "
+            "which the reader chooses. Not a doc defect.",
+        )
 
     def _shown_beside(self, index: int, test: str) -> int | None:
         """The line of the Python block just before or just after this one, when it defines the same test anew:

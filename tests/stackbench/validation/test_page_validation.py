@@ -485,3 +485,18 @@ def test_tests_the_reader_adapts_to_their_own_project_still_need_every_name_they
 def test_tests_run_as_at_the_readers_terminal_not_on_a_ci_server(offline_with_pytest):
     off_ci = tests("import os\n\ndef test_off_ci():\n    assert 'CI' not in os.environ\n", 10)
     assert outcome(validate_document(page(off_ci), offline_with_pytest)) == [("success", None)]
+
+
+def test_an_async_test_needs_a_plugin_the_page_names_only_when_it_marks_the_test_for_one(offline_with_pytest):
+    unmarked = "async def test_later():\n    assert True\n"
+    marked = "import pytest\n\n@pytest.mark.asyncio\nasync def test_later():\n    assert True\n"
+    left, named = validate_document(page(tests(unmarked, 10), tests(marked, 20)), offline_with_pytest).results
+    assert left.status == "skipped" and "the reader chooses" in left.error_message
+    assert (named.status, named.severity) == ("failure", "warning")
+
+
+def test_scripts_after_tests_build_on_what_the_test_module_defines(offline_with_pytest):
+    module = "from sbdemo import greet\n\nWHO = 'docs'\n\ndef test_greet():\n    assert greet(WHO) == 'hi docs'\n"
+    result = validate_document(page(tests(module, 10), script("print(greet(WHO))\n", 20)), offline_with_pytest)
+    assert outcome(result) == [("failure", "error"), ("success", None)]
+    assert result.results[1].execution_output == "hello docs\n"
