@@ -428,7 +428,7 @@ def test_syntax_newer_than_the_oldest_python_the_library_supports_is_a_warning_u
     assert (unknown.status, unknown.severity) == ("skipped", None), "no Requires-Python: the reader's business"
 
 
-def tests(code, line, **fields):
+def shown_tests(code, line, **fields):
     return CodeExample(library="sbdemo", code=code, line=line, style="tests", dependencies=["pytest"], **fields)
 
 
@@ -437,10 +437,14 @@ def test_tests_run_with_pytest_as_a_module_of_their_own_beside_the_pages_files(o
     result = validate_document(
         page(
             script(welcome, 10),
-            tests("from sbdemo import greet\n\ndef test_greet(name):\n    assert greet(name) == 'hello docs'\n", 20),
-            tests("def test_welcome():\n    assert welcome('docs') == 'hello docs!'\n", 30),
-            tests("from sbdemo import greet\n\ndef test_shout():\n    assert greet('x').upper() == 'HELLO'\n", 40),
-            tests("def test_missing(nmae):\n    pass\n", 50),
+            shown_tests(
+                "from sbdemo import greet\n\ndef test_greet(name):\n    assert greet(name) == 'hello docs'\n", 20
+            ),
+            shown_tests("def test_welcome():\n    assert welcome('docs') == 'hello docs!'\n", 30),
+            shown_tests(
+                "from sbdemo import greet\n\ndef test_shout():\n    assert greet('x').upper() == 'HELLO'\n", 40
+            ),
+            shown_tests("def test_missing(nmae):\n    pass\n", 50),
             files=[
                 {"path": "conftest.py", "content": "import pytest\n\n@pytest.fixture\ndef name():\n    return 'docs'\n"}
             ],
@@ -461,7 +465,7 @@ def test_a_failing_test_the_page_shows_changed_beside_it_is_a_state_of_an_edit_n
     before = "from sbdemo import greet\n\ndef test_greet():\n    assert greet('docs') == 'hi docs'\n"
     after = before.replace("hi docs", "hello docs")
     first, second, apart, again = validate_document(
-        page(tests(before, 10), tests(after, 20), script("import sbdemo\n", 30), tests(before, 40)),
+        page(shown_tests(before, 10), shown_tests(after, 20), script("import sbdemo\n", 30), shown_tests(before, 40)),
         offline_with_pytest,
     ).results
     assert first.status == "skipped" and "shows `test_greet` changed beside it, at line 20" in first.error_message
@@ -474,7 +478,7 @@ def test_tests_the_reader_adapts_to_their_own_project_still_need_every_name_they
     result = validate_document(
         page(
             script("def welcome(name):\n    return name\n", 10),
-            tests(adapted, 20, execution_context="not_executable", skip_reason="Not run: a placeholder."),
+            shown_tests(adapted, 20, execution_context="not_executable", skip_reason="Not run: a placeholder."),
         ),
         offline_with_pytest,
     ).results[1]
@@ -483,20 +487,22 @@ def test_tests_the_reader_adapts_to_their_own_project_still_need_every_name_they
 
 
 def test_tests_run_as_at_the_readers_terminal_not_on_a_ci_server(offline_with_pytest):
-    off_ci = tests("import os\n\ndef test_off_ci():\n    assert 'CI' not in os.environ\n", 10)
+    off_ci = shown_tests("import os\n\ndef test_off_ci():\n    assert 'CI' not in os.environ\n", 10)
     assert outcome(validate_document(page(off_ci), offline_with_pytest)) == [("success", None)]
 
 
 def test_an_async_test_needs_a_plugin_the_page_names_only_when_it_marks_the_test_for_one(offline_with_pytest):
     unmarked = "async def test_later():\n    assert True\n"
     marked = "import pytest\n\n@pytest.mark.asyncio\nasync def test_later():\n    assert True\n"
-    left, named = validate_document(page(tests(unmarked, 10), tests(marked, 20)), offline_with_pytest).results
+    left, named = validate_document(
+        page(shown_tests(unmarked, 10), shown_tests(marked, 20)), offline_with_pytest
+    ).results
     assert left.status == "skipped" and "the reader chooses" in left.error_message
     assert (named.status, named.severity) == ("failure", "warning")
 
 
 def test_scripts_after_tests_build_on_what_the_test_module_defines(offline_with_pytest):
     module = "from sbdemo import greet\n\nWHO = 'docs'\n\ndef test_greet():\n    assert greet(WHO) == 'hi docs'\n"
-    result = validate_document(page(tests(module, 10), script("print(greet(WHO))\n", 20)), offline_with_pytest)
+    result = validate_document(page(shown_tests(module, 10), script("print(greet(WHO))\n", 20)), offline_with_pytest)
     assert outcome(result) == [("failure", "error"), ("success", None)]
     assert result.results[1].execution_output == "hello docs\n"
