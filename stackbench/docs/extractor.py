@@ -588,10 +588,12 @@ def read_blocks(
             # A module the reader saves under that name: later examples import it.
             reading.files.append(PageFile(path=title_file, content=code, line=line))
         imports = python_code.imported_modules(tree)
+        style = "script" if _is_python_tag(language) else "untagged"
         example = CodeExample(
             **common,
             language="python",
-            style="script" if _is_python_tag(language) else "untagged",
+            # Tests (and the fixtures they use) are a module the reader saves and runs with pytest.
+            style="tests" if tree is not None and python_code.is_test_module(tree) else style,
             imports=imports or None,
             readers_names=readers_names,
             has_main="__main__" in code,
@@ -618,6 +620,8 @@ def read_blocks(
                 example.expected_exception, example.expected_exception_line = raises[0], line + raises[1] - 1
             else:
                 example.expected_exception = python_code.introduced_as_failing(_last_sentence(block.prose_before), tree)
+            if example.style == "tests" and example.expected_exception is None:
+                example.expected_exception = python_code.said_after_to_fail(block.prose_after or prose_after)
         documented = python_code.documented_output(code, tree)
         if documented is not None:
             example.expected_output = documented
@@ -638,6 +642,9 @@ def read_blocks(
         if example.style in RUNNABLE_STYLES and example.imports:
             imports = [name for name in example.imports if name.split(".")[0] not in page_modules]
             example.dependencies = dependencies_of(imports, library, told, linked)
+        if example.style == "tests" and "pytest" not in example.dependencies:
+            # The reader of tests runs them with pytest, whether or not the module imports it.
+            example.dependencies.append("pytest")
     return reading
 
 

@@ -70,6 +70,7 @@ class Block:
     prose_before: str = ""  # the text between the previous block and this one
     options: dict[str, str] = field(default_factory=dict)  # a MyST directive's :options:
     section_before: str = ""  # the text of its section before it, notes and warnings too
+    prose_after: str = ""  # the text after it, up to the next block or heading
 
 
 def open_mkdocs_containers(text: str) -> str:
@@ -109,6 +110,8 @@ def markdown_blocks(
     section = [section_before] if section_before else []
     for index, token in enumerate(parsed):
         if token.type == "heading_open":
+            if blocks and not blocks[-1].prose_after:
+                blocks[-1].prose_after = "\n".join(prose)
             level = int(token.tag[1])
             title = parsed[index + 1].content.strip()
             stack = [item for item in stack if item[0] < level] + [(level, title)]
@@ -135,8 +138,12 @@ def markdown_blocks(
             options: dict[str, str] = {}
             if info.directive:
                 content, options, skipped = directive_options(token.content)
+            if blocks and not blocks[-1].prose_after:
+                blocks[-1].prose_after = "\n".join(prose)
             blocks.append(Block(info, content, line + skipped, titles, "\n".join(prose), options, "\n".join(section)))
             prose = []
+    if blocks and not blocks[-1].prose_after:
+        blocks[-1].prose_after = "\n".join(prose)
     return blocks
 
 

@@ -502,6 +502,24 @@ def introduced_as_failing(sentence: str, tree: ast.Module) -> str | None:
     return named.group(1) if named else "Exception"
 
 
+# The sentence right after a block saying the block fails: "This code does not work and ...", "The test above
+# fails with a `KeyError`".
+FAILS_AFTER = re.compile(
+    r"^(?:this|the\s+(?:code|example|test|snippet)s?\s+above|the\s+above)(?:\s+(?:code|example|test|snippet))?\s+"
+    r"(?:does\s+not\s+work|doesn't\s+work|won't\s+work|will\s+not\s+work|fails|raises|throws|errors)\b",
+    re.IGNORECASE,
+)
+
+
+def said_after_to_fail(prose_after: str) -> str | None:
+    """The exception the first sentence after a block says the block raises ("Exception" when it names none)."""
+    first = re.split(r"(?<=[.!?:])\s+", prose_after.strip(), maxsplit=1)[0]
+    if not FAILS_AFTER.search(first):
+        return None
+    named = re.search(rf"`?\b({EXCEPTION_NAME})\b`?", first)
+    return named.group(1) if named else "Exception"
+
+
 @dataclass(frozen=True)
 class DocumentedPrint:
     """A print statement and the output the example writes right under it (`#>` comment lines, or a string
@@ -708,3 +726,56 @@ def dependencies(index: int, trees: list[ast.Module | None], unsettled: Collecti
                     if earlier not in unsettled:
                         break
     return sorted(needed)
+
+
+# -- tests a reader runs with pytest ------------------------------------------------------------------------------
+def is_test_module(tree: ast.Module) -> bool:
+    """A module the reader runs with pytest: it defines tests (test_* functions, Test* classes with test methods)
+    or fixtures, and never runs them itself (a script that calls its tests, or runs under `__main__`, is a
+    script)."""
+    tests = test_names(tree)
+    if not tests and not fixture_names(tree):
+        return False
+    for node in _top_level_nodes(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in tests:
+            return False
+        if isinstance(node, ast.Constant) and node.value == "__main__":
+            return False
+    return True
+
+
+def test_names(tree: ast.Module) -> set[str]:
+    """The tests of a module: test_* functions, Test* classes holding test_* methods. pytest collects any name
+    that starts with "test", but a function a page names `test` or `testing` is as often a task or a view as a
+    test; `test_` is how tests are named."""
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test_"):
+            names.add(node.name)
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            methods = [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            if any(m.name.startswith("test_") for m in methods):
+                names.add(node.name)
+    return names
+
+
+def fixture_names(tree: ast.Module) -> list[str]:
+    """The fixtures a module defines at its top level (`@pytest.fixture`, `@fixture(name="db")`), by the name tests
+    ask for them by."""
+    found = []
+    for node in tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for decorator in node.decorator_list:
+            call = decorator if isinstance(decorator, ast.Call) else None
+            target = call.func if call is not None else decorator
+            named = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+            if named == "fixture":
+                names = [
+                    k.value.value
+                    for k in (call.keywords if call else [])
+                    if k.arg == "name" and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)
+                ]
+                found.append(names[0] if names else node.name)
+                break
+    return found

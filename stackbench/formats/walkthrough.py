@@ -136,9 +136,10 @@ def session_path_for(walkthrough_path: Path | str, output_dir: Path | str | None
 Language = Annotated[str, Field(max_length=50)]
 ExecutionContext = Literal["sync", "async", "not_executable"]
 # How a block is read: a program (tagged Python, or an untagged fence that is one), a doctest session (>>>
-# prompts), the output another block shows, shell commands, a file the reader writes, or anything else.
-ExampleStyle = Literal["script", "untagged", "doctest", "output", "shell", "file", "other"]
-RUNNABLE_STYLES = ("script", "untagged", "doctest")
+# prompts), a test module the reader runs with pytest, the output another block shows, shell commands, a file the
+# reader writes, or anything else.
+ExampleStyle = Literal["script", "untagged", "doctest", "tests", "output", "shell", "file", "other"]
+RUNNABLE_STYLES = ("script", "untagged", "doctest", "tests")
 
 
 class CodeExample(_Lenient):

@@ -132,6 +132,7 @@ class Page:
         self.module.__dict__["__builtins__"] = __builtins__
         sys.modules["__main__"] = self.module
         self.names: dict[str, str] = {}  # pseudo file name -> what it is (for tracebacks)
+        self.page_folder = ""  # while tests run: the folder holding the page's files
         self.warnings: list[Message] = []
         self.protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
         _FD_STREAMS[1] = open(1, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1)
@@ -276,7 +277,16 @@ class Page:
     def op_script(self, request: Message) -> Message:
         """Run a script in a fork of the page: its preludes (the earlier scripts it builds on) quietly, as far as
         each gets, then it, with the page's variables set."""
-        namespace = self.namespace
+        return self._forked(request, lambda result_path: self._child(request, self.namespace, result_path))
+
+    def op_tests(self, request: Message) -> Message:
+        """Run a test module the way its reader does, in a fork of the page: saved as a file beside the page's
+        files (its conftest.py, the modules it imports) and run with pytest, which collects its tests and fixtures
+        on its own, never from the page's session."""
+        return self._forked(request, lambda result_path: self._tests_child(request, result_path))
+
+    def _forked(self, request: Message, child: Callable[[str], NoReturn]) -> Message:
+        """child(result_path) in a fork with the request's time limit; what it wrote to result_path is the answer."""
         result_fd, result_path = tempfile.mkstemp(prefix="result-", dir=request["state"])
         os.close(result_fd)
         sys.stdout.flush()
@@ -285,7 +295,7 @@ class Page:
         if pid == 0:
             os.setpgid(0, 0)
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
-            self._child(request, namespace, result_path)
+            child(result_path)
         deadline = time.monotonic() + request.get("timeout", 30)
         status = 0  # set by waitpid before it is read
         while time.monotonic() < deadline:
@@ -339,6 +349,34 @@ class Page:
             sys.stderr.flush()
             result["warnings"] = self.warnings[:20]
             result["prints"] = prints[:1000]
+            with open(result_path, "w") as out:
+                json.dump(result, out, default=repr)
+        finally:
+            os._exit(0)
+
+    def _tests_child(self, request: Message, result_path: str) -> NoReturn:
+        result: Message
+        try:
+            os.environ.update(request.get("environment", {}))
+            # The reader runs the tests at their own terminal, not on a CI server, where test tools behave
+            # otherwise (a snapshot tool only records values off CI).
+            os.environ.pop("CI", None)
+            path = os.path.abspath(request["file"])
+            with open(path, "w", encoding="utf-8") as module:
+                module.write(request["code"])
+            self.page_folder = os.getcwd()
+            import pytest
+
+            outcomes = TestOutcomes(self, path)
+            sys.argv = ["pytest"]
+            code = pytest.main([path, "-p", "no:cacheprovider", "-q"], plugins=[outcomes])
+            result = outcomes.answer(int(code))
+        except BaseException as exc:
+            result = {"status": "exception", "exception": self.describe(exc, request["file"])}
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            result["warnings"] = []
             with open(result_path, "w") as out:
                 json.dump(result, out, default=repr)
         finally:
@@ -544,7 +582,44 @@ class Page:
             return "package"
         if path.startswith(os.path.realpath(sys.base_prefix)):
             return "stdlib"
+        if self.page_folder and path.startswith(os.path.realpath(self.page_folder) + os.sep):
+            return "page"  # a file of the page's, as pytest imports it (its conftest.py, a module it shows)
         return "other"
+
+
+class TestOutcomes:
+    """A pytest plugin that keeps what happened to a test module: how many tests passed, failed or erred, and each
+    failure's exception (where it was raised: collecting the module, setting a test up, calling it, tearing it
+    down)."""
+
+    def __init__(self, page: Page, path: str) -> None:
+        self.page, self.path = page, path
+        self.counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
+        self.failures: list[Message] = []
+
+    def pytest_exception_interact(self, node: Any, call: Any, report: Any) -> None:
+        excinfo = call.excinfo
+        exception = self.page.describe(excinfo.value, self.path, excinfo.tb)
+        shown = [line[1:].strip() for line in report.longreprtext.split("\n") if line.startswith("E ")]
+        if exception["type"] == "FixtureLookupError" or not exception["message"].strip():
+            exception["message"] = "\n".join(shown) or exception["message"]
+        if len(self.failures) < 20:
+            self.failures.append({"test": getattr(node, "name", ""), "when": report.when, "exception": exception})
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        if report.failed:
+            self.counts["failed" if report.when == "call" else "errors"] += 1
+        elif report.skipped:
+            self.counts["skipped"] += 1
+        elif report.when == "call":
+            self.counts["passed"] += 1
+
+    def pytest_collectreport(self, report: Any) -> None:
+        if report.failed:
+            self.counts["errors"] += 1
+
+    def answer(self, exit_code: int) -> Message:
+        return {"status": "ok", "exit": exit_code, "tests": self.counts, "failures": self.failures}
 
 
 class SessionRunner(doctest.DocTestRunner):

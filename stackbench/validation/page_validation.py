@@ -134,9 +134,13 @@ class PageValidation:
         return {
             "cwd": self._machine.sandbox.work,
             "library_modules": self.knowledge.library_modules,
-            "preload": self.knowledge.library_modules,
+            # pytest too when the page shows tests: each test module runs in a fork that then has it imported.
+            "preload": self.knowledge.library_modules + (["pytest"] if self._shows_tests() else []),
             "output_cap": self.options.output_cap,
         }
+
+    def _shows_tests(self) -> bool:
+        return any(style_of(self.examples[i]) == "tests" for i in self.runnable)
 
     # -- following the page ------------------------------------------------------------------------------------
     def run(self, should_stop: Callable[[], bool]) -> list[ExampleResult]:
@@ -251,6 +255,11 @@ class PageValidation:
         example = self.examples[index]
         base = {"example_index": index, "line": example.line, "context": example.context, "code": example.code}
         style = style_of(example)
+        if style == "tests" and not runnable(example) and self._adapted_by_reader(index):
+            self._know_names_around(index)
+            verdict = self._names_never_imported(index)
+            if verdict is not None:
+                return ExampleResult(**base, **verdict.result_fields(), actual_code_executed=example.code)
         if not runnable(example) or style not in RUN_STYLES:
             reason = example.skip_reason or (
                 LEGACY_SKIP_REASON if not runnable(example) else f"Not Python ({example.language})"
@@ -282,6 +291,8 @@ class PageValidation:
         self._know_names_around(index)
         if style == "doctest":
             return self._session(index, common)
+        if style == "tests":
+            return self._tests(index, {**common, "depends_on_previous": False, "depends_on_example_indices": []})
         return self._script(index, common, depends)
 
     def _unsettled(self) -> set[int]:
@@ -295,6 +306,13 @@ class PageValidation:
         knowledge.defined_later, knowledge.defined_by_failed, knowledge.defined_by_skipped = {}, {}, {}
         knowledge.unresolved = []
         knowledge.verbatim = style_of(self.examples[index]) == "doctest"
+        knowledge.own_module = style_of(self.examples[index]) == "tests"
+        knowledge.defined_elsewhere = {
+            name: (other, self.examples[other].line)
+            for other in range(len(self.examples))
+            if other != index
+            for name in self.defines[other]
+        }
         knowledge.readers_names = set(self.examples[index].readers_names)
         tree = self.trees[index]
         knowledge.used_as_modules = python_code.used_as_modules(tree) if tree is not None else set()
@@ -598,6 +616,174 @@ class PageValidation:
         example = self.examples[index]
         code = self.state.repaired.get(index)
         return example.model_copy(update={"code": code}) if code is not None else example
+
+    # -- tests ---------------------------------------------------------------------------------------------------
+    def _tests(self, index: int, common: dict[str, Any]) -> ExampleResult:
+        """A test module, run with pytest as its reader runs it: a file of its own beside the page's files, so it
+        has only the names it imports and the fixtures pytest finds (its own, its conftest.py's, its plugins')."""
+        example = self.examples[index]
+        if self.trees[index] is None:
+            self.state.broken.add(index)
+            return ExampleResult(**common, **self._unparsed_verdict(example).result_fields())
+        request = {
+            "op": "tests",
+            "name": script_name(example, index),
+            "file": self._test_file(index),
+            "code": example.code,
+            "timeout": self.options.timeout,
+            "state": self._machine.sandbox.state,
+        }
+        answer = self._running.request(request, self.options.timeout)
+        verdict = self._tests_verdict(index, answer)
+        verdict, answer = self._with_optional_dependency(
+            verdict,
+            answer,
+            lambda: _verdict_of(self._tests_verdict, index, self._running.request(request, self.options.timeout)),
+        )
+        verdict = self._unless_unwritable_file(index, verdict)
+        imported = answer.get("status") == "ok" and all(f["when"] != "collect" for f in answer.get("failures", []))
+        if verdict.status == "failure" and not imported:
+            self.state.broken.add(index)  # the module broke off: what it defines may not be there for later code
+        return ExampleResult(
+            **common,
+            **verdict.result_fields(),
+            execution_output=self._machine.readable(answer.get("output", "")) or None,
+        )
+
+    def _test_file(self, index: int) -> str:
+        """The file the reader saves the tests in: the one the page names for the block, else a test file's name."""
+        example = self.examples[index]
+        named = [f.path for f in self.analysis.files if f.line == example.line and f.path.endswith(".py")]
+        if named and not named[0].startswith(("/", "~")) and ".." not in named[0].split("/"):
+            return named[0]
+        return f"test_example_{index}_line_{example.line}.py"
+
+    def _tests_verdict(self, index: int, answer: Message) -> verdicts.Verdict:
+        """The first failure pytest reported that is the page's: collecting the module, setting a test up or
+        calling it. An error a plugin raises while tearing a test down is its report on the run (a snapshot
+        tool's "values to update"), not the test's outcome."""
+        example = self.examples[index]
+        status = answer.get("status")
+        if status in ("timeout", "stuck"):
+            return verdicts.still_running(self.options.timeout)
+        if status == "exception":
+            return self._judge(index, answer["exception"], "")
+        if status != "ok":
+            return verdicts.runner_trouble(answer)
+        for failure in answer.get("failures", []):
+            exc = failure["exception"]
+            frames = [f for f in exc.get("frames", []) if f["where"] == "example"]
+            if failure["when"] == "teardown" and not any(f["where"] in ("example", "page") for f in exc["frames"]):
+                continue
+            if self._raised_as_said(index, exc):
+                continue
+            where = f"line {example.line + frames[-1]['lineno'] - 1} of the page" if frames else ""
+            test = failure.get("test") or ""
+            if "builtins.AssertionError" in exc.get("mro", []) and failure["when"] == "call":
+                beside = self._shown_beside(index, test.split("[")[0])
+                if beside is not None:
+                    return verdicts.Verdict(
+                        "skipped",
+                        None,
+                        f"The page shows `{test}` changed beside it, at line {beside}: one of the two states of the "
+                        f"change fails on purpose ({exc['type']}: {exc['message'][:200]}).",
+                    )
+            if "async def functions are not natively supported" in exc.get("message", ""):
+                return self._async_without_plugin(index, test.split("[")[0])
+            if exc.get("type") == "FixtureLookupError":
+                return verdicts.Verdict(
+                    "failure",
+                    "error",
+                    f"pytest cannot set `{test}` up: {exc['message'][:300]}",
+                    "Define the fixture the test asks for (or name the plugin that provides it), under the name the "
+                    "test uses.",
+                )
+            return self._judge(index, exc, where)
+        if answer.get("exit") in (2, 3, 4) and not any(answer.get("tests", {}).values()):
+            return verdicts.Verdict(
+                "failure",
+                "warning",
+                f"pytest could not run the module (exit {answer['exit']}): "
+                f"{self._machine.readable(answer.get('output', '')).strip()[-400:]}",
+                "Run the tests by hand to see why pytest stops.",
+            )
+        return verdicts.SUCCESS
+
+    def _adapted_by_reader(self, index: int) -> bool:
+        """Tests held back only by a value the reader puts in (their own project's name): whatever they put
+        there, the module still has only the names it imports."""
+        tree = self.trees[index]
+        return (
+            tree is not None
+            and python_code.fill_in(self.examples[index].code) is not None
+            and python_code.ellipsis_gap(tree) is None
+            and not python_code.is_sketch(tree)
+        )
+
+    def _names_never_imported(self, index: int) -> verdicts.Verdict | None:
+        """The first name a test module uses that it neither imports nor defines, when another example of the
+        page defines it or an installed module of that name exists (pytest): a NameError in every reader's run.
+        A module with a star import may have any name."""
+        tree = self.trees[index]
+        assert tree is not None, "only parsed test modules are read for their names"
+        if any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names) for n in ast.walk(tree)):
+            return None
+        uses = sorted(
+            (node.lineno, node.id)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Name) and node.id in python_code.undefined_names(tree)
+        )
+        free = list(dict.fromkeys(name for _, name in uses))
+        resolved = {}
+        if free and self.process is not None:
+            resolved = self.process.request({"op": "resolve", "names": free}, 30).get("names", {})
+        line = {name: number for number, name in reversed(uses)}
+        for name in free:
+            error = f"NameError: name '{name}' is not defined (line {self.examples[index].line + line[name] - 1} of the page)"
+            if resolved.get(name, {}).get("importable"):
+                return verdicts.Verdict(
+                    "failure", "warning", error, f"Add `import {name}` to the test module: it is never imported."
+                )
+            if name in self.knowledge.defined_elsewhere:
+                return verdicts.never_imported(name, *self.knowledge.defined_elsewhere[name], error)
+        return None
+
+    def _async_without_plugin(self, index: int, test: str) -> verdicts.Verdict:
+        """An async test pytest ran without a plugin for it: the page's defect when the test is marked for one
+        (the page never says to install it), the reader's choice when it is not (anyio, pytest-asyncio)."""
+        tree = self.trees[index]
+        assert tree is not None, "only parsed test modules are run"
+        marked = any(isinstance(node, ast.Name) and node.id == "pytestmark" for node in ast.walk(tree)) or any(
+            isinstance(node, ast.AsyncFunctionDef) and node.name == test and node.decorator_list
+            for node in ast.walk(tree)
+        )
+        if marked:
+            return verdicts.Verdict(
+                "failure",
+                "warning",
+                f"`{test}` is async and marked for a pytest plugin that is not installed: pytest cannot run it.",
+                "Tell the reader which plugin runs the async tests (`pip install pytest-asyncio`, anyio) and how.",
+            )
+        return verdicts.Verdict(
+            "skipped",
+            None,
+            f"`{test}` is async: pytest runs it only through a plugin (anyio, pytest-asyncio) and its marker, "
+            "which the reader chooses. Not a doc defect.",
+        )
+
+    def _shown_beside(self, index: int, test: str) -> int | None:
+        """The line of the Python block just before or just after this one, when it defines the same test anew:
+        the page shows the test before and after a change (a value fixed, a snapshot rewritten), and one of the
+        two states fails on purpose."""
+        programs = [i for i, e in enumerate(self.examples) if style_of(e) in ("script", "untagged", "tests")]
+        place = programs.index(index)
+        for neighbour in programs[max(place - 1, 0) : place] + programs[place + 1 : place + 2]:
+            tree = self.trees[neighbour]
+            if tree is not None and any(
+                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == test for node in tree.body
+            ):
+                return self.examples[neighbour].line
+        return None
 
     def _unparsed_verdict(self, example: CodeExample) -> verdicts.Verdict:
         """A script that does not parse: prompts mixed into it, syntax of a newer Python, a fragment, or a syntax

@@ -129,6 +129,10 @@ class PageKnowledge:
     used_as_modules: set[str] = field(default_factory=set)
     # the example is an excerpt from inside an async function the page does not show (indented, it awaits)
     excerpt: bool = False
+    # the example is a module of its own (tests pytest runs): it has only the names it imports, whatever other
+    # examples define; name -> (example index, page line) of the other examples that define it
+    own_module: bool = False
+    defined_elsewhere: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def release(self) -> str:
@@ -161,7 +165,7 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
     environment = _environment_need(exc, mro, message)
     if environment:
         return Verdict("skipped", None, f"Needs the reader's environment: {environment}. Not a doc defect.")
-    cascade = _cascade(exc, mro, page) if in_docs else None
+    cascade = _cascade(exc, mro, page) if in_docs and not page.own_module else None
     if cascade:
         return cascade
     if "builtins.ModuleNotFoundError" in mro:
@@ -183,6 +187,14 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
         )
     if "builtins.NameError" in mro and in_docs:
         return _missing_name(exc, page, error)
+    if mro & MISSING_FILE and (exc.get("filename") or "").startswith("~"):
+        return Verdict(
+            "failure",
+            "error",
+            error,
+            "Python does not expand `~` in a path: the folder is looked for under a directory named `~`. Use "
+            "os.path.expanduser() or pathlib.Path.home().",
+        )
     if "builtins.AttributeError" in mro and in_docs:
         owner = exc.get("owner") or ""
         if (
@@ -241,7 +253,7 @@ def _environment_need(exc: Message, mro: set[str], message: str) -> str | None:
         return f"Python {newer.group(1)} or newer, which the library says this needs"
     if exc.get("filename") == "/dev/tty" or exc.get("errno") in (6, 25):  # ENXIO, ENOTTY
         return "an interactive terminal"
-    if mro & MISSING_FILE and exc.get("filename"):
+    if mro & MISSING_FILE and exc.get("filename") and not exc["filename"].startswith("~"):
         return f"the file {exc['filename']}, which the page does not create"
     return None
 
@@ -338,6 +350,17 @@ def _cascade(exc: Message, mro: set[str], page: PageKnowledge) -> Verdict | None
 READERS_OWN_NAME = re.compile(r"^_*(?:my|your|My|Your)(?:_|[A-Z0-9])")
 
 
+def never_imported(name: str, index: int, line: int, error: str) -> Verdict:
+    """A test module uses a name another example of the page defines, without importing it."""
+    return Verdict(
+        "failure",
+        "error",
+        error,
+        f"`{name}` is defined in example {index} (line {line}), but the test module never imports it: pytest runs "
+        "the file on its own. Import it in the test module.",
+    )
+
+
 def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
     name = exc.get("name") or ""
     if page.unresolved and (not page.verbatim or all(readers_own_name(n, page) for n in page.unresolved)):
@@ -366,6 +389,8 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
             f"Add `from {module} import {name}` to the example: it is never imported.",
             import_needed=f"from {module} import {name}",
         )
+    if page.own_module and name in page.defined_elsewhere:
+        return never_imported(name, *page.defined_elsewhere[name], error)
     if name in page.defined_later:
         index, line = page.defined_later[name]
         return Verdict(

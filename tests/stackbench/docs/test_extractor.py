@@ -1003,3 +1003,45 @@ def test_an_untagged_program_whose_lines_after_the_first_are_shifted_runs_as_sho
     assert (shifted.style, shifted.execution_context) == ("untagged", "sync")
     assert shifted.code == "import shapes\n\n def hook():\n     shapes.draw()\n", "the reader copies it as shown"
     assert note.skip_reason == "text, not a program"
+
+
+TESTS_PAGE = """# Testing shapes
+
+```python
+from shapes import area
+
+def square(side):
+    return area(side, side)
+```
+
+```python
+def test_square():
+    assert square(2) == 4
+```
+
+The test above fails with a `NameError`: it never imports `square`.
+
+```python
+@pytest.fixture(name="side")
+def _side():
+    return 3
+```
+
+```python
+def test_area():
+    assert area(1, 2) == 2
+
+test_area()
+```
+"""
+
+
+def test_a_block_of_tests_or_fixtures_is_a_test_module_run_with_pytest_and_one_that_calls_its_tests_is_a_script(
+    tmp_path,
+):
+    (tmp_path / "testing.md").write_text(TESTS_PAGE)
+    code, tests, fixtures, script = pages(extract_docs(tmp_path, "shapes", "1.0"))["testing.md"].examples
+    assert [e.style for e in (code, tests, fixtures, script)] == ["script", "tests", "tests", "script"]
+    assert tests.dependencies == ["pytest"], "its reader runs it with pytest, though it never imports it"
+    assert tests.expected_exception == "NameError", "the sentence after it says so"
+    assert script.dependencies == []

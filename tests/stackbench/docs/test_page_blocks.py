@@ -127,3 +127,9 @@ def test_a_rest_literal_block_after_a_paragraph_ending_in_two_colons_is_a_block(
         ("square = Square(2)\nprint(square.area)\n", 8, "For example:"),
         ("x = 1\n", 17, "Done. A plain paragraph with `code::` inside stays prose."),
     ]
+
+
+def test_a_block_keeps_the_text_after_it_up_to_the_next_heading():
+    first, second = markdown_blocks("# A\n\n```python\nx = 1\n```\n\nThis fails.\n\n# B\n\n```python\ny = 2\n```\n")
+    assert (first.prose_after, second.prose_before) == ("This fails.", "B")
+    assert second.prose_after == ""

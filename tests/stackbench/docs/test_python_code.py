@@ -10,14 +10,17 @@ from stackbench.docs.python_code import (
     ellipsis_gap,
     ellipsis_syntax_gap,
     fill_in,
+    fixture_names,
     fragment,
     is_session,
     is_sketch,
+    is_test_module,
     newer_syntax,
     only_entries,
     parse,
     prompt_line,
     reads_as_code,
+    said_after_to_fail,
     said_to_raise,
     session_parts,
     session_source,
@@ -225,3 +228,20 @@ def test_a_block_of_classes_whose_bodies_are_all_ellipses_is_a_sketch():
     assert not is_sketch(parse("class Square:\n    side: int\n")), "a body with fields is a definition"
     assert not is_sketch(parse("@app.route('/')\ndef home(): ...\n")), "a function stub is whole"
     assert not is_sketch(parse("import shapes\n"))
+
+
+def test_the_fixtures_of_a_module_are_known_by_the_name_tests_ask_for_them_by():
+    tree = parse(
+        "import pytest\n\n@pytest.fixture(name='db')\ndef _db(tmp_path, request):\n    return 1\n\n"
+        "@fixture\ndef user(db):\n    return db\n"
+    )
+    assert fixture_names(tree) == ["db", "user"]
+    assert is_test_module(tree), "fixtures alone are a conftest's content"
+    assert not is_test_module(parse("def test_it():\n    pass\n\nif __name__ == '__main__':\n    test_it()\n"))
+    assert not is_test_module(parse("@queue.task\nasync def test():\n    pass\n")), "a task the page names `test`"
+
+
+def test_the_sentence_after_a_block_can_say_it_fails():
+    assert said_after_to_fail("This code does not work and shows this error:\n\n![error](error.svg)") == "Exception"
+    assert said_after_to_fail("The test above raises `KeyError` until the key is set.") == "KeyError"
+    assert said_after_to_fail("This works, and the test passes.") is None

@@ -1,3 +1,7 @@
+import subprocess
+import sys
+from importlib import metadata
+
 import pytest
 
 from stackbench_site.configuration import validation_options
@@ -6,3 +10,22 @@ from stackbench_site.configuration import validation_options
 @pytest.fixture
 def offline(wheelhouse):
     return validation_options(timeout=10, find_links=[wheelhouse], offline=True, num_workers=1)
+
+
+@pytest.fixture(scope="session")
+def wheels_of_pytest(tmp_path_factory):
+    """Wheels of pytest and what it needs, at the versions we run, for pages whose tests their readers run."""
+    folder = tmp_path_factory.mktemp("wheels_of_pytest")
+    wanted = [
+        f"{name}=={metadata.version(name)}" for name in ("pytest", "iniconfig", "packaging", "pluggy", "pygments")
+    ]
+    command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:"]
+    done = subprocess.run([*command, "-d", str(folder), *wanted], capture_output=True, timeout=300)
+    if done.returncode != 0:
+        pytest.skip("pytest's wheels cannot be downloaded here")
+    return folder
+
+
+@pytest.fixture
+def offline_with_pytest(wheelhouse, wheels_of_pytest):
+    return validation_options(timeout=20, find_links=[wheelhouse, wheels_of_pytest], offline=True, num_workers=1)

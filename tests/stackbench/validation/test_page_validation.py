@@ -554,3 +554,83 @@ def test_syntax_newer_than_the_oldest_python_the_library_supports_is_a_warning_u
     assert supported.results[0].suggestions.startswith("Say on the page that the example needs Python 3.12")
     unknown = validate_document(page(script(generic, 10)), offline).results[0]
     assert (unknown.status, unknown.severity) == ("skipped", None), "no Requires-Python: the reader's business"
+
+
+def shown_tests(code, line, **fields):
+    return CodeExample(library="sbdemo", code=code, line=line, style="tests", dependencies=["pytest"], **fields)
+
+
+def test_tests_run_with_pytest_as_a_module_of_their_own_beside_the_pages_files(offline_with_pytest):
+    welcome = "from sbdemo import greet\n\ndef welcome(name):\n    return greet(name) + '!'\n"
+    result = validate_document(
+        page(
+            script(welcome, 10),
+            shown_tests(
+                "from sbdemo import greet\n\ndef test_greet(name):\n    assert greet(name) == 'hello docs'\n", 20
+            ),
+            shown_tests("def test_welcome():\n    assert welcome('docs') == 'hello docs!'\n", 30),
+            shown_tests(
+                "from sbdemo import greet\n\ndef test_shout():\n    assert greet('x').upper() == 'HELLO'\n", 40
+            ),
+            shown_tests("def test_missing(nmae):\n    pass\n", 50),
+            files=[
+                {"path": "conftest.py", "content": "import pytest\n\n@pytest.fixture\ndef name():\n    return 'docs'\n"}
+            ],
+        ),
+        offline_with_pytest,
+    )
+    script_result, fixture, unimported, assertion, no_fixture = result.results
+    assert [script_result.status, fixture.status] == ["success", "success"], "the conftest.py's fixture is found"
+    assert (unimported.status, unimported.severity) == ("failure", "error")
+    assert "defined in example 0 (line 10), but the test module never imports it" in unimported.suggestions
+    assert (assertion.status, assertion.severity) == ("failure", "error")
+    assert assertion.error_message.startswith("AssertionError: assert 'HELLO X' == 'HELLO'")
+    assert (no_fixture.status, no_fixture.severity) == ("failure", "error")
+    assert "fixture 'nmae' not found" in no_fixture.error_message
+
+
+def test_a_failing_test_the_page_shows_changed_beside_it_is_a_state_of_an_edit_not_a_finding(offline_with_pytest):
+    before = "from sbdemo import greet\n\ndef test_greet():\n    assert greet('docs') == 'hi docs'\n"
+    after = before.replace("hi docs", "hello docs")
+    first, second, apart, again = validate_document(
+        page(shown_tests(before, 10), shown_tests(after, 20), script("import sbdemo\n", 30), shown_tests(before, 40)),
+        offline_with_pytest,
+    ).results
+    assert first.status == "skipped" and "shows `test_greet` changed beside it, at line 20" in first.error_message
+    assert second.status == "success"
+    assert (again.status, again.severity) == ("failure", "error"), "the same test further away is no edit"
+
+
+def test_tests_the_reader_adapts_to_their_own_project_still_need_every_name_they_use_imported(offline_with_pytest):
+    adapted = "from your_project.app import settings\n\ndef test_settings():\n    assert welcome(settings)\n"
+    result = validate_document(
+        page(
+            script("def welcome(name):\n    return name\n", 10),
+            shown_tests(adapted, 20, execution_context="not_executable", skip_reason="Not run: a placeholder."),
+        ),
+        offline_with_pytest,
+    ).results[1]
+    assert (result.status, result.severity) == ("failure", "error")
+    assert result.error_message == "NameError: name 'welcome' is not defined (line 23 of the page)"
+
+
+def test_tests_run_as_at_the_readers_terminal_not_on_a_ci_server(offline_with_pytest):
+    off_ci = shown_tests("import os\n\ndef test_off_ci():\n    assert 'CI' not in os.environ\n", 10)
+    assert outcome(validate_document(page(off_ci), offline_with_pytest)) == [("success", None)]
+
+
+def test_an_async_test_needs_a_plugin_the_page_names_only_when_it_marks_the_test_for_one(offline_with_pytest):
+    unmarked = "async def test_later():\n    assert True\n"
+    marked = "import pytest\n\n@pytest.mark.asyncio\nasync def test_later():\n    assert True\n"
+    left, named = validate_document(
+        page(shown_tests(unmarked, 10), shown_tests(marked, 20)), offline_with_pytest
+    ).results
+    assert left.status == "skipped" and "the reader chooses" in left.error_message
+    assert (named.status, named.severity) == ("failure", "warning")
+
+
+def test_scripts_after_tests_build_on_what_the_test_module_defines(offline_with_pytest):
+    module = "from sbdemo import greet\n\nWHO = 'docs'\n\ndef test_greet():\n    assert greet(WHO) == 'hi docs'\n"
+    result = validate_document(page(shown_tests(module, 10), script("print(greet(WHO))\n", 20)), offline_with_pytest)
+    assert outcome(result) == [("failure", "error"), ("success", None)]
+    assert result.results[1].execution_output == "hello docs\n"

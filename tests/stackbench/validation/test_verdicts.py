@@ -75,6 +75,23 @@ def test_an_error_naming_what_a_failed_example_never_defined_is_counted_there():
     assert judge_exception(exception("NameError", name="other"), page).builds_on is None
 
 
+def test_a_test_module_has_only_the_names_it_imports_whatever_other_examples_define_or_failed_to():
+    page = knowledge(own_module=True, defined_elsewhere={"engine": (1, 10)}, defined_by_failed={"engine": (1, 10)})
+    verdict = judge_exception(exception("NameError", name="engine"), page)
+    assert (verdict.status, verdict.severity) == ("failure", "error")
+    assert "defined in example 1 (line 10), but the test module never imports it" in verdict.suggestion
+
+
+def test_a_path_starting_with_a_tilde_fails_on_every_machine_not_only_the_sandbox():
+    missing = exception("FileNotFoundError", "No such file: '~/data/x'", filename="~/data/x", where="stdlib")
+    missing["mro"] = ["builtins.FileNotFoundError", "builtins.OSError", "builtins.Exception"]
+    verdict = judge_exception(missing, knowledge())
+    assert (verdict.status, verdict.severity) == ("failure", "error")
+    assert "does not expand `~`" in verdict.suggestion
+    missing.update(filename="/srv/data/x")
+    assert judge_exception(missing, knowledge()).status == "skipped", "the reader's own file, elsewhere"
+
+
 def test_a_name_a_session_types_that_nothing_defines_is_an_error_unless_it_is_the_readers_own():
     session = knowledge(verbatim=True, readers_names={"store"})
     typo = judge_exception(exception("NameError", name="Cirle"), session)
