@@ -4,6 +4,8 @@ page's prose names a package, which is what tells its reader to install it."""
 
 import re
 import sys
+from collections.abc import Iterable
+from pathlib import PurePosixPath
 
 # Import name (or dotted prefix) -> distribution, where they differ. Dotted prefixes cover namespace packages,
 # whose top-level name (azure, google) is no distribution at all.
@@ -112,6 +114,14 @@ def module_names_of(library: str) -> set[str]:
         if normalized(package) == normalized(library)
     }
     return {n for n in names if n}
+
+
+def laid_out_modules(paths: Iterable[str]) -> set[str]:
+    """The modules and packages a page lays out as files (`app.py`, `src/myproject/__init__.py`): every part of
+    their paths, as a module is imported from any folder of a layout. They are the reader's own, never a package
+    to look up on an index, where one of that name may well exist."""
+    python_paths = [PurePosixPath(path) for path in paths if path.endswith(".py")]
+    return {part.removesuffix(".py") for path in python_paths for part in path.parts}
 
 
 # A word of prose as a package may be written in it: dirty-equals, sqlalchemy_utils, azure.identity, lib[extra,other].

@@ -31,7 +31,14 @@ from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped]  #
 from pygments.util import ClassNotFound  # type: ignore[import-untyped]  # Pygments ships no type hints
 
 from stackbench.docs import python_code
-from stackbench.docs.distributions import distribution_for, module_names_of, names_package, normalized, prose_names
+from stackbench.docs.distributions import (
+    distribution_for,
+    laid_out_modules,
+    module_names_of,
+    names_package,
+    normalized,
+    prose_names,
+)
 from stackbench.docs.includes import Expanded, expand
 from stackbench.docs.page_blocks import Block, indent_of, markdown_blocks, rst_blocks, slugify
 from stackbench.docs.tutorial_text import (
@@ -634,8 +641,7 @@ def read_blocks(
     # though a package of that name may exist there.
     reading.prose_names = page_names(text, blocks)
     told = reading.prose_names | {name for r in reading.requirements for name in prose_names(r.requirement)}
-    page_modules = {Path(f.path).stem for f in reading.files if f.path.endswith(".py")}
-    page_modules |= {Path(f.path).parent.name for f in reading.files if f.path.endswith("/__init__.py")}
+    page_modules = laid_out_modules(f.path for f in reading.files)
     linked = set(PYPI_PROJECT.findall(text))
     for example in reading.examples:
         example.is_executable = example.execution_context != "not_executable"

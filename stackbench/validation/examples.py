@@ -2,11 +2,10 @@
 script), the source it runs, the names it defines."""
 
 import ast
-from pathlib import PurePosixPath
 
 from stackbench.docs import python_code
 from stackbench.docs.distributions import readers_own
-from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis, SetupCode
+from stackbench.formats.walkthrough import CodeExample, SetupCode
 
 
 def runnable(example: CodeExample) -> bool:
@@ -48,13 +47,6 @@ def readers_imports(example: CodeExample, page_modules: set[str]) -> set[str]:
         for name, module in python_code.imported_names(tree).items()
         if readers_own(module) and module.split(".")[0] not in page_modules
     }
-
-
-def page_modules(analysis: ExtractionAnalysis) -> set[str]:
-    """The modules and packages the page lays out as files (`app.py`, `src/myproject/__init__.py`): every part of
-    their paths, as a module is imported from any folder of a layout."""
-    paths = [PurePosixPath(f.path) for f in analysis.files if f.path.endswith(".py")]
-    return {part.removesuffix(".py") for path in paths for part in path.parts}
 
 
 def script_name(example: CodeExample, index: int) -> str:

@@ -344,11 +344,16 @@ class Page:
                 }
         except BaseException as exc:
             result = {"status": "exception", "exception": self.describe(exc, request["name"])}
+        result["warnings"] = self.warnings[:20]
+        result["prints"] = prints[:1000]
+        self._answer_and_exit(result, result_path)
+
+    @staticmethod
+    def _answer_and_exit(result: Message, result_path: str) -> NoReturn:
+        """A forked child's last act: what it writes to result_path is its answer to the page."""
         try:
             sys.stdout.flush()
             sys.stderr.flush()
-            result["warnings"] = self.warnings[:20]
-            result["prints"] = prints[:1000]
             with open(result_path, "w") as out:
                 json.dump(result, out, default=repr)
         finally:
@@ -373,14 +378,8 @@ class Page:
             result = outcomes.answer(int(code))
         except BaseException as exc:
             result = {"status": "exception", "exception": self.describe(exc, request["file"])}
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            result["warnings"] = []
-            with open(result_path, "w") as out:
-                json.dump(result, out, default=repr)
-        finally:
-            os._exit(0)
+        result["warnings"] = []
+        self._answer_and_exit(result, result_path)
 
     @staticmethod
     def _record_prints(name: str, prints: list[list[int | str]]) -> None:

@@ -4,11 +4,9 @@ the page names. One it never names is not installed (the reader would not know t
 example's failure says what to install, or that it is no published package (the reader's own). Each install that
 fails is one setup problem of the page; what each module's fate was goes to the verdicts' knowledge of the page."""
 
-from pathlib import Path
-
 from packaging.requirements import Requirement
 
-from stackbench.docs.distributions import distribution_for, module_names_of, normalized
+from stackbench.docs.distributions import distribution_for, laid_out_modules, module_names_of, normalized
 from stackbench.formats.results import SetupProblem
 from stackbench.formats.walkthrough import ExtractionAnalysis
 from stackbench.validation.document_sandbox import DocumentSandbox, Install
@@ -38,9 +36,7 @@ class PageSetup:
         self.extras: dict[str, str] = {}
         self.names = page_names(analysis)
         # Modules the page itself shows as files (hello.py): the reader's own, never looked up on an index.
-        self.page_modules = {Path(f.path).stem if f.path.endswith(".py") else "" for f in analysis.files} | {
-            Path(f.path).parent.name for f in analysis.files if f.path.endswith("/__init__.py")
-        }
+        self.page_modules = laid_out_modules(f.path for f in analysis.files)
 
     def install(self, modules: list[str]) -> Install | None:
         """Everything the page and the modules its examples import need; the library's failed install, if it

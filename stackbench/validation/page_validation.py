@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stackbench.docs import python_code
-from stackbench.docs.distributions import distribution_for
+from stackbench.docs.distributions import distribution_for, laid_out_modules
 from stackbench.formats.results import ExampleResult, SetupProblem, ValidationEnvironment, ValidationResult
 from stackbench.formats.walkthrough import RUNNABLE_STYLES as RUN_STYLES
 from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis
@@ -30,7 +30,6 @@ from stackbench.validation.examples import (
     calls_print,
     defined_by,
     names_in,
-    page_modules,
     readers_imports,
     runnable,
     script_name,
@@ -82,7 +81,8 @@ class PageValidation:
         ]
         self.setup_defines = set().union(*(defined_by(s.code) for s in analysis.setup))
         # Names the page only ever imports from the reader's own code: the reader's, like names nothing defines.
-        borrowed = [readers_imports(e, page_modules(analysis)) for e in self.examples]
+        laid_out = laid_out_modules(f.path for f in analysis.files)
+        borrowed = [readers_imports(e, laid_out) for e in self.examples]
         self.readers_own_names = set().union(*borrowed) - self.setup_defines
         for defines, imported in zip(self.defines, borrowed, strict=True):
             self.readers_own_names -= defines - imported
@@ -307,16 +307,17 @@ class PageValidation:
         knowledge.unresolved = []
         knowledge.verbatim = style_of(self.examples[index]) == "doctest"
         knowledge.own_module = style_of(self.examples[index]) == "tests"
+        # Only a module of its own asks where else a name is defined (every other example, not just earlier ones).
         knowledge.defined_elsewhere = {
             name: (other, self.examples[other].line)
-            for other in range(len(self.examples))
+            for other in (range(len(self.examples)) if knowledge.own_module else ())
             if other != index
             for name in self.defines[other]
         }
         knowledge.readers_names = set(self.examples[index].readers_names)
         tree = self.trees[index]
         knowledge.used_as_modules = python_code.used_as_modules(tree) if tree is not None else set()
-        knowledge.excerpt = _async_excerpt(self.examples[index], self.trees[index])
+        knowledge.excerpt = _async_excerpt(self.examples[index], tree)
         for other in range(len(self.examples) - 1, index, -1):
             for name in self.defines[other]:
                 knowledge.defined_later[name] = (other, self.examples[other].line)
@@ -540,14 +541,7 @@ class PageValidation:
         if tree is None:
             self.state.broken.add(index)
             return ExampleResult(**common, **self._unparsed_verdict(example).result_fields())
-        request = self._script_request(index, tree, preludes)
-        answer = self._running.request(request, self.options.timeout)
-        verdict = self._script_verdict(index, answer)
-        verdict, answer = self._with_optional_dependency(
-            verdict,
-            answer,
-            lambda: _verdict_of(self._script_verdict, index, self._running.request(request, self.options.timeout)),
-        )
+        verdict, answer = self._run_judged(index, self._script_request(index, tree, preludes), self._script_verdict)
         if verdict.status == "failure" and self.state.dirty:
             fresh = self._fresh_process(index)
             if fresh is not None:
@@ -633,13 +627,7 @@ class PageValidation:
             "timeout": self.options.timeout,
             "state": self._machine.sandbox.state,
         }
-        answer = self._running.request(request, self.options.timeout)
-        verdict = self._tests_verdict(index, answer)
-        verdict, answer = self._with_optional_dependency(
-            verdict,
-            answer,
-            lambda: _verdict_of(self._tests_verdict, index, self._running.request(request, self.options.timeout)),
-        )
+        verdict, answer = self._run_judged(index, request, self._tests_verdict)
         verdict = self._unless_unwritable_file(index, verdict)
         imported = answer.get("status") == "ok" and all(f["when"] != "collect" for f in answer.get("failures", []))
         if verdict.status == "failure" and not imported:
@@ -728,10 +716,9 @@ class PageValidation:
         assert tree is not None, "only parsed test modules are read for their names"
         if any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names) for n in ast.walk(tree)):
             return None
+        undefined = python_code.undefined_names(tree)
         uses = sorted(
-            (node.lineno, node.id)
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Name) and node.id in python_code.undefined_names(tree)
+            (node.lineno, node.id) for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in undefined
         )
         free = list(dict.fromkeys(name for _, name in uses))
         resolved = {}
@@ -886,6 +873,18 @@ class PageValidation:
             self._explain_names(index, exc, self._running)
         return verdicts.judge_exception(exc, self.knowledge, where)
 
+    def _run_judged(
+        self, index: int, request: Message, judge: Callable[[int, Message], verdicts.Verdict]
+    ) -> tuple[verdicts.Verdict, Message]:
+        """The example run in the page's process and judged; run again once the optional package a library asks
+        for is installed, as its reader would."""
+
+        def attempt() -> tuple[verdicts.Verdict, Message]:
+            answer = self._running.request(request, self.options.timeout)
+            return judge(index, answer), answer
+
+        return self._with_optional_dependency(*attempt(), attempt)
+
     def _with_optional_dependency(
         self, verdict: verdicts.Verdict, answer: Message, rerun: Callable[[], tuple[verdicts.Verdict, Message]]
     ) -> tuple[verdicts.Verdict, Message]:
@@ -957,12 +956,6 @@ class PageValidation:
             environment=self.environment,
             setup_problems=self.setup_problems,
         )
-
-
-def _verdict_of(
-    judge: Callable[[int, Message], verdicts.Verdict], index: int, answer: Message
-) -> tuple[verdicts.Verdict, Message]:
-    return judge(index, answer), answer
 
 
 def _async_excerpt(example: CodeExample, tree: ast.Module | None) -> bool:
