@@ -87,7 +87,9 @@ def test_an_audit_whose_worker_is_killed_is_queued_again_and_keeps_its_gaps_once
     workers(queues="celery,faults")
     done = wait_for(lambda: fresh(run) if not fresh(run).is_active else None, message="the second attempt")
     assert (done.status, done.attempts) == (RunStatus.SUCCEEDED, 2), done.error
-    assert list(done.gaps.values_list("seq", "step_number", "gap_type")) == [(0, 1, "completeness")]
+    assert list(done.gaps.values_list("seq", "step_number", "gap_type")) == [(0, 1, "completeness")], list(
+        done.gaps.values_list("description", flat=True)
+    )
 
 
 def test_a_run_that_dies_twice_is_failed_with_the_reason(slow_walkthrough, workers):
