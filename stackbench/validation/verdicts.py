@@ -511,8 +511,14 @@ def optional_module(exc: Message) -> str | None:
         return exc["none_module"].split(".")[-1]
     frames = exc.get("frames") or []
     if "builtins.ModuleNotFoundError" in exc.get("mro", []) and frames and frames[-1]["where"] == "package":
-        return exc.get("name")
+        # A library that raises the error itself often gives no name, only a message that names the module.
+        named = MODULE_IN_MESSAGE.search(exc.get("message") or "")
+        return exc.get("name") or (named.group(1) if named else None)
     return None
+
+
+# `Module 'attrs' not installed`, `No module named 'yaml'`: a message that names the missing module.
+MODULE_IN_MESSAGE = re.compile(r"\bmodule(?: named)? ['\"`]([A-Za-z_][\w.]*)['\"`]", re.IGNORECASE)
 
 
 def mixed_prompts(where: str) -> Verdict:

@@ -212,6 +212,12 @@ def test_an_optional_dependency_is_the_module_a_package_looked_for():
     assert optional_module({"none_module": "pkg.integrations.yaml"}) == "yaml"
 
 
+def test_a_package_that_raises_the_missing_module_error_itself_names_the_module_in_its_message():
+    raised = exception("ModuleNotFoundError", "Module 'toml' not installed. Run 'pip install cfg[toml]'", "package")
+    assert optional_module(raised) == "toml"
+    assert optional_module(exception("ModuleNotFoundError", "Install the extras first.", "package")) is None
+
+
 def test_an_exception_is_as_said_when_the_page_names_its_type_a_base_of_it_or_none():
     raised = exception("KeyError")
     raised["mro"].insert(1, "builtins.LookupError")
