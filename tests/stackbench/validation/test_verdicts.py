@@ -43,6 +43,16 @@ def test_environment_failures_are_skipped_not_blamed_on_the_docs():
     assert "interactive terminal" in judge_exception(terminal, knowledge()).message
 
 
+def test_a_program_the_library_says_is_missing_from_the_machine_is_the_readers_environment():
+    cli = exception("ValueError", "The vault CLI is not properly installed. See https://example.org/cli", "package")
+    assert judge_exception(cli, knowledge()).status == "skipped"
+    assert (
+        judge_exception(exception("RuntimeError", "kv: command not found", "package"), knowledge()).status == "skipped"
+    )
+    module = exception("ValueError", "Module 'toml' not installed", "package")
+    assert judge_exception(module, knowledge()).status != "skipped", "a Python package, which the page can name"
+
+
 def test_a_name_is_judged_by_where_it_could_come_from():
     page = knowledge(defined_later={"later": (4, 40)}, defined_by_failed={"broken": (1, 10)})
     assert judge_exception(exception("NameError", name="os", importable=True), page).severity == "warning"
