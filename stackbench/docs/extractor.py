@@ -23,7 +23,7 @@ import shlex
 import textwrap
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
@@ -829,4 +829,23 @@ def extract_docs(
             continue
         if analysis is not None:
             report.analyses.append((relative, analysis))
+    everywhere = installation_requirements([analysis for _, analysis in report.analyses])
+    for _, analysis in report.analyses:
+        analysis.docs_requirements = everywhere
     return report
+
+
+# A page or section that tells the reader how to install the library before anything else.
+INSTALLATION = re.compile(r"\binstall(?:ation|ing)?\b|\bgetting[ _-]started\b|\bquick[ _-]?start\b", re.IGNORECASE)
+
+
+def installation_requirements(analyses: list[ExtractionAnalysis]) -> list[str]:
+    """What the install lines of the docs' installation pages (or sections: a README's `## Installation`) name:
+    a reader follows them first, and has what they install on every page after."""
+    found: list[str] = []
+    for analysis in analyses:
+        for example in analysis.examples:
+            places = [PurePosixPath(analysis.page).stem, *example.section_hierarchy]
+            if example.style == "shell" and any(INSTALLATION.search(place) for place in places):
+                found += shell_requirements(example.code)
+    return list(dict.fromkeys(found))

@@ -891,7 +891,8 @@ class PageValidation:
         """A library that needs an optional package for what the example does says so by failing to import it
         (or by leaving its integration None). A reader the page names the package to (or the library's extra
         that brings it) installs it and runs again; so does the validator, once per package, and a pass then
-        only notes that the page never said to install it. One the page never names stays a failure, whose
+        only notes that the page never said to install it (unless the docs' installation pages did: the reader
+        followed them first). One the page never names stays a failure, whose
         verdict says what to install. rerun() runs the example again: (verdict, answer)."""
         if verdict.status != "failure":
             return verdict, answer
@@ -911,7 +912,7 @@ class PageValidation:
             return verdict, answer
         self._running.restart()  # the library was imported without the package: import it anew
         second, retried = rerun()
-        if second.status == "failure":
+        if second.status == "failure" or self._installs.installed_by_docs(module, distribution):
             return second, retried
         return verdicts.Verdict(
             "success",

@@ -61,6 +61,13 @@ ENVIRONMENT_WORDS = (
     "could not connect",
     "not a git repository",  # the reader's own project, under git
 )
+# A library saying a program of the reader's machine is missing (`The vault CLI is not installed`, `command not
+# found`): no package the page could name, but a tool its reader installs.
+PROGRAM_MISSING = re.compile(
+    r"\b(?:cli|command[- ]line tool|executable|binary)\b[^.\n]{0,30}?\bnot (?:properly |correctly )?"
+    r"(?:installed|found|available)|\bcommand not found\b|\bnot found (?:in|on) (?:your |the )?PATH\b",
+    re.IGNORECASE,
+)
 # A library saying the feature needs a newer Python than the reader's ("only supported in Python 3.14 and above").
 NEWER_PYTHON_NEEDED = re.compile(
     r"\b(?:requires?|needs?|only (?:supported|available) (?:in|on|with)|supported (?:from|since)) Python "
@@ -248,6 +255,8 @@ def _environment_need(exc: Message, mro: set[str], message: str) -> str | None:
     lowered = message.lower()
     if any(word in lowered for word in ENVIRONMENT_WORDS) and "builtins.NameError" not in mro:
         return f"{exc['type']} ({message[:160]})"
+    if PROGRAM_MISSING.search(message):
+        return f"a program the library runs on the reader's machine ({message[:160]})"
     newer = NEWER_PYTHON_NEEDED.search(message)
     if newer:
         return f"Python {newer.group(1)} or newer, which the library says this needs"
@@ -511,8 +520,14 @@ def optional_module(exc: Message) -> str | None:
         return exc["none_module"].split(".")[-1]
     frames = exc.get("frames") or []
     if "builtins.ModuleNotFoundError" in exc.get("mro", []) and frames and frames[-1]["where"] == "package":
-        return exc.get("name")
+        # A library that raises the error itself often gives no name, only a message that names the module.
+        named = MODULE_IN_MESSAGE.search(exc.get("message") or "")
+        return exc.get("name") or (named.group(1) if named else None)
     return None
+
+
+# `Module 'attrs' not installed`, `No module named 'yaml'`: a message that names the missing module.
+MODULE_IN_MESSAGE = re.compile(r"\bmodule(?: named)? ['\"`]([A-Za-z_][\w.]*)['\"`]", re.IGNORECASE)
 
 
 def mixed_prompts(where: str) -> Verdict:

@@ -609,6 +609,19 @@ def test_installs_a_paragraph_names_are_made_like_those_of_shell_blocks(tmp_path
     ], "a placeholder in prose is no package"
 
 
+def test_the_install_lines_of_the_docs_installation_pages_and_sections_are_given_to_every_page(tmp_path):
+    (tmp_path / "getting-started.md").write_text("# Start\n\n```console\n$ pip install shapes[svg]\n```\n")
+    (tmp_path / "readme.md").write_text("# Shapes\n\n## Installation\n\n```sh\npip install shapes[fast]\n```\n")
+    (tmp_path / "guide.md").write_text("# Guide\n\n## Deploying\n\n```sh\npip install gunicorn\n```\n")
+    (tmp_path / "tour.md").write_text("# Tour\n\n```python\nimport shapes\n```\n")
+    found = pages(extract_docs(tmp_path, "shapes", "1.0"))
+    assert found["tour.md"].docs_requirements == ["shapes[svg]", "shapes[fast]"], "a guide's own installs stay its"
+    assert found["tour.md"].requirements == [] and found["guide.md"].docs_requirements == [
+        "shapes[svg]",
+        "shapes[fast]",
+    ]
+
+
 FAILING_EXAMPLES_PAGE = """# Mistakes
 
 ```python

@@ -339,6 +339,12 @@ def test_an_optional_dependency_the_library_asks_for_is_installed_and_noted_when
     assert unnamed.suggestions.endswith('add `pip install "sbdemo[fancy]"` to the page.')
 
 
+def test_an_optional_dependency_the_docs_installation_page_installs_is_there_without_a_note(offline):
+    fancy = script("import sbdemo\nprint(sbdemo.fancy_greet('x'))\n#> *hello x*\n", 5)
+    [result] = validate_document(page(fancy, docs_requirements=["sbdemo[fancy]"]), offline).results
+    assert (result.status, result.severity) == ("success", None), "the reader followed the installation page first"
+
+
 def test_a_package_an_example_imports_is_installed_only_when_the_page_names_it(offline):
     examples = (
         script("import sbplain\nprint(sbplain.VALUE)\n", 5),

@@ -43,6 +43,16 @@ def test_environment_failures_are_skipped_not_blamed_on_the_docs():
     assert "interactive terminal" in judge_exception(terminal, knowledge()).message
 
 
+def test_a_program_the_library_says_is_missing_from_the_machine_is_the_readers_environment():
+    cli = exception("ValueError", "The vault CLI is not properly installed. See https://example.org/cli", "package")
+    assert judge_exception(cli, knowledge()).status == "skipped"
+    assert (
+        judge_exception(exception("RuntimeError", "kv: command not found", "package"), knowledge()).status == "skipped"
+    )
+    module = exception("ValueError", "Module 'toml' not installed", "package")
+    assert judge_exception(module, knowledge()).status != "skipped", "a Python package, which the page can name"
+
+
 def test_a_name_is_judged_by_where_it_could_come_from():
     page = knowledge(defined_later={"later": (4, 40)}, defined_by_failed={"broken": (1, 10)})
     assert judge_exception(exception("NameError", name="os", importable=True), page).severity == "warning"
@@ -210,6 +220,12 @@ def test_an_optional_dependency_is_the_module_a_package_looked_for():
     missing = exception("ModuleNotFoundError", name="rich", where="package")
     assert optional_module(missing) == "rich" and optional_module(exception("ModuleNotFoundError", name="x")) is None
     assert optional_module({"none_module": "pkg.integrations.yaml"}) == "yaml"
+
+
+def test_a_package_that_raises_the_missing_module_error_itself_names_the_module_in_its_message():
+    raised = exception("ModuleNotFoundError", "Module 'toml' not installed. Run 'pip install cfg[toml]'", "package")
+    assert optional_module(raised) == "toml"
+    assert optional_module(exception("ModuleNotFoundError", "Install the extras first.", "package")) is None
 
 
 def test_an_exception_is_as_said_when_the_page_names_its_type_a_base_of_it_or_none():
