@@ -883,7 +883,47 @@ class PageValidation:
             answer = self._running.request(request, self.options.timeout)
             return judge(index, answer), answer
 
-        return self._with_optional_dependency(*attempt(), attempt)
+        verdict, answer = self._with_optional_dependency(*attempt(), attempt)
+        return self._with_variables_set(index, request, (verdict, answer), judge)
+
+    def _with_variables_set(
+        self,
+        index: int,
+        request: Message,
+        first: tuple[verdicts.Verdict, Message],
+        judge: Callable[[int, Message], verdicts.Verdict],
+    ) -> tuple[verdicts.Verdict, Message]:
+        """An example that stops on the KeyError of a variable it reads with `os.environ["NAME"]` wants the
+        reader's own value there (a connection string, a key), which the page leaves to them: the reader sets
+        it and runs the example again, and so does the validator, with a stand-in value. What still fails in the
+        example is the page's; what fails inside a package may be the stand-in's doing."""
+        verdict, answer = first
+        tree = self.trees[index]
+        exception = answer.get("exception") or {}
+        wanted = python_code.required_variables(tree) if tree is not None else []
+        missing = exception.get("message", "").strip("'\"")
+        if verdict.status != "failure" or "builtins.KeyError" not in exception.get("mro", []) or missing not in wanted:
+            return first
+        environment = {name: f"{name.lower()}-of-the-reader" for name in wanted}
+        answer = self._running.request({**request, "environment": environment}, self.options.timeout)
+        second = judge(index, answer)
+        frames = (answer.get("exception") or {}).get("frames", [])
+        if second.status == "failure" and frames and frames[-1]["where"] == "package":
+            return verdicts.Verdict(
+                "skipped",
+                None,
+                f"Needs the reader's environment: its own value of {missing}, which the example reads and the "
+                "page does not set. Not a doc defect.",
+            ), answer
+        if second.status != "success" or second.severity:
+            return second, answer
+        return verdicts.Verdict(
+            "success",
+            "info",
+            f"It reads {', '.join(wanted)} from the environment, which the page does not say to set; it runs once "
+            "they are set.",
+            f"Tell the reader to set {', '.join(wanted)} before running the example.",
+        ), answer
 
     def _with_optional_dependency(
         self, verdict: verdicts.Verdict, answer: Message, rerun: Callable[[], tuple[verdicts.Verdict, Message]]

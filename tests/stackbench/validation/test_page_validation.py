@@ -242,6 +242,22 @@ def test_the_pages_exports_files_and_hidden_setup_are_in_place_when_the_reader_g
     assert outcome(result) == [("success", None)] * 3
 
 
+def test_a_variable_an_example_reads_and_the_page_never_sets_is_set_as_the_reader_sets_their_own(offline):
+    runs, still_broken, rejected = validate_document(
+        page(
+            script("import os\nfrom sbdemo import greet\nprint(greet(os.environ['SB_TOKEN']))\n", 5),
+            script("import os\ntoken = os.environ['SB_TOKEN']\nprint(json.dumps(token))\n", 10),
+            script("import os, sbdemo\nsbdemo.explode(os.environ['SB_LEVEL'])\n", 15),
+        ),
+        offline,
+    ).results
+    assert (runs.status, runs.severity) == ("success", "info") and "SB_TOKEN" in runs.error_message
+    assert (still_broken.status, still_broken.severity) == ("failure", "warning"), "what fails once it is set counts"
+    assert still_broken.suggestions.startswith("Add `import json`")
+    assert (rejected.status, rejected.severity) == ("skipped", None), "the package may refuse the stand-in value"
+    assert "SB_LEVEL" in rejected.error_message
+
+
 def test_one_scripts_changes_to_the_process_do_not_leak_into_the_next(offline):
     result = validate_document(
         page(
