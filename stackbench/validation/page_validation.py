@@ -220,13 +220,16 @@ class PageValidation:
             if (page_file.line >= line and page_file.line > files_until) or number in self.state.written_files:
                 continue
             self.state.written_files.add(number)
-            path = page_file.path
-            inside = sandbox.home + path[1:] if path.startswith("~") else path
-            inside = inside if inside.startswith("/") else f"{sandbox.work}/{inside}"
             try:
-                sandbox.write_file(os.path.normpath(inside), page_file.content)
+                sandbox.write_file(self._inside(page_file.path), page_file.content)
             except OSError:
-                self.state.unwritable_files.append(path)
+                self.state.unwritable_files.append(page_file.path)
+
+    def _inside(self, path: str) -> str:
+        """Where a file the page shows is on the reader's machine: its own path, under their home or work folder."""
+        sandbox = self._machine.sandbox
+        inside = sandbox.home + path[1:] if path.startswith("~") else path
+        return os.path.normpath(inside if inside.startswith("/") else f"{sandbox.work}/{inside}")
 
     def _layout_end(self, index: int) -> int:
         """The line of the last file block of the layout the example opens, when it is a file the page shows and
@@ -869,9 +872,43 @@ class PageValidation:
         return example.expected_exception_line is None or at is None or at >= example.expected_exception_line
 
     def _judge(self, index: int, exc: Message, where: str) -> verdicts.Verdict:
+        shown_in = self._raised_in_page_file(index, exc)
+        if shown_in is not None:
+            return shown_in
         if "builtins.NameError" in exc.get("mro", []):
             self._explain_names(index, exc, self._running)
         return verdicts.judge_exception(exc, self.knowledge, where)
+
+    def _raised_in_page_file(self, index: int, exc: Message) -> verdicts.Verdict | None:
+        """An exception raised inside a module the page shows as a file, which the example imports, when the
+        block that shows that file failed or was not run: that block's failure, counted there."""
+        frames = exc.get("frames", [])
+        if not frames:
+            return None
+        for page_file in self.analysis.files:
+            if not page_file.path.endswith(".py") or self._inside(page_file.path) != frames[-1]["filename"]:
+                continue
+            shown = next((i for i, e in enumerate(self.examples[:index]) if e.line == page_file.line), None)
+            result = self.state.results.get(shown) if shown is not None else None
+            if result is None or shown is None:
+                continue
+            if result.status == "skipped":
+                reason = (result.error_message or "").rstrip(".") + "."
+                return verdicts.Verdict(
+                    "skipped",
+                    None,
+                    f"Builds on example {shown} (line {page_file.line}, {page_file.path}), which is not run: {reason}",
+                    builds_on=shown,
+                )
+            if shown in self.state.broken:
+                return verdicts.Verdict(
+                    "skipped",
+                    None,
+                    f"Builds on example {shown} (line {page_file.line}, {page_file.path}), which failed; counted "
+                    "there.",
+                    builds_on=shown,
+                )
+        return None
 
     def _run_judged(
         self, index: int, request: Message, judge: Callable[[int, Message], verdicts.Verdict]

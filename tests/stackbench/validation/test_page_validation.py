@@ -258,6 +258,20 @@ def test_a_variable_an_example_reads_and_the_page_never_sets_is_set_as_the_reade
     assert "SB_LEVEL" in rejected.error_message
 
 
+def test_an_error_raised_inside_a_module_the_page_shows_as_a_file_is_counted_at_that_files_block(offline):
+    module = "class Square:\n    def __init__(self, side: SideOfTheReader) -> None:\n        self.side = side\n"
+    shown, importing = validate_document(
+        page(
+            script(module, 5),
+            script("from shapes.model import Square\nprint(Square)\n", 20),
+            files=[{"path": "shapes/model.py", "content": module, "line": 5}],
+        ),
+        offline,
+    ).results
+    assert (shown.status, importing.status) == ("skipped", "skipped")
+    assert importing.error_message.startswith("Builds on example 0 (line 5, shapes/model.py), which is not run")
+
+
 def test_one_scripts_changes_to_the_process_do_not_leak_into_the_next(offline):
     result = validate_document(
         page(
