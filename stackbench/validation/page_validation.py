@@ -562,6 +562,8 @@ class PageValidation:
                     )
                     answer = retried
         verdict = self._unless_unwritable_file(index, verdict)
+        if verdict.status == "success" or verdict.builds_on is not None:
+            verdict = self._module_without_imports(index, tree) or verdict
         if verdict.builds_on is not None:
             self.state.cascades[index] = verdict.builds_on
         if verdict.import_needed and answer.get("status") == "exception":
@@ -583,6 +585,34 @@ class PageValidation:
             execution_output=output or None,
             expected_output=expected if verdict.severity and expected else None,
         )
+
+    def _module_without_imports(self, index: int, tree: ast.Module) -> verdicts.Verdict | None:
+        """A block the page shows as a module file is a module of its own: the reader's Python runs it with the
+        names it imports, not those of the page's other files. A name only another file defines, and this one
+        never imports, is a NameError for every reader, though the page's shared process has it."""
+        paths = {f.line: f.path for f in self.analysis.files if f.path.endswith(".py")}
+        path = paths.get(self.examples[index].line)
+        if path is None:
+            return None
+        by_file: dict[str, tuple[int, int]] = {}
+        elsewhere = set(self.setup_defines)
+        for other, example in enumerate(self.examples):
+            if other == index:
+                continue
+            if paths.get(example.line, path) == path:
+                elsewhere |= self.defines[other]
+            else:
+                by_file.update(dict.fromkeys(self.defines[other], (other, example.line)))
+        uses = sorted(
+            (node.lineno, node.id)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Name) and node.id in python_code.undefined_names(tree)
+        )
+        for number, name in uses:
+            if name in by_file and name not in elsewhere:
+                error = f"NameError: name '{name}' is not defined (line {self.examples[index].line + number - 1} of the page)"
+                return verdicts.never_imported(name, *by_file[name], error, module=path)
+        return None
 
     def _add_missing_imports(
         self, index: int, tree: ast.Module, preludes: list[Message], verdict: verdicts.Verdict

@@ -350,14 +350,16 @@ def _cascade(exc: Message, mro: set[str], page: PageKnowledge) -> Verdict | None
 READERS_OWN_NAME = re.compile(r"^_*(?:my|your|My|Your)(?:_|[A-Z0-9])")
 
 
-def never_imported(name: str, index: int, line: int, error: str) -> Verdict:
-    """A test module uses a name another example of the page defines, without importing it."""
+def never_imported(name: str, index: int, line: int, error: str, module: str = "") -> Verdict:
+    """A module of its own (a test module; a file the page shows, `module`) uses a name another example of the
+    page defines, without importing it."""
+    runs = f"{module} is a module of its own" if module else "pytest runs the file on its own"
     return Verdict(
         "failure",
         "error",
         error,
-        f"`{name}` is defined in example {index} (line {line}), but the test module never imports it: pytest runs "
-        "the file on its own. Import it in the test module.",
+        f"`{name}` is defined in example {index} (line {line}), but {module or 'the test module'} never imports it: "
+        f"{runs}. Import it there.",
     )
 
 

@@ -272,6 +272,29 @@ def test_an_error_raised_inside_a_module_the_page_shows_as_a_file_is_counted_at_
     assert importing.error_message.startswith("Builds on example 0 (line 5, shapes/model.py), which is not run")
 
 
+def test_a_module_the_page_shows_as_a_file_has_only_the_names_it_imports_not_those_of_the_pages_other_files(offline):
+    side = "class Side:\n    length = 3\n"
+    square = "class Square:\n    def __init__(self, side: Side) -> None:\n        self.side = side\n"
+    more_of_side = "def double(side: Side) -> int:\n    return side.length * 2\n"
+    result = validate_document(
+        page(
+            script(side, 5),
+            script(square, 20),
+            script(more_of_side, 30),
+            files=[
+                {"path": "shapes/side.py", "content": side, "line": 5},
+                {"path": "shapes/square.py", "content": square, "line": 20},
+                {"path": "shapes/side.py", "content": more_of_side, "line": 30},
+            ],
+        ),
+        offline,
+    )
+    assert outcome(result) == [("success", None), ("failure", "error"), ("success", None)]
+    unimported = result.results[1]
+    assert unimported.error_message == "NameError: name 'Side' is not defined (line 21 of the page)"
+    assert "shapes/square.py never imports it" in unimported.suggestions
+
+
 def test_one_scripts_changes_to_the_process_do_not_leak_into_the_next(offline):
     result = validate_document(
         page(
