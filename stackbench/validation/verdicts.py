@@ -143,12 +143,15 @@ class PageKnowledge:
         return bool(top) and top in self.library_modules
 
     def module_state(self, module: str) -> tuple[str, str]:
+        """What became of the module, or of the package it is in; or of a module inside it, which the example
+        imports (`import pkg.sub` fails at `pkg` when pkg is not there)."""
         parts = module.split(".")
         for length in range(len(parts), 0, -1):
             state = self.modules.get(".".join(parts[:length]))
             if state:
                 return state
-        return ("unknown", "")
+        inside = next((name for name in self.modules if name.startswith(module + ".")), None)
+        return self.modules[inside] if inside else ("unknown", "")
 
 
 def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> Verdict:
