@@ -12,8 +12,10 @@ What is not about following the page lives beside it: the installs (page_setup),
 requests (page_process), what each outcome means (verdicts)."""
 
 import ast
+import difflib
 import os
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,7 +48,20 @@ from stackbench.validation.verdicts import Message
 SessionVerdict = tuple[verdicts.Verdict, str | None, str]
 
 LEGACY_SKIP_REASON = "Example marked as not executable"
-MAX_IMPORTS_ADDED = 3  # past a few, the example is more than a missing import away from running
+MAX_IMPORTS_ADDED = 3
+# Standard-library modules named like everyday variables: a function's `copy` or `types` is more likely its own.
+BUILTIN_MODULE_NAMES = {
+    "copy",
+    "types",
+    "string",
+    "time",
+    "random",
+    "token",
+    "code",
+    "site",
+    "select",
+    "signal",
+}  # past a few, the example is more than a missing import away from running
 
 
 @dataclass
@@ -564,6 +579,8 @@ class PageValidation:
         verdict = self._unless_unwritable_file(index, verdict)
         if verdict.status == "success" or verdict.builds_on is not None:
             verdict = self._module_without_imports(index, tree) or verdict
+        if verdict.status == "success" and not verdict.severity:
+            verdict = self._missing_in_a_body(index, tree) or verdict
         if verdict.builds_on is not None:
             self.state.cascades[index] = verdict.builds_on
         if verdict.import_needed and answer.get("status") == "exception":
@@ -612,6 +629,27 @@ class PageValidation:
             if name in by_file and name not in elsewhere:
                 error = f"NameError: name '{name}' is not defined (line {self.examples[index].line + number - 1} of the page)"
                 return verdicts.never_imported(name, *by_file[name], error, module=path)
+        return None
+
+    def _missing_in_a_body(self, index: int, tree: ast.Module) -> verdicts.Verdict | None:
+        """A script that ran to its end, but whose functions use a name nothing on the page defines so far that
+        is plainly a slip: a standard-library module never imported (`os`), or a near-spelling of a name the
+        example imports (`tool` for `tools`). Its run never called them; the reader who calls one gets a
+        NameError."""
+        imported = set(python_code.imported_names(tree))
+        for name in self._free_names(index):
+            near = difflib.get_close_matches(name, imported, n=1, cutoff=0.8)
+            if name in sys.stdlib_module_names and name not in BUILTIN_MODULE_NAMES:
+                suggestion = f"Add `import {name}` to the example: its functions use `{name}`, never imported."
+            elif near:
+                suggestion = f"`{name}` is not defined: the example imports `{near[0]}`; did you mean it?"
+            else:
+                continue
+            line = min(n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name)
+            error = f"NameError: name '{name}' is not defined (line {self.examples[index].line + line - 1} of the page)"
+            return verdicts.Verdict(
+                "failure", "warning", error + ", once the function that uses it is called", suggestion
+            )
         return None
 
     def _add_missing_imports(

@@ -295,6 +295,23 @@ def test_a_module_the_page_shows_as_a_file_has_only_the_names_it_imports_not_tho
     assert "shapes/square.py never imports it" in unimported.suggestions
 
 
+def test_a_function_that_uses_an_unimported_module_or_a_misspelt_import_is_flagged_though_its_run_never_calls_it(
+    offline,
+):
+    result = validate_document(
+        page(
+            script("def listing():\n    return os.listdir()\n", 5),
+            script("import sbdemo\n\ndef hello():\n    return sbdem.greet('x')\n", 10),
+            script("def report(row):\n    return row_of_the_reader.total\n", 20),
+        ),
+        offline,
+    )
+    assert outcome(result) == [("failure", "warning"), ("failure", "warning"), ("success", None)]
+    unimported, misspelt, _ = result.results
+    assert unimported.suggestions.startswith("Add `import os`")
+    assert "did you mean it" in misspelt.suggestions and "`sbdemo`" in misspelt.suggestions
+
+
 def test_one_scripts_changes_to_the_process_do_not_leak_into_the_next(offline):
     result = validate_document(
         page(
