@@ -677,6 +677,22 @@ def used_as_modules(tree: ast.Module) -> set[str]:
     }
 
 
+def required_variables(tree: ast.Module) -> list[str]:
+    """The environment variables the code reads with `os.environ["NAME"]` (or `environ["NAME"]`): ones it cannot
+    run without, where `.get()` and `getenv()` have a default to fall back on."""
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)):
+            continue
+        reads = node.value
+        environ = (isinstance(reads, ast.Attribute) and reads.attr == "environ") or (
+            isinstance(reads, ast.Name) and reads.id == "environ"
+        )
+        if environ and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            found.append(node.slice.value)
+    return list(dict.fromkeys(found))
+
+
 def imported_modules(tree: ast.Module | None) -> list[str]:
     """Modules the example imports (absolute imports), in order."""
     if tree is None:

@@ -12,8 +12,10 @@ What is not about following the page lives beside it: the installs (page_setup),
 requests (page_process), what each outcome means (verdicts)."""
 
 import ast
+import difflib
 import os
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,7 +48,20 @@ from stackbench.validation.verdicts import Message
 SessionVerdict = tuple[verdicts.Verdict, str | None, str]
 
 LEGACY_SKIP_REASON = "Example marked as not executable"
-MAX_IMPORTS_ADDED = 3  # past a few, the example is more than a missing import away from running
+MAX_IMPORTS_ADDED = 3
+# Standard-library modules named like everyday variables: a function's `copy` or `types` is more likely its own.
+BUILTIN_MODULE_NAMES = {
+    "copy",
+    "types",
+    "string",
+    "time",
+    "random",
+    "token",
+    "code",
+    "site",
+    "select",
+    "signal",
+}  # past a few, the example is more than a missing import away from running
 
 
 @dataclass
@@ -220,13 +235,16 @@ class PageValidation:
             if (page_file.line >= line and page_file.line > files_until) or number in self.state.written_files:
                 continue
             self.state.written_files.add(number)
-            path = page_file.path
-            inside = sandbox.home + path[1:] if path.startswith("~") else path
-            inside = inside if inside.startswith("/") else f"{sandbox.work}/{inside}"
             try:
-                sandbox.write_file(os.path.normpath(inside), page_file.content)
+                sandbox.write_file(self._inside(page_file.path), page_file.content)
             except OSError:
-                self.state.unwritable_files.append(path)
+                self.state.unwritable_files.append(page_file.path)
+
+    def _inside(self, path: str) -> str:
+        """Where a file the page shows is on the reader's machine: its own path, under their home or work folder."""
+        sandbox = self._machine.sandbox
+        inside = sandbox.home + path[1:] if path.startswith("~") else path
+        return os.path.normpath(inside if inside.startswith("/") else f"{sandbox.work}/{inside}")
 
     def _layout_end(self, index: int) -> int:
         """The line of the last file block of the layout the example opens, when it is a file the page shows and
@@ -559,6 +577,10 @@ class PageValidation:
                     )
                     answer = retried
         verdict = self._unless_unwritable_file(index, verdict)
+        if verdict.status == "success" or verdict.builds_on is not None:
+            verdict = self._module_without_imports(index, tree) or verdict
+        if verdict.status == "success" and not verdict.severity:
+            verdict = self._missing_in_a_body(index, tree) or verdict
         if verdict.builds_on is not None:
             self.state.cascades[index] = verdict.builds_on
         if verdict.import_needed and answer.get("status") == "exception":
@@ -580,6 +602,55 @@ class PageValidation:
             execution_output=output or None,
             expected_output=expected if verdict.severity and expected else None,
         )
+
+    def _module_without_imports(self, index: int, tree: ast.Module) -> verdicts.Verdict | None:
+        """A block the page shows as a module file is a module of its own: the reader's Python runs it with the
+        names it imports, not those of the page's other files. A name only another file defines, and this one
+        never imports, is a NameError for every reader, though the page's shared process has it."""
+        paths = {f.line: f.path for f in self.analysis.files if f.path.endswith(".py")}
+        path = paths.get(self.examples[index].line)
+        if path is None:
+            return None
+        by_file: dict[str, tuple[int, int]] = {}
+        elsewhere = set(self.setup_defines)
+        for other, example in enumerate(self.examples):
+            if other == index:
+                continue
+            if paths.get(example.line, path) == path:
+                elsewhere |= self.defines[other]
+            else:
+                by_file.update(dict.fromkeys(self.defines[other], (other, example.line)))
+        uses = sorted(
+            (node.lineno, node.id)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Name) and node.id in python_code.undefined_names(tree)
+        )
+        for number, name in uses:
+            if name in by_file and name not in elsewhere:
+                error = f"NameError: name '{name}' is not defined (line {self.examples[index].line + number - 1} of the page)"
+                return verdicts.never_imported(name, *by_file[name], error, module=path)
+        return None
+
+    def _missing_in_a_body(self, index: int, tree: ast.Module) -> verdicts.Verdict | None:
+        """A script that ran to its end, but whose functions use a name nothing on the page defines so far that
+        is plainly a slip: a standard-library module never imported (`os`), or a near-spelling of a name the
+        example imports (`tool` for `tools`). Its run never called them; the reader who calls one gets a
+        NameError."""
+        imported = set(python_code.imported_names(tree))
+        for name in self._free_names(index):
+            near = difflib.get_close_matches(name, imported, n=1, cutoff=0.8)
+            if name in sys.stdlib_module_names and name not in BUILTIN_MODULE_NAMES:
+                suggestion = f"Add `import {name}` to the example: its functions use `{name}`, never imported."
+            elif near:
+                suggestion = f"`{name}` is not defined: the example imports `{near[0]}`; did you mean it?"
+            else:
+                continue
+            line = min(n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name)
+            error = f"NameError: name '{name}' is not defined (line {self.examples[index].line + line - 1} of the page)"
+            return verdicts.Verdict(
+                "failure", "warning", error + ", once the function that uses it is called", suggestion
+            )
+        return None
 
     def _add_missing_imports(
         self, index: int, tree: ast.Module, preludes: list[Message], verdict: verdicts.Verdict
@@ -869,9 +940,43 @@ class PageValidation:
         return example.expected_exception_line is None or at is None or at >= example.expected_exception_line
 
     def _judge(self, index: int, exc: Message, where: str) -> verdicts.Verdict:
+        shown_in = self._raised_in_page_file(index, exc)
+        if shown_in is not None:
+            return shown_in
         if "builtins.NameError" in exc.get("mro", []):
             self._explain_names(index, exc, self._running)
         return verdicts.judge_exception(exc, self.knowledge, where)
+
+    def _raised_in_page_file(self, index: int, exc: Message) -> verdicts.Verdict | None:
+        """An exception raised inside a module the page shows as a file, which the example imports, when the
+        block that shows that file failed or was not run: that block's failure, counted there."""
+        frames = exc.get("frames", [])
+        if not frames:
+            return None
+        for page_file in self.analysis.files:
+            if not page_file.path.endswith(".py") or self._inside(page_file.path) != frames[-1]["filename"]:
+                continue
+            shown = next((i for i, e in enumerate(self.examples[:index]) if e.line == page_file.line), None)
+            result = self.state.results.get(shown) if shown is not None else None
+            if result is None or shown is None:
+                continue
+            if result.status == "skipped":
+                reason = (result.error_message or "").rstrip(".") + "."
+                return verdicts.Verdict(
+                    "skipped",
+                    None,
+                    f"Builds on example {shown} (line {page_file.line}, {page_file.path}), which is not run: {reason}",
+                    builds_on=shown,
+                )
+            if shown in self.state.broken:
+                return verdicts.Verdict(
+                    "skipped",
+                    None,
+                    f"Builds on example {shown} (line {page_file.line}, {page_file.path}), which failed; counted "
+                    "there.",
+                    builds_on=shown,
+                )
+        return None
 
     def _run_judged(
         self, index: int, request: Message, judge: Callable[[int, Message], verdicts.Verdict]
@@ -883,7 +988,47 @@ class PageValidation:
             answer = self._running.request(request, self.options.timeout)
             return judge(index, answer), answer
 
-        return self._with_optional_dependency(*attempt(), attempt)
+        verdict, answer = self._with_optional_dependency(*attempt(), attempt)
+        return self._with_variables_set(index, request, (verdict, answer), judge)
+
+    def _with_variables_set(
+        self,
+        index: int,
+        request: Message,
+        first: tuple[verdicts.Verdict, Message],
+        judge: Callable[[int, Message], verdicts.Verdict],
+    ) -> tuple[verdicts.Verdict, Message]:
+        """An example that stops on the KeyError of a variable it reads with `os.environ["NAME"]` wants the
+        reader's own value there (a connection string, a key), which the page leaves to them: the reader sets
+        it and runs the example again, and so does the validator, with a stand-in value. What still fails in the
+        example is the page's; what fails inside a package may be the stand-in's doing."""
+        verdict, answer = first
+        tree = self.trees[index]
+        exception = answer.get("exception") or {}
+        wanted = python_code.required_variables(tree) if tree is not None else []
+        missing = exception.get("message", "").strip("'\"")
+        if verdict.status != "failure" or "builtins.KeyError" not in exception.get("mro", []) or missing not in wanted:
+            return first
+        environment = {name: f"{name.lower()}-of-the-reader" for name in wanted}
+        answer = self._running.request({**request, "environment": environment}, self.options.timeout)
+        second = judge(index, answer)
+        frames = (answer.get("exception") or {}).get("frames", [])
+        if second.status == "failure" and frames and frames[-1]["where"] == "package":
+            return verdicts.Verdict(
+                "skipped",
+                None,
+                f"Needs the reader's environment: its own value of {missing}, which the example reads and the "
+                "page does not set. Not a doc defect.",
+            ), answer
+        if second.status != "success" or second.severity:
+            return second, answer
+        return verdicts.Verdict(
+            "success",
+            "info",
+            f"It reads {', '.join(wanted)} from the environment, which the page does not say to set; it runs once "
+            "they are set.",
+            f"Tell the reader to set {', '.join(wanted)} before running the example.",
+        ), answer
 
     def _with_optional_dependency(
         self, verdict: verdicts.Verdict, answer: Message, rerun: Callable[[], tuple[verdicts.Verdict, Message]]

@@ -150,12 +150,15 @@ class PageKnowledge:
         return bool(top) and top in self.library_modules
 
     def module_state(self, module: str) -> tuple[str, str]:
+        """What became of the module, or of the package it is in; or of a module inside it, which the example
+        imports (`import pkg.sub` fails at `pkg` when pkg is not there)."""
         parts = module.split(".")
         for length in range(len(parts), 0, -1):
             state = self.modules.get(".".join(parts[:length]))
             if state:
                 return state
-        return ("unknown", "")
+        inside = next((name for name in self.modules if name.startswith(module + ".")), None)
+        return self.modules[inside] if inside else ("unknown", "")
 
 
 def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> Verdict:
@@ -359,14 +362,16 @@ def _cascade(exc: Message, mro: set[str], page: PageKnowledge) -> Verdict | None
 READERS_OWN_NAME = re.compile(r"^_*(?:my|your|My|Your)(?:_|[A-Z0-9])")
 
 
-def never_imported(name: str, index: int, line: int, error: str) -> Verdict:
-    """A test module uses a name another example of the page defines, without importing it."""
+def never_imported(name: str, index: int, line: int, error: str, module: str = "") -> Verdict:
+    """A module of its own (a test module; a file the page shows, `module`) uses a name another example of the
+    page defines, without importing it."""
+    runs = f"{module} is a module of its own" if module else "pytest runs the file on its own"
     return Verdict(
         "failure",
         "error",
         error,
-        f"`{name}` is defined in example {index} (line {line}), but the test module never imports it: pytest runs "
-        "the file on its own. Import it in the test module.",
+        f"`{name}` is defined in example {index} (line {line}), but {module or 'the test module'} never imports it: "
+        f"{runs}. Import it there.",
     )
 
 

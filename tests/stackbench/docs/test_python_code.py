@@ -20,6 +20,7 @@ from stackbench.docs.python_code import (
     parse,
     prompt_line,
     reads_as_code,
+    required_variables,
     said_after_to_fail,
     said_to_raise,
     session_parts,
@@ -245,3 +246,11 @@ def test_the_sentence_after_a_block_can_say_it_fails():
     assert said_after_to_fail("This code does not work and shows this error:\n\n![error](error.svg)") == "Exception"
     assert said_after_to_fail("The test above raises `KeyError` until the key is set.") == "KeyError"
     assert said_after_to_fail("This works, and the test passes.") is None
+
+
+def test_the_variables_code_cannot_run_without_are_the_ones_it_reads_without_a_default():
+    tree = parse(
+        "import os\nfrom os import environ\nurl = os.environ['DB_URL']\nkey = environ['API_KEY']\n"
+        "mode = os.environ.get('MODE', 'dev')\nhome = os.getenv('HOME_DIR')\nos.environ['SET_HERE'] = '1'\n"
+    )
+    assert required_variables(tree) == ["DB_URL", "API_KEY"]

@@ -242,6 +242,76 @@ def test_the_pages_exports_files_and_hidden_setup_are_in_place_when_the_reader_g
     assert outcome(result) == [("success", None)] * 3
 
 
+def test_a_variable_an_example_reads_and_the_page_never_sets_is_set_as_the_reader_sets_their_own(offline):
+    runs, still_broken, rejected = validate_document(
+        page(
+            script("import os\nfrom sbdemo import greet\nprint(greet(os.environ['SB_TOKEN']))\n", 5),
+            script("import os\ntoken = os.environ['SB_TOKEN']\nprint(json.dumps(token))\n", 10),
+            script("import os, sbdemo\nsbdemo.explode(os.environ['SB_LEVEL'])\n", 15),
+        ),
+        offline,
+    ).results
+    assert (runs.status, runs.severity) == ("success", "info") and "SB_TOKEN" in runs.error_message
+    assert (still_broken.status, still_broken.severity) == ("failure", "warning"), "what fails once it is set counts"
+    assert still_broken.suggestions.startswith("Add `import json`")
+    assert (rejected.status, rejected.severity) == ("skipped", None), "the package may refuse the stand-in value"
+    assert "SB_LEVEL" in rejected.error_message
+
+
+def test_an_error_raised_inside_a_module_the_page_shows_as_a_file_is_counted_at_that_files_block(offline):
+    module = "class Square:\n    def __init__(self, side: SideOfTheReader) -> None:\n        self.side = side\n"
+    shown, importing = validate_document(
+        page(
+            script(module, 5),
+            script("from shapes.model import Square\nprint(Square)\n", 20),
+            files=[{"path": "shapes/model.py", "content": module, "line": 5}],
+        ),
+        offline,
+    ).results
+    assert (shown.status, importing.status) == ("skipped", "skipped")
+    assert importing.error_message.startswith("Builds on example 0 (line 5, shapes/model.py), which is not run")
+
+
+def test_a_module_the_page_shows_as_a_file_has_only_the_names_it_imports_not_those_of_the_pages_other_files(offline):
+    side = "class Side:\n    length = 3\n"
+    square = "class Square:\n    def __init__(self, side: Side) -> None:\n        self.side = side\n"
+    more_of_side = "def double(side: Side) -> int:\n    return side.length * 2\n"
+    result = validate_document(
+        page(
+            script(side, 5),
+            script(square, 20),
+            script(more_of_side, 30),
+            files=[
+                {"path": "shapes/side.py", "content": side, "line": 5},
+                {"path": "shapes/square.py", "content": square, "line": 20},
+                {"path": "shapes/side.py", "content": more_of_side, "line": 30},
+            ],
+        ),
+        offline,
+    )
+    assert outcome(result) == [("success", None), ("failure", "error"), ("success", None)]
+    unimported = result.results[1]
+    assert unimported.error_message == "NameError: name 'Side' is not defined (line 21 of the page)"
+    assert "shapes/square.py never imports it" in unimported.suggestions
+
+
+def test_a_function_that_uses_an_unimported_module_or_a_misspelt_import_is_flagged_though_its_run_never_calls_it(
+    offline,
+):
+    result = validate_document(
+        page(
+            script("def listing():\n    return os.listdir()\n", 5),
+            script("import sbdemo\n\ndef hello():\n    return sbdem.greet('x')\n", 10),
+            script("def report(row):\n    return row_of_the_reader.total\n", 20),
+        ),
+        offline,
+    )
+    assert outcome(result) == [("failure", "warning"), ("failure", "warning"), ("success", None)]
+    unimported, misspelt, _ = result.results
+    assert unimported.suggestions.startswith("Add `import os`")
+    assert "did you mean it" in misspelt.suggestions and "`sbdemo`" in misspelt.suggestions
+
+
 def test_one_scripts_changes_to_the_process_do_not_leak_into_the_next(offline):
     result = validate_document(
         page(

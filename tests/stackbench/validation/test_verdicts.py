@@ -149,6 +149,10 @@ def test_a_package_the_page_never_names_is_a_warning_that_says_what_to_pip_insta
     )
     extra = judge_exception(exception("ModuleNotFoundError", name="rich"), page).suggestion
     assert '`pip install rich` (or `pip install "shapes[pretty]"`, whose `pretty` extra brings it)' in extra
+    page.modules["toolkit.cli"] = ("unnamed", "toolkit")
+    inner = judge_exception(exception("ModuleNotFoundError", name="toolkit"), page)
+    assert inner.severity == "warning", "`import toolkit.cli` fails at `toolkit`: the fate of toolkit.cli is its own"
+    assert "`pip install toolkit`" in inner.suggestion
     by_the_library = judge_exception(exception("ModuleNotFoundError", name="yaml", where="package"), page)
     assert by_the_library.severity == "warning" and "`pip install PyYAML`" in by_the_library.suggestion
     assert judge_exception(exception("ModuleNotFoundError", name="rich", where="package"), page).suggestion.endswith(
