@@ -48,9 +48,9 @@ from stackbench.validation.verdicts import Message
 SessionVerdict = tuple[verdicts.Verdict, str | None, str]
 
 LEGACY_SKIP_REASON = "Example marked as not executable"
-MAX_IMPORTS_ADDED = 3
+MAX_IMPORTS_ADDED = 3  # past a few, the example is more than a missing import away from running
 # Standard-library modules named like everyday variables: a function's `copy` or `types` is more likely its own.
-BUILTIN_MODULE_NAMES = {
+STDLIB_MODULES_NAMED_LIKE_VARIABLES = {
     "copy",
     "types",
     "string",
@@ -61,7 +61,7 @@ BUILTIN_MODULE_NAMES = {
     "site",
     "select",
     "signal",
-}  # past a few, the example is more than a missing import away from running
+}
 
 
 @dataclass
@@ -639,7 +639,7 @@ class PageValidation:
         imported = set(python_code.imported_names(tree))
         for name in self._free_names(index):
             near = difflib.get_close_matches(name, imported, n=1, cutoff=0.8)
-            if name in sys.stdlib_module_names and name not in BUILTIN_MODULE_NAMES:
+            if name in sys.stdlib_module_names and name not in STDLIB_MODULES_NAMED_LIKE_VARIABLES:
                 suggestion = f"Add `import {name}` to the example: its functions use `{name}`, never imported."
             elif near:
                 suggestion = f"`{name}` is not defined: the example imports `{near[0]}`; did you mean it?"
