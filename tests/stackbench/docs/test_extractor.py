@@ -578,6 +578,48 @@ def test_the_rest_of_an_eval_rst_fence_is_read_like_a_rest_page_at_the_lines_of_
     assert examples[0].expected_output is None, "a run the docs build shows is no output the reader can compare"
 
 
+RUN_DIRECTIVES_PAGE = """# Shapes
+
+```{shapes:source}
+from shapes import Square, area
+
+
+def describe(shape):
+    return f"{shape} covers {area(shape)}"
+```
+
+The docs' build runs this one and shows what it prints:
+
+```{shapes:run}
+print(describe(Square(2)))
+```
+
+And this one, with a helper of the build's own:
+
+```{shapes:run}
+result = invoke(square, args=["--help"])
+assert result.exit_code == 0
+```
+
+```{program-output} shapes --help
+```
+"""
+
+
+def test_a_run_directive_holding_a_whole_program_is_run_and_one_calling_the_builds_own_helper_is_output(tmp_path):
+    (tmp_path / "shapes.md").write_text(RUN_DIRECTIVES_PAGE)
+    examples = pages(extract_docs(tmp_path, "shapes", "1.0"))["shapes.md"].examples
+    assert [(e.line, e.style, e.execution_context) for e in examples] == [
+        (4, "untagged", "sync"),
+        (14, "untagged", "sync"),
+        (20, "other", "not_executable"),
+    ], "a function the page defines before is no helper of the build; a run of the command in its argument is no code"
+    assert examples[2].skip_reason == (
+        "a run the docs build shows (`shapes:run`), calling `invoke`, which its build provides and the page never "
+        "defines: the reader sees its output"
+    )
+
+
 GROUPS_PAGE = """# Groups
 
 ```{testsetup} shapes
