@@ -340,6 +340,9 @@ def placeholder_reason(code: str, tree: ast.Module | None) -> str | None:
     line = python_code.ellipsis_gap(tree) if tree is not None else python_code.ellipsis_syntax_gap(code)
     if line is not None:
         return f"its line {line} has `...` where the reader fills in their own code"
+    line = python_code.commented_body(code) if tree is None else None
+    if line is not None:
+        return f"the body under its line {line} is only a comment, where the reader writes their own code"
     if tree is not None and python_code.is_sketch(tree):
         return "it only sketches classes whose bodies are `...` (their fields left out)"
     entries = python_code.only_entries(tree) if tree is not None else None

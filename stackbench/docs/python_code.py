@@ -11,6 +11,8 @@ import tokenize
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
+from stackbench.docs.page_blocks import indent_of
+
 BUILTIN_NAMES = set(dir(builtins)) | {"__name__", "__file__", "__doc__", "__builtins__", "__spec__", "__loader__"}
 PARSE_FLAGS = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -389,6 +391,28 @@ def ellipsis_syntax_gap(code: str) -> int | None:
     lines = code.split("\n")
     gaps = [number for number, line in enumerate(lines, 1) if PSEUDO_ELLIPSIS.search(line)]
     return failing if failing in gaps else (gaps[0] if gaps else None)
+
+
+def commented_body(code: str) -> int | None:
+    """The line of a `class` or `def` (any compound statement) whose body is only a comment (`# define your
+    extension here`), when that is all that keeps the code from parsing: a skeleton whose body the reader writes."""
+    if parse(code) is not None:
+        return None
+    lines = code.split("\n")
+    headers = [number for number in range(len(lines)) if _opens_commented_body(lines, number)]
+    filled = list(lines)
+    for number in reversed(headers):
+        filled.insert(number + 1, " " * (indent_of(lines[number]) + 4) + "...")
+    return headers[0] + 1 if headers and parse("\n".join(filled)) is not None else None
+
+
+def _opens_commented_body(lines: list[str], number: int) -> bool:
+    """lines[number] ends a statement's header with `:`, and no code indented under it follows."""
+    header = lines[number].split("#")[0].rstrip()
+    if not header.endswith(":") or not header.strip():
+        return False
+    following = [line for line in lines[number + 1 :] if line.strip() and not line.lstrip().startswith("#")]
+    return not following or indent_of(following[0]) <= indent_of(lines[number])
 
 
 # IPython's magics (`%timeit`, `%%time`) and shell escapes (`!pip install`), at the start of a line of a cell.

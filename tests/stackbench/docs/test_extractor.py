@@ -756,6 +756,35 @@ def test_ipython_magics_and_ellipsis_pseudo_code_are_not_run_as_python_and_say_w
     assert broken.execution_context == "sync", "a plain syntax error is still the page's to fix"
 
 
+SKELETON_PAGE = """# Plugins
+
+Write your plugin by subclassing `Plugin`:
+
+```python
+from shapes import Plugin
+
+class Rounded(Plugin):
+    # your drawing code goes here
+
+shapes.draw(square, plugins=[Rounded()])
+```
+
+```python
+class Rounded(Plugin)
+    # your drawing code goes here
+```
+"""
+
+
+def test_a_class_whose_body_is_only_a_comment_is_a_skeleton_the_reader_fills_in_not_a_syntax_error(tmp_path):
+    (tmp_path / "plugins.md").write_text(SKELETON_PAGE)
+    skeleton, broken = pages(extract_docs(tmp_path, "shapes", "1.0"))["plugins.md"].examples
+    assert skeleton.skip_reason == (
+        "Not run: the body under its line 3 is only a comment, where the reader writes their own code."
+    )
+    assert broken.execution_context == "sync", "a missing colon is a syntax error no comment explains"
+
+
 MODULES_PAGE = """# Helpers
 
 ```python
