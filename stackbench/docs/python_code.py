@@ -682,6 +682,48 @@ def undefined_names(tree: ast.Module) -> set[str]:
     return used - _locally_bound(tree) - BUILTIN_NAMES
 
 
+def argument_places(tree: ast.Module, names: Collection[str]) -> dict[str, list[tuple[str, int | str]]]:
+    """Where the code passes each of names, alone, to a call of a dotted callee (`markdown.markdown(text)`,
+    `convert(source=text)`): the callee's dotted path (from the module the code imports it from, if it does) and
+    the argument's position or keyword."""
+    imported = _import_paths(tree)
+    places: dict[str, list[tuple[str, int | str]]] = {}
+    for call in (node for node in ast.walk(tree) if isinstance(node, ast.Call)):
+        callee = _dotted(call.func)
+        if callee is None:
+            continue
+        root, _, rest = callee.partition(".")
+        callee = ".".join(filter(None, (imported.get(root, root), rest)))
+        passed: list[tuple[int | str, ast.expr]] = [*enumerate(call.args)]
+        passed += [(k.arg, k.value) for k in call.keywords if k.arg]
+        for place, value in passed:
+            if isinstance(value, ast.Name) and value.id in names:
+                places.setdefault(value.id, []).append((callee, place))
+    return places
+
+
+def _import_paths(tree: ast.Module) -> dict[str, str]:
+    """What each name the code's imports bind stands for: `greet` for `from shapes import greet`, `np` for
+    `numpy`."""
+    paths = {}
+    for node in _top_level_nodes(tree):
+        if isinstance(node, ast.Import):
+            paths.update({alias.asname: alias.name for alias in node.names if alias.asname})
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            paths.update({alias.asname or alias.name: f"{node.module}.{alias.name}" for alias in node.names})
+    return paths
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """`a.b.c` for a chain of attributes on a name, None for any other expression."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        owner = _dotted(node.value)
+        return f"{owner}.{node.attr}" if owner else None
+    return None
+
+
 def imported_names(tree: ast.Module) -> dict[str, str]:
     """The names an example's imports bind at module level, with the module each comes from."""
     names = {}
