@@ -447,6 +447,28 @@ class Page:
             },
         }
 
+    def op_parameters(self, request: Message) -> Message:
+        """The positional parameters of callables named by dotted paths (`markdown.markdown`): from the page's
+        names so far, or from the module a path starts with, imported as its reader would."""
+        return {"status": "ok", "parameters": {path: self._positional(path) for path in request["callees"]}}
+
+    def _positional(self, path: str) -> list[str] | None:
+        import inspect
+
+        parts = path.split(".")
+        if parts[0] not in self.namespace and not (len(parts) > 1 and _importable(parts[0])):
+            return None
+        try:
+            target: Any = self.namespace[parts[0]] if parts[0] in self.namespace else importlib.import_module(parts[0])
+            for number, attribute in enumerate(parts[1:], 2):
+                # a submodule its package does not import itself is imported, as `from a.b import f` would
+                target = getattr(target, attribute, None) or importlib.import_module(".".join(parts[:number]))
+            parameters = inspect.signature(target).parameters.values()
+        except Exception:
+            return None
+        positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        return [parameter.name for parameter in parameters if parameter.kind in positional]
+
     def op_probe(self, request: Message) -> Message:
         """Which modules import (found without importing them)."""
         found = {}

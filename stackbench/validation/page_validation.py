@@ -364,12 +364,13 @@ class PageValidation:
         provides (no page example, no module, not the library) makes the example an illustration. So does one
         that is the reader's own whatever the page does elsewhere: a name the page only imports from the reader's
         code, or one that says it is theirs (`MyClass`), even if the page defines one by that name further on."""
+        knowledge = self.knowledge
+        knowledge.readers_names |= self._named_for_their_parameters(index, process)
         free = [n for n in self._free_names(index) if n != verdict_exception.get("name")]
         if not free:
             return
         answer = process.request({"op": "resolve", "names": free}, 30)
         resolved = answer.get("names", {})
-        knowledge = self.knowledge
         knowledge.unresolved = [
             name
             for name in free
@@ -384,6 +385,25 @@ class PageValidation:
                 )
             )
         ]
+
+    def _named_for_their_parameters(self, index: int, process: PageProcess) -> set[str]:
+        """Names the example uses without defining them that it passes as the parameter of the same name
+        (`markdown(text)` for `def markdown(text, ...)`, `send(message=message)`): each stands for the reader's
+        value for that parameter."""
+        tree = self.trees[index]
+        if tree is None:  # a session whose statements only parse one by one
+            return set()
+        places = python_code.argument_places(tree, self._free_names(index))
+        callees = sorted({callee for found in places.values() for callee, place in found if isinstance(place, int)})
+        parameters = (
+            process.request({"op": "parameters", "callees": callees}, 30).get("parameters", {}) if callees else {}
+        )
+        return {
+            name
+            for name, found in places.items()
+            for callee, place in found
+            if place == name or (isinstance(place, int) and (parameters.get(callee) or [])[place : place + 1] == [name])
+        }
 
     # -- sessions ----------------------------------------------------------------------------------------------
     def _session(self, index: int, common: dict[str, Any]) -> ExampleResult:

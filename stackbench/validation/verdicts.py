@@ -358,8 +358,9 @@ def _cascade(exc: Message, mro: set[str], page: PageKnowledge) -> Verdict | None
     return None
 
 
-# A name that says it stands for the reader's own object: my_db, your_client, MyException.
-READERS_OWN_NAME = re.compile(r"^_*(?:my|your|My|Your)(?:_|[A-Z0-9])")
+# A name that says it stands for the reader's own object (my_db, your_client, MyException), or for any one of its
+# kind, which the reader picks (some_text, SomeItem, render_some_template).
+READERS_OWN_NAME = re.compile(r"^_*(?:[mM]y|[yY]our|[sS]ome)(?:_|[A-Z0-9])|_some_")
 
 
 def never_imported(name: str, index: int, line: int, error: str, module: str = "") -> Verdict:
@@ -405,7 +406,8 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
         )
     if page.own_module and name in page.defined_elsewhere:
         return never_imported(name, *page.defined_elsewhere[name], error)
-    if name in page.defined_later:
+    # A name that says it is the reader's own is theirs here, whatever the page defines by that name later.
+    if name in page.defined_later and not readers_own_name(name, page):
         index, line = page.defined_later[name]
         return Verdict(
             "failure",
@@ -430,7 +432,7 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
 
 def readers_own_name(name: str, page: PageKnowledge) -> bool:
     """The name says it is the reader's own object (`my_db`, `MyModel`), or the prose around the example does."""
-    return name in page.readers_names or bool(READERS_OWN_NAME.match(name))
+    return name in page.readers_names or bool(READERS_OWN_NAME.search(name))
 
 
 def _illustrative(name: str, page: PageKnowledge) -> Verdict:

@@ -578,6 +578,48 @@ def test_the_rest_of_an_eval_rst_fence_is_read_like_a_rest_page_at_the_lines_of_
     assert examples[0].expected_output is None, "a run the docs build shows is no output the reader can compare"
 
 
+RUN_DIRECTIVES_PAGE = """# Shapes
+
+```{shapes:source}
+from shapes import Square, area
+
+
+def describe(shape):
+    return f"{shape} covers {area(shape)}"
+```
+
+The docs' build runs this one and shows what it prints:
+
+```{shapes:run}
+print(describe(Square(2)))
+```
+
+And this one, with a helper of the build's own:
+
+```{shapes:run}
+result = invoke(square, args=["--help"])
+assert result.exit_code == 0
+```
+
+```{program-output} shapes --help
+```
+"""
+
+
+def test_a_run_directive_holding_a_whole_program_is_run_and_one_calling_the_builds_own_helper_is_output(tmp_path):
+    (tmp_path / "shapes.md").write_text(RUN_DIRECTIVES_PAGE)
+    examples = pages(extract_docs(tmp_path, "shapes", "1.0"))["shapes.md"].examples
+    assert [(e.line, e.style, e.execution_context) for e in examples] == [
+        (4, "untagged", "sync"),
+        (14, "untagged", "sync"),
+        (20, "other", "not_executable"),
+    ], "a function the page defines before is no helper of the build; a run of the command in its argument is no code"
+    assert examples[2].skip_reason == (
+        "a run the docs build shows (`shapes:run`), calling `invoke`, which its build provides and the page never "
+        "defines: the reader sees its output"
+    )
+
+
 GROUPS_PAGE = """# Groups
 
 ```{testsetup} shapes
@@ -725,6 +767,35 @@ def test_ipython_magics_and_ellipsis_pseudo_code_are_not_run_as_python_and_say_w
     assert handler.skip_reason == "Not run: its line 1 has `...` where the reader fills in their own code."
     assert gap.skip_reason == "Not run: its line 1 has `...` where the reader fills in their own code."
     assert broken.execution_context == "sync", "a plain syntax error is still the page's to fix"
+
+
+SKELETON_PAGE = """# Plugins
+
+Write your plugin by subclassing `Plugin`:
+
+```python
+from shapes import Plugin
+
+class Rounded(Plugin):
+    # your drawing code goes here
+
+shapes.draw(square, plugins=[Rounded()])
+```
+
+```python
+class Rounded(Plugin)
+    # your drawing code goes here
+```
+"""
+
+
+def test_a_class_whose_body_is_only_a_comment_is_a_skeleton_the_reader_fills_in_not_a_syntax_error(tmp_path):
+    (tmp_path / "plugins.md").write_text(SKELETON_PAGE)
+    skeleton, broken = pages(extract_docs(tmp_path, "shapes", "1.0"))["plugins.md"].examples
+    assert skeleton.skip_reason == (
+        "Not run: the body under its line 3 is only a comment, where the reader writes their own code."
+    )
+    assert broken.execution_context == "sync", "a missing colon is a syntax error no comment explains"
 
 
 MODULES_PAGE = """# Helpers

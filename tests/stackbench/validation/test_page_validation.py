@@ -534,6 +534,24 @@ def test_a_name_that_says_it_is_the_readers_is_theirs_even_where_the_page_define
     assert (pages.status, pages.severity) == ("failure", "warning"), "the page's own name is only defined later"
 
 
+def test_a_name_passed_as_the_parameter_it_is_named_after_stands_for_the_readers_value(offline):
+    unimported, other, later = validate_document(
+        page(
+            session(">>> sbdemo.greet(name)\n", 5),
+            session(">>> from sbdemo import greet\n>>> greet(visitor)\n", 10),
+            script("from sbdemo import greet\nprint(greet(name))\n", 15),
+            script("name = 'docs'\n", 20),
+        ),
+        offline,
+    ).results[:3]
+    assert unimported.error_message.startswith("Illustrative: uses `name`"), "greet's parameter is `name`"
+    assert (other.status, other.severity) == ("failure", "error"), "the parameter is not named `visitor`"
+    assert later.status == "skipped" and "`name`, the reader's own here" in later.error_message, (
+        later.error_message,
+        later.suggestions,
+    )
+
+
 def test_a_file_block_runs_with_the_files_shown_right_after_it_in_place(offline):
     result = validate_document(
         page(

@@ -115,6 +115,19 @@ def test_a_name_a_session_types_that_nothing_defines_is_an_error_unless_it_is_th
     assert verdict.severity == "warning", "a session's other unknown names do not make it illustrative"
 
 
+def test_a_name_that_stands_for_any_one_of_its_kind_is_the_readers_to_pick():
+    session = knowledge(verbatim=True)
+    for own in ("some_text", "SomeItem", "render_some_template"):
+        assert judge_exception(exception("NameError", name=own), session).message.startswith("Illustrative")
+    assert judge_exception(exception("NameError", name="somewhere"), session).severity == "error"
+
+
+def test_a_name_that_says_it_is_the_readers_is_theirs_though_the_page_defines_it_only_later():
+    page = knowledge(defined_later={"MyPlugin": (4, 40), "plugin": (4, 40)})
+    assert judge_exception(exception("NameError", name="MyPlugin"), page).message.startswith("Illustrative")
+    assert judge_exception(exception("NameError", name="plugin"), page).severity == "warning"
+
+
 def test_a_missing_attribute_of_the_library_is_an_error_with_a_confident_hint_only():
     close = exception("AttributeError", name="drwa", owner="shapes", suggestions=["draw"])
     assert (
