@@ -63,6 +63,7 @@ class PageSetup:
                 )
             )
         others = page_requirements(analysis)
+        self.knowledge.told_modules = sorted({m for spec in others for m in module_names_of(Requirement(spec).name)})
         failed_by_page: dict[str, str] = {}
         if others and not document.install(others).ok:
             for requirement in others:

@@ -149,6 +149,7 @@ class PageValidation:
         return {
             "cwd": self._machine.sandbox.work,
             "library_modules": self.knowledge.library_modules,
+            "page_packages": self.knowledge.page_packages,
             # pytest too when the page shows tests: each test module runs in a fork that then has it imported.
             "preload": self.knowledge.library_modules + (["pytest"] if self._shows_tests() else []),
             "output_cap": self.options.output_cap,
@@ -332,7 +333,7 @@ class PageValidation:
             if other != index
             for name in self.defines[other]
         }
-        knowledge.readers_names = set(self.examples[index].readers_names)
+        knowledge.readers_names = set(self.examples[index].readers_names) | self.readers_own_names
         tree = self.trees[index]
         knowledge.used_as_modules = python_code.used_as_modules(tree) if tree is not None else set()
         knowledge.excerpt = _async_excerpt(self.examples[index], tree)

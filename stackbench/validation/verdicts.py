@@ -124,6 +124,8 @@ class PageKnowledge:
     # module -> ("installed" | "failed" | "unpublished" | "unnamed" (published, but the page never names it, so
     # not installed) | "page" | "unknown", the requirement tried or looked up)
     modules: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # the modules the page's install lines bring besides the library (the names they are likely imported under)
+    told_modules: list[str] = field(default_factory=list)
     # distribution (normalized) -> the library extra that brings it
     extras: dict[str, str] = field(default_factory=dict)
     # names the failing example uses that nothing provides (not the one it failed on)
@@ -148,6 +150,13 @@ class PageKnowledge:
     def is_library_module(self, module: str | None) -> bool:
         top = (module or "").split(".")[0]
         return bool(top) and top in self.library_modules
+
+    @property
+    def page_packages(self) -> list[str]:
+        """The top-level modules of the page's other packages: those its examples import (found installed) and those
+        its install lines bring. A reader looks there for a name a block uses and never imports."""
+        imported = [module.split(".")[0] for module, (state, _) in self.modules.items() if state == "installed"]
+        return [m for m in dict.fromkeys(imported + self.told_modules) if not self.is_library_module(m)]
 
     def module_state(self, module: str) -> tuple[str, str]:
         """What became of the module, or of the package it is in; or of a module inside it, which the example
@@ -378,8 +387,6 @@ def never_imported(name: str, index: int, line: int, error: str, module: str = "
 
 def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
     name = exc.get("name") or ""
-    if page.unresolved and (not page.verbatim or all(readers_own_name(n, page) for n in page.unresolved)):
-        return _illustrative(page.unresolved[0], page)
     if page.excerpt:
         return Verdict(
             "skipped",
@@ -387,23 +394,17 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
             f"Illustrative: an excerpt from inside an async function the page does not show; `{name}` comes from "
             "that function's module.",
         )
-    if exc.get("importable") and (name in page.used_as_modules or not exc.get("provided_by")):
-        return Verdict(
-            "failure",
-            "warning",
-            error,
-            f"Add `import {name}` to the example: `{name}` is never imported.",
-            import_needed=f"import {name}",
-        )
-    if exc.get("provided_by"):
-        module = exc["provided_by"][0]
-        return Verdict(
-            "failure",
-            "warning",
-            error,
-            f"Add `from {module} import {name}` to the example: it is never imported.",
-            import_needed=f"from {module} import {name}",
-        )
+    needed = _import_needed(exc, page)
+    # The reader meets this name first: one the library or a package of the page exports at its top stops their
+    # paste one import away from running, whatever stand-ins for their own objects the block uses after it. A
+    # module used by its name (`json.dumps(payload)`) or a name from deep inside a package reads as a sketch.
+    provider = (exc.get("provided_by") or [""])[0]
+    if needed == f"from {provider} import {name}" and "." not in provider:
+        return _add_import(needed, error)
+    if page.unresolved and (not page.verbatim or all(readers_own_name(n, page) for n in page.unresolved)):
+        return _illustrative(page.unresolved[0], page)
+    if needed:
+        return _add_import(needed, error)
     if page.own_module and name in page.defined_elsewhere:
         return never_imported(name, *page.defined_elsewhere[name], error)
     # A name that says it is the reader's own is theirs here, whatever the page defines by that name later.
@@ -428,6 +429,23 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
             "installed package. Define it in the session, or fix its spelling.",
         )
     return _illustrative(name, page)
+
+
+def _import_needed(exc: Message, page: PageKnowledge) -> str | None:
+    """The import a reader adds for a name never imported: a module of that name, or a module that provides it."""
+    name = exc.get("name") or ""
+    if exc.get("importable") and (name in page.used_as_modules or not exc.get("provided_by")):
+        return f"import {name}"
+    if exc.get("provided_by"):
+        return f"from {exc['provided_by'][0]} import {name}"
+    return None
+
+
+def _add_import(needed: str, error: str) -> Verdict:
+    what = "it is" if needed.startswith("from ") else f"`{needed.split()[-1]}` is"
+    return Verdict(
+        "failure", "warning", error, f"Add `{needed}` to the example: {what} never imported.", import_needed=needed
+    )
 
 
 def readers_own_name(name: str, page: PageKnowledge) -> bool:

@@ -433,6 +433,36 @@ def test_a_package_an_example_imports_is_installed_only_when_the_page_names_it(o
     assert unpublished.status == "skipped" and "`sbnowhere`, which is no published package" in unpublished.error_message
 
 
+def test_a_name_a_package_the_page_imports_from_exports_is_a_missing_import_naming_that_package(offline):
+    imported = validate_document(
+        page(
+            script("import sbplain\nprint(sbplain.VALUE)\n", 5),
+            script("print(VALUE.lower())\n", 10),
+            prose_names=["sbplain"],
+        ),
+        offline,
+    ).results[1]
+    assert (imported.status, imported.severity) == ("failure", "warning")
+    assert imported.suggestions == "Add `from sbplain import VALUE` to the example: it is never imported."
+    installed = validate_document(
+        page(script("print(VALUE.lower())\n", 10), requirements=[{"requirement": "sbplain", "line": 3}]), offline
+    ).results[0]
+    assert installed.suggestions == "Add `from sbplain import VALUE` to the example: it is never imported.", (
+        "the page's install line brings it, though no block imports it"
+    )
+
+
+def test_the_first_name_the_reader_meets_decides_between_a_missing_import_and_a_stand_in(offline):
+    library_first, stand_in_first = validate_document(
+        page(script("print(greet(my_visitor))\n", 5), script("print(my_visitor.name, greet('x'))\n", 10)), offline
+    ).results
+    assert (library_first.status, library_first.severity) == ("failure", "warning"), "greet fails before my_visitor"
+    assert library_first.suggestions.startswith("Add `from sbdemo import greet`")
+    assert stand_in_first.status == "skipped" and stand_in_first.error_message.startswith(
+        "Illustrative: uses `my_visitor`"
+    )
+
+
 def test_each_result_file_records_the_python_and_the_installed_distributions(offline):
     result = validate_document(page(script("import sbdemo\n", 5)), offline)
     assert result.environment.python.startswith("3.")
@@ -508,23 +538,23 @@ def test_a_module_standing_for_the_readers_own_is_illustrative_unless_the_page_l
 def test_a_name_the_page_only_imports_from_the_readers_code_is_theirs_so_a_block_using_it_is_illustrative(offline):
     result = validate_document(
         page(
-            script("print(greet(visitor))\n", 5),
+            script("from sbdemo import greet\n\nprint(greet(visitor))\n", 5),
             script("from my_project import visitor\n", 20),
-            script("print(greet(visitor))\n", 30),
+            script("from sbdemo import greet\n\nprint(greet(visitor))\n", 30),
         ),
         offline,
     )
     before, _, after = result.results
     assert (before.status, after.status) == ("skipped", "skipped")
     assert before.error_message.startswith("Illustrative: uses `visitor`")
-    assert after.error_message.startswith("Illustrative: uses `visitor`")
+    assert "the reader's own code" in after.error_message, "it builds on the import of the reader's own module"
 
 
 def test_a_name_that_says_it_is_the_readers_is_theirs_even_where_the_page_defines_one_later(offline):
     result = validate_document(
         page(
-            script("print(greet(MyVisitor))\n", 5),
-            script("print(greet(visitor))\n", 10),
+            script("from sbdemo import greet\n\nprint(greet(MyVisitor))\n", 5),
+            script("from sbdemo import greet\n\nprint(greet(visitor))\n", 10),
             script("class MyVisitor:\n    pass\n\nvisitor = MyVisitor()\n", 20),
         ),
         offline,
