@@ -307,7 +307,7 @@ class DocPageQuerySet(models.QuerySet):
 
 
 # The page-level extra fields of an extraction analysis, kept together on the page.
-READER_SETUP_FIELDS = ("setup", "requirements", "environment", "files", "prose_names")
+READER_SETUP_FIELDS = ("setup", "requirements", "environment", "files", "prose_names", "docs_requirements")
 
 
 class DocPage(models.Model):

@@ -70,6 +70,8 @@ READERS_OWN = re.compile(
     r"service|settings|config|models?|utils?|stuff|things?|api|plugin|program|script|tasks?)?\d*|foo|bar|baz|qux|"
     r"app|application|project|package|module|lib|library|utils?|helpers?|models?|views?|schemas?|settings|config|"
     r"conf|main|tasks?|services?|api|core|common|server|client|db|database|routes|handlers?|"
+    # The layers a layered (clean, hexagonal) application is split into: the reader's own packages.
+    r"domain|entities|infrastructure|adapters|repositories|use_?cases|"
     # my_awesome_app, your_project_name, yourcompany: a name the reader is to put their own in place of.
     r"(?:my|your|our)_\w+|your\w+|"
     # pkg1, package_b, module2, mod_a: one of several made-up packages a page tells apart by number or letter.

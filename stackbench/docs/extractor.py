@@ -23,7 +23,7 @@ import shlex
 import textwrap
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
@@ -159,6 +159,24 @@ def _holds_program(directive: str, code: str) -> bool:
         return False
     tree = python_code.parse(code)
     return python_code.is_session(code) or (tree is not None and python_code.looks_like_program(tree))
+
+
+def _build_helpers(code: str, earlier: list[str]) -> list[str]:
+    """The names a program a run directive holds calls that neither it nor the page's code before it (earlier:
+    the sources of its runnable examples and setup) defines: helpers the docs' build gives the run, which the
+    reader never sees. A run that calls none runs for the reader as it ran for the build."""
+    tree = python_code.parse(python_code.session_source(code) if python_code.is_session(code) else code)
+    assert tree is not None, "only a directive that holds a program is asked"
+    defined = set().union(*(python_code.defined_names(t) for t in map(python_code.parse, earlier) if t is not None))
+    called = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    return sorted((python_code.undefined_names(tree) & called) - defined)
+
+
+def _run_reason(helpers: list[str]) -> str:
+    if helpers:
+        named = ", ".join(f"`{name}`" for name in helpers)
+        return f", calling {named}, which its build provides and the page never defines: the reader sees its output"
+    return ": the reader sees its output, not code"
 
 
 def _announces_output(prose: str) -> bool:
@@ -322,6 +340,9 @@ def placeholder_reason(code: str, tree: ast.Module | None) -> str | None:
     line = python_code.ellipsis_gap(tree) if tree is not None else python_code.ellipsis_syntax_gap(code)
     if line is not None:
         return f"its line {line} has `...` where the reader fills in their own code"
+    line = python_code.commented_body(code) if tree is None else None
+    if line is not None:
+        return f"the body under its line {line} is only a comment, where the reader writes their own code"
     if tree is not None and python_code.is_sketch(tree):
         return "it only sketches classes whose bodies are `...` (their fields left out)"
     entries = python_code.only_entries(tree) if tree is not None else None
@@ -389,6 +410,14 @@ class PageReading:
     prose_names: set[str] = field(default_factory=set)  # the words of its prose that could name a package
 
 
+def _sources(reading: PageReading) -> list[str]:
+    """The Python of the page's runnable examples and hidden setup so far."""
+    runnable = [e for e in reading.examples if e.style in RUNNABLE_STYLES and e.execution_context != "not_executable"]
+    return [s.code for s in reading.setup] + [
+        python_code.session_source(e.code) if e.style == "doctest" else e.code for e in runnable
+    ]
+
+
 def read_blocks(
     blocks: list[Block], library: str, expanded: Expanded | None, page: str, text: str, version: str | None = None
 ) -> PageReading:
@@ -434,19 +463,23 @@ def read_blocks(
             DOCTEST_DIRECTIVES | SCRIPT_DIRECTIVES | OUTPUT_DIRECTIVES | CODE_DIRECTIVES
         )
         if other_directive:
-            if _shows_a_run(directive):
+            program = _holds_program(directive, code)
+            helpers = _build_helpers(code, _sources(reading)) if program and _shows_a_run(directive) else []
+            # A run of a program the page gives whole is code the reader runs too; of a command, or with the
+            # build's own helpers, it is output to them.
+            if _shows_a_run(directive) and (helpers or not program):
                 reading.examples.append(
                     CodeExample(
                         **common,
                         language="text",
                         style="other",
                         execution_context="not_executable",
-                        skip_reason=f"a run the docs build shows (`{directive}`): the reader sees its output, not code",
+                        skip_reason=f"a run the docs build shows (`{directive}`)" + _run_reason(helpers),
                     )
                 )
                 last_script = None
                 continue
-            if not _holds_program(directive, code):
+            if not program:
                 continue  # a directive that is not a code block at all (toctree, mermaid, a table)
         language = info.language or ("pycon" if directive in DOCTEST_DIRECTIVES else "")
         if directive in SCRIPT_DIRECTIVES:
@@ -480,6 +513,7 @@ def read_blocks(
             last_script is not None
             and last_script.expected_output is None
             and title_file is None
+            and not other_directive  # found to hold a program: code, like a Python-tagged block
             and _reads_as_output(language, code, block.prose_before)
         ):
             if last_script is not None:
@@ -829,4 +863,23 @@ def extract_docs(
             continue
         if analysis is not None:
             report.analyses.append((relative, analysis))
+    everywhere = installation_requirements([analysis for _, analysis in report.analyses])
+    for _, analysis in report.analyses:
+        analysis.docs_requirements = everywhere
     return report
+
+
+# A page or section that tells the reader how to install the library before anything else.
+INSTALLATION = re.compile(r"\binstall(?:ation|ing)?\b|\bgetting[ _-]started\b|\bquick[ _-]?start\b", re.IGNORECASE)
+
+
+def installation_requirements(analyses: list[ExtractionAnalysis]) -> list[str]:
+    """What the install lines of the docs' installation pages (or sections: a README's `## Installation`) name:
+    a reader follows them first, and has what they install on every page after."""
+    found: list[str] = []
+    for analysis in analyses:
+        for example in analysis.examples:
+            places = [PurePosixPath(analysis.page).stem, *example.section_hierarchy]
+            if example.style == "shell" and any(INSTALLATION.search(place) for place in places):
+                found += shell_requirements(example.code)
+    return list(dict.fromkeys(found))

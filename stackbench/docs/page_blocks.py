@@ -49,6 +49,9 @@ RST_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+([A-Za-z][\w.-]*(?::[A-Za-z][\w.-]*)*)
 RST_CODE_DIRECTIVES = {"code-block", "code", "sourcecode", "code-tab"}
 # MyST's fence whose content is reST, rendered as if the page were a .rst file.
 EVAL_RST = "eval-rst"
+# The tokens whose text is prose: a paragraph, and a definition list's term (`Install the extra:` above a
+# `: ```console` definition).
+PROSE_OPENERS = ("paragraph_open", "dt_open")
 RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+:.])\1{2,}\s*$")
 
 
@@ -117,7 +120,7 @@ def markdown_blocks(
             stack = [item for item in stack if item[0] < level] + [(level, title)]
             prose = [title]  # a block under a new heading does not continue the one before it
             section = [title]
-        elif token.type == "inline" and parsed[index - 1].type == "paragraph_open":
+        elif token.type == "inline" and parsed[index - 1].type in PROSE_OPENERS:
             prose.append(token.content)
             section.append(token.content)
         elif token.type == "fence" and token.map:

@@ -11,6 +11,8 @@ import tokenize
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
+from stackbench.docs.page_blocks import indent_of
+
 BUILTIN_NAMES = set(dir(builtins)) | {"__name__", "__file__", "__doc__", "__builtins__", "__spec__", "__loader__"}
 PARSE_FLAGS = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -391,6 +393,28 @@ def ellipsis_syntax_gap(code: str) -> int | None:
     return failing if failing in gaps else (gaps[0] if gaps else None)
 
 
+def commented_body(code: str) -> int | None:
+    """The line of a `class` or `def` (any compound statement) whose body is only a comment (`# define your
+    extension here`), when that is all that keeps the code from parsing: a skeleton whose body the reader writes."""
+    if parse(code) is not None:
+        return None
+    lines = code.split("\n")
+    headers = [number for number in range(len(lines)) if _opens_commented_body(lines, number)]
+    filled = list(lines)
+    for number in reversed(headers):
+        filled.insert(number + 1, " " * (indent_of(lines[number]) + 4) + "...")
+    return headers[0] + 1 if headers and parse("\n".join(filled)) is not None else None
+
+
+def _opens_commented_body(lines: list[str], number: int) -> bool:
+    """lines[number] ends a statement's header with `:`, and no code indented under it follows."""
+    header = lines[number].split("#")[0].rstrip()
+    if not header.endswith(":") or not header.strip():
+        return False
+    following = [line for line in lines[number + 1 :] if line.strip() and not line.lstrip().startswith("#")]
+    return not following or indent_of(following[0]) <= indent_of(lines[number])
+
+
 # IPython's magics (`%timeit`, `%%time`) and shell escapes (`!pip install`), at the start of a line of a cell.
 MAGIC_LINE = re.compile(r"^(%%?[A-Za-z_]\w*|!\s*[A-Za-z_][\w.-]*)")
 
@@ -658,6 +682,48 @@ def undefined_names(tree: ast.Module) -> set[str]:
     return used - _locally_bound(tree) - BUILTIN_NAMES
 
 
+def argument_places(tree: ast.Module, names: Collection[str]) -> dict[str, list[tuple[str, int | str]]]:
+    """Where the code passes each of names, alone, to a call of a dotted callee (`markdown.markdown(text)`,
+    `convert(source=text)`): the callee's dotted path (from the module the code imports it from, if it does) and
+    the argument's position or keyword."""
+    imported = _import_paths(tree)
+    places: dict[str, list[tuple[str, int | str]]] = {}
+    for call in (node for node in ast.walk(tree) if isinstance(node, ast.Call)):
+        callee = _dotted(call.func)
+        if callee is None:
+            continue
+        root, _, rest = callee.partition(".")
+        callee = ".".join(filter(None, (imported.get(root, root), rest)))
+        passed: list[tuple[int | str, ast.expr]] = [*enumerate(call.args)]
+        passed += [(k.arg, k.value) for k in call.keywords if k.arg]
+        for place, value in passed:
+            if isinstance(value, ast.Name) and value.id in names:
+                places.setdefault(value.id, []).append((callee, place))
+    return places
+
+
+def _import_paths(tree: ast.Module) -> dict[str, str]:
+    """What each name the code's imports bind stands for: `greet` for `from shapes import greet`, `np` for
+    `numpy`."""
+    paths = {}
+    for node in _top_level_nodes(tree):
+        if isinstance(node, ast.Import):
+            paths.update({alias.asname: alias.name for alias in node.names if alias.asname})
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            paths.update({alias.asname or alias.name: f"{node.module}.{alias.name}" for alias in node.names})
+    return paths
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """`a.b.c` for a chain of attributes on a name, None for any other expression."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        owner = _dotted(node.value)
+        return f"{owner}.{node.attr}" if owner else None
+    return None
+
+
 def imported_names(tree: ast.Module) -> dict[str, str]:
     """The names an example's imports bind at module level, with the module each comes from."""
     names = {}
@@ -675,6 +741,22 @@ def used_as_modules(tree: ast.Module) -> set[str]:
     return {
         node.value.id for node in ast.walk(tree) if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
     }
+
+
+def required_variables(tree: ast.Module) -> list[str]:
+    """The environment variables the code reads with `os.environ["NAME"]` (or `environ["NAME"]`): ones it cannot
+    run without, where `.get()` and `getenv()` have a default to fall back on."""
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)):
+            continue
+        reads = node.value
+        environ = (isinstance(reads, ast.Attribute) and reads.attr == "environ") or (
+            isinstance(reads, ast.Name) and reads.id == "environ"
+        )
+        if environ and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            found.append(node.slice.value)
+    return list(dict.fromkeys(found))
 
 
 def imported_modules(tree: ast.Module | None) -> list[str]:

@@ -239,6 +239,9 @@ class ExtractionAnalysis(_Lenient):
     # one its reader installs, even when the library asks for it (files of the existing tools have none: every
     # package they name is in an example's dependencies).
     prose_names: list[str] = Field(default_factory=list)
+    # What the docs' installation pages and sections tell every reader to install (`pip install "lib[extra]"`): a
+    # reader who followed them has it on this page too, when an example needs it.
+    docs_requirements: list[str] = Field(default_factory=list)
 
     @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
     @property

@@ -1,5 +1,5 @@
 """Markdown, read and rendered by one parser: CommonMark with GitHub's tables, strikethrough, task lists and
-autolinks.
+autolinks, and definition lists (MyST's and MkDocs' `term` then `: definition`, which may hold fences).
 
 Reading: `tokens` for a document's structure (headings, paragraphs, fences), `fenced_blocks` for its code
 (``` and ~~~ fences alike, with their info string and the line their code starts on), `without_fenced_blocks`
@@ -20,6 +20,7 @@ from urllib.parse import quote
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.gfm import gfm_plugin
 from pygments import highlight as pygments_highlight  # type: ignore[import-untyped]  # no stubs installed
 from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]  # no stubs installed
@@ -43,7 +44,11 @@ def _highlight(code: str, language: str, attrs: str) -> str:
     return f'<pre class="highlight"><code class="language-{escape(name)}">{body}</code></pre>'
 
 
-_markdown = MarkdownIt("commonmark", {"html": False, "linkify": False, "highlight": _highlight}).use(gfm_plugin)
+_markdown = (
+    MarkdownIt("commonmark", {"html": False, "linkify": False, "highlight": _highlight})
+    .use(gfm_plugin)
+    .use(deflist_plugin)
+)
 _markdown.enable("table")
 
 

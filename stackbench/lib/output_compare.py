@@ -22,8 +22,10 @@ MASKS = [
     # reader's.
     (re.compile(r'(?<=File ")[^"\n]+(?=", line \d+)'), "<file>"),
     (re.compile(r'(?<=", line )\d+'), "<n>"),
-    # Sphinx's doctest runs without a module name, so the reprs it shows lack the reader's `__main__.`.
-    (re.compile(r"\b__main__\."), ""),
+    # The reader's code runs in `__main__`; Sphinx's doctest runs without a module name and other docs test runners
+    # name the module after themselves (`__test__`), so the reprs a page shows lack the reader's `__main__.` or
+    # carry another dunder module in its place.
+    (re.compile(r"(?<![\w.])__[a-z]+__\."), ""),
 ]
 URL_VERSION = re.compile(r"(https?://[^\s/]+(?:/[^\s/]+)*?/)v?\d+(?:\.\d+)*(?=/)")
 

@@ -10,6 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import Requirement
+
+from stackbench.docs.distributions import normalized
 from stackbench.sandbox.capture import read_capped
 from stackbench.sandbox.reader import TOOLS
 from stackbench.sandbox.sandbox import open_sandbox
@@ -47,12 +50,31 @@ tops = sorted({top for top, dists in metadata.packages_distributions().items()
 print(json.dumps({"found": found, "requires": requires, "library_modules": tops}))
 """
 
-# Which modules a folder of unpacked packages holds (their top-level names), without importing anything.
+# Which modules a folder of unpacked packages holds (their top-level names), without importing anything. A
+# distribution whose files (its RECORD) hold no module at all only gathers others as its dependencies (a meta
+# package): that it lacks the module tells nothing.
 LOOK_UP = r"""
-import importlib.machinery, json, sys
+import importlib.machinery, json, os, re, sys
 wanted = json.loads(sys.argv[1])
-finder = importlib.machinery.PathFinder
-print(json.dumps({m: finder.find_spec(m.split(".")[0], [wanted["folder"]]) is not None for m in wanted["modules"]}))
+folder = wanted["folder"]
+holds = {}
+for entry in os.listdir(folder):
+    if not entry.endswith(".dist-info"):
+        continue
+    name = re.sub(r"[-_.]+", "-", entry[: -len(".dist-info")].rsplit("-", 1)[0]).lower()
+    try:
+        with open(os.path.join(folder, entry, "RECORD")) as record:
+            tops = {line.split(",")[0].split("/")[0] for line in record}
+    except OSError:
+        continue
+    holds[name] = any(t and not t.endswith(".dist-info") and t not in ("..", "bin", "__pycache__") for t in tops)
+found = {}
+for module, distribution in wanted["modules"].items():
+    if importlib.machinery.PathFinder.find_spec(module.split(".")[0], [folder]) is not None:
+        found[module] = True
+    elif holds.get(distribution, True):
+        found[module] = False
+print(json.dumps(found))
 """
 
 
@@ -184,12 +206,12 @@ class DocumentSandbox:
         unpack for another reason tells nothing: its modules are left out."""
         folder = f"{self.sandbox.home}/.looked-up"
         together = bool(wanted) and self.install(list(wanted), apart=folder).ok
-        unpacked: list[str] = []
+        unpacked: dict[str, str] = {}  # module -> the distribution unpacked for it (normalized)
         provided: dict[str, bool] = {}
         for requirement, modules in wanted.items():
             done = None if together else self.install([requirement], apart=folder)
             if done is None or done.ok:
-                unpacked += modules
+                unpacked.update(dict.fromkeys(modules, normalized(Requirement(requirement).name)))
             elif done.not_found:
                 provided.update(dict.fromkeys(modules, False))
         if unpacked:

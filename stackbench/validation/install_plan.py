@@ -85,6 +85,11 @@ def page_names(analysis: ExtractionAnalysis) -> set[str]:
     return set(analysis.prose_names).union(*(prose_names(spec) for spec in specs))
 
 
+def docs_names(analysis: ExtractionAnalysis) -> set[str]:
+    """The names the docs' installation pages install packages by (their install lines)."""
+    return set().union(*(prose_names(spec) for spec in analysis.docs_requirements))
+
+
 def told(names: set[str], library: str, module: str, distribution: str, extra: str | None = None) -> bool:
     """The page names the package (as a distribution or a module), or the library's extra that brings it."""
     return names_package(names, module, distribution) or bool(extra and names_extra(names, library, extra))

@@ -128,6 +128,8 @@ _FD_STREAMS: dict[int, TextIO] = {}
 class Page:
     def __init__(self, start: Message) -> None:
         self.library_modules: list[str] = start.get("library_modules", [])
+        # The top-level modules of the other packages the page imports from or tells its reader to install.
+        self.page_packages: list[str] = start.get("page_packages", [])
         self.module = types.ModuleType("__main__")
         self.module.__dict__["__builtins__"] = __builtins__
         sys.modules["__main__"] = self.module
@@ -447,6 +449,28 @@ class Page:
             },
         }
 
+    def op_parameters(self, request: Message) -> Message:
+        """The positional parameters of callables named by dotted paths (`markdown.markdown`): from the page's
+        names so far, or from the module a path starts with, imported as its reader would."""
+        return {"status": "ok", "parameters": {path: self._positional(path) for path in request["callees"]}}
+
+    def _positional(self, path: str) -> list[str] | None:
+        import inspect
+
+        parts = path.split(".")
+        if parts[0] not in self.namespace and not (len(parts) > 1 and _importable(parts[0])):
+            return None
+        try:
+            target: Any = self.namespace[parts[0]] if parts[0] in self.namespace else importlib.import_module(parts[0])
+            for number, attribute in enumerate(parts[1:], 2):
+                # a submodule its package does not import itself is imported, as `from a.b import f` would
+                target = getattr(target, attribute, None) or importlib.import_module(".".join(parts[:number]))
+            parameters = inspect.signature(target).parameters.values()
+        except Exception:
+            return None
+        positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        return [parameter.name for parameter in parameters if parameter.kind in positional]
+
     def op_probe(self, request: Message) -> Message:
         """Which modules import (found without importing them)."""
         found = {}
@@ -555,11 +579,13 @@ class Page:
         return None
 
     def providers(self, name: str | None) -> list[str]:
-        """The library's modules that offer a name: its top-level modules first, then the submodules loaded so
-        far (a name such as CompletionItem lives deeper)."""
+        """The modules that offer a name: the library's top-level modules first; then the top-level modules of the
+        page's other packages, which the reader knows the page takes names from; then the library's submodules (a
+        name such as CompletionItem lives deeper)."""
         if not name:
             return []
         found = [m for m in self.library_modules if _has(m, name)]
+        found = found or [m for m in self.page_packages if _exports(m, name)][:1]
         if found:
             return found
         import pkgutil
@@ -771,6 +797,13 @@ def _has(module_name: str, name: str | None) -> bool:
     except BaseException:
         return False
     return hasattr(module, name)
+
+
+def _exports(module_name: str, name: str) -> bool:
+    """The module offers the name itself: a submodule it happens to have imported is no name to import from it."""
+    if not _importable(module_name) or not _has(module_name, name):
+        return False
+    return not isinstance(getattr(sys.modules[module_name], name, None), types.ModuleType)
 
 
 def _close(name: str, candidates: Iterable[object]) -> list[str]:

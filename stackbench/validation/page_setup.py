@@ -11,6 +11,7 @@ from stackbench.formats.results import SetupProblem
 from stackbench.formats.walkthrough import ExtractionAnalysis
 from stackbench.validation.document_sandbox import DocumentSandbox, Install
 from stackbench.validation.install_plan import (
+    docs_names,
     extras_by_distribution,
     library_requirement,
     page_names,
@@ -35,6 +36,7 @@ class PageSetup:
         self.knowledge, self.setup_problems = knowledge, setup_problems
         self.extras: dict[str, str] = {}
         self.names = page_names(analysis)
+        self.docs_names = docs_names(analysis)
         # Modules the page itself shows as files (hello.py): the reader's own, never looked up on an index.
         self.page_modules = laid_out_modules(f.path for f in analysis.files)
 
@@ -61,6 +63,7 @@ class PageSetup:
                 )
             )
         others = page_requirements(analysis)
+        self.knowledge.told_modules = sorted({m for spec in others for m in module_names_of(Requirement(spec).name)})
         failed_by_page: dict[str, str] = {}
         if others and not document.install(others).ok:
             for requirement in others:
@@ -107,9 +110,17 @@ class PageSetup:
         return base_failed
 
     def told(self, module: str, distribution: str) -> bool:
-        """The page names the package the module comes from, or the library's extra that brings it."""
+        """The page names the package the module comes from, or the library's extra that brings it; or the docs'
+        installation pages install it, which its reader followed first."""
+        return self._named(self.names, module, distribution) or self.installed_by_docs(module, distribution)
+
+    def installed_by_docs(self, module: str, distribution: str) -> bool:
+        """The docs' installation pages say to install the package, or the library's extra that brings it."""
+        return self._named(self.docs_names, module, distribution)
+
+    def _named(self, names: set[str], module: str, distribution: str) -> bool:
         extra = self.extras.get(normalized(distribution))
-        return told(self.names, self.analysis.library, module, distribution, extra)
+        return told(names, self.analysis.library, module, distribution, extra)
 
     def look_up(self, unnamed: dict[str, list[str]]) -> None:
         """Modules of packages the page never names (requirement -> modules): not installed, only looked up on the

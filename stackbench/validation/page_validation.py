@@ -12,8 +12,10 @@ What is not about following the page lives beside it: the installs (page_setup),
 requests (page_process), what each outcome means (verdicts)."""
 
 import ast
+import difflib
 import os
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +49,19 @@ SessionVerdict = tuple[verdicts.Verdict, str | None, str]
 
 LEGACY_SKIP_REASON = "Example marked as not executable"
 MAX_IMPORTS_ADDED = 3  # past a few, the example is more than a missing import away from running
+# Standard-library modules named like everyday variables: a function's `copy` or `types` is more likely its own.
+STDLIB_MODULES_NAMED_LIKE_VARIABLES = {
+    "copy",
+    "types",
+    "string",
+    "time",
+    "random",
+    "token",
+    "code",
+    "site",
+    "select",
+    "signal",
+}
 
 
 @dataclass
@@ -134,6 +149,7 @@ class PageValidation:
         return {
             "cwd": self._machine.sandbox.work,
             "library_modules": self.knowledge.library_modules,
+            "page_packages": self.knowledge.page_packages,
             # pytest too when the page shows tests: each test module runs in a fork that then has it imported.
             "preload": self.knowledge.library_modules + (["pytest"] if self._shows_tests() else []),
             "output_cap": self.options.output_cap,
@@ -220,13 +236,16 @@ class PageValidation:
             if (page_file.line >= line and page_file.line > files_until) or number in self.state.written_files:
                 continue
             self.state.written_files.add(number)
-            path = page_file.path
-            inside = sandbox.home + path[1:] if path.startswith("~") else path
-            inside = inside if inside.startswith("/") else f"{sandbox.work}/{inside}"
             try:
-                sandbox.write_file(os.path.normpath(inside), page_file.content)
+                sandbox.write_file(self._inside(page_file.path), page_file.content)
             except OSError:
-                self.state.unwritable_files.append(path)
+                self.state.unwritable_files.append(page_file.path)
+
+    def _inside(self, path: str) -> str:
+        """Where a file the page shows is on the reader's machine: its own path, under their home or work folder."""
+        sandbox = self._machine.sandbox
+        inside = sandbox.home + path[1:] if path.startswith("~") else path
+        return os.path.normpath(inside if inside.startswith("/") else f"{sandbox.work}/{inside}")
 
     def _layout_end(self, index: int) -> int:
         """The line of the last file block of the layout the example opens, when it is a file the page shows and
@@ -314,7 +333,7 @@ class PageValidation:
             if other != index
             for name in self.defines[other]
         }
-        knowledge.readers_names = set(self.examples[index].readers_names)
+        knowledge.readers_names = set(self.examples[index].readers_names) | self.readers_own_names
         tree = self.trees[index]
         knowledge.used_as_modules = python_code.used_as_modules(tree) if tree is not None else set()
         knowledge.excerpt = _async_excerpt(self.examples[index], tree)
@@ -346,12 +365,13 @@ class PageValidation:
         provides (no page example, no module, not the library) makes the example an illustration. So does one
         that is the reader's own whatever the page does elsewhere: a name the page only imports from the reader's
         code, or one that says it is theirs (`MyClass`), even if the page defines one by that name further on."""
+        knowledge = self.knowledge
+        knowledge.readers_names |= self._named_for_their_parameters(index, process)
         free = [n for n in self._free_names(index) if n != verdict_exception.get("name")]
         if not free:
             return
         answer = process.request({"op": "resolve", "names": free}, 30)
         resolved = answer.get("names", {})
-        knowledge = self.knowledge
         knowledge.unresolved = [
             name
             for name in free
@@ -366,6 +386,25 @@ class PageValidation:
                 )
             )
         ]
+
+    def _named_for_their_parameters(self, index: int, process: PageProcess) -> set[str]:
+        """Names the example uses without defining them that it passes as the parameter of the same name
+        (`markdown(text)` for `def markdown(text, ...)`, `send(message=message)`): each stands for the reader's
+        value for that parameter."""
+        tree = self.trees[index]
+        if tree is None:  # a session whose statements only parse one by one
+            return set()
+        places = python_code.argument_places(tree, self._free_names(index))
+        callees = sorted({callee for found in places.values() for callee, place in found if isinstance(place, int)})
+        parameters = (
+            process.request({"op": "parameters", "callees": callees}, 30).get("parameters", {}) if callees else {}
+        )
+        return {
+            name
+            for name, found in places.items()
+            for callee, place in found
+            if place == name or (isinstance(place, int) and (parameters.get(callee) or [])[place : place + 1] == [name])
+        }
 
     # -- sessions ----------------------------------------------------------------------------------------------
     def _session(self, index: int, common: dict[str, Any]) -> ExampleResult:
@@ -559,6 +598,10 @@ class PageValidation:
                     )
                     answer = retried
         verdict = self._unless_unwritable_file(index, verdict)
+        if verdict.status == "success" or verdict.builds_on is not None:
+            verdict = self._module_without_imports(index, tree) or verdict
+        if verdict.status == "success" and not verdict.severity:
+            verdict = self._missing_in_a_body(index, tree) or verdict
         if verdict.builds_on is not None:
             self.state.cascades[index] = verdict.builds_on
         if verdict.import_needed and answer.get("status") == "exception":
@@ -580,6 +623,55 @@ class PageValidation:
             execution_output=output or None,
             expected_output=expected if verdict.severity and expected else None,
         )
+
+    def _module_without_imports(self, index: int, tree: ast.Module) -> verdicts.Verdict | None:
+        """A block the page shows as a module file is a module of its own: the reader's Python runs it with the
+        names it imports, not those of the page's other files. A name only another file defines, and this one
+        never imports, is a NameError for every reader, though the page's shared process has it."""
+        paths = {f.line: f.path for f in self.analysis.files if f.path.endswith(".py")}
+        path = paths.get(self.examples[index].line)
+        if path is None:
+            return None
+        by_file: dict[str, tuple[int, int]] = {}
+        elsewhere = set(self.setup_defines)
+        for other, example in enumerate(self.examples):
+            if other == index:
+                continue
+            if paths.get(example.line, path) == path:
+                elsewhere |= self.defines[other]
+            else:
+                by_file.update(dict.fromkeys(self.defines[other], (other, example.line)))
+        uses = sorted(
+            (node.lineno, node.id)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Name) and node.id in python_code.undefined_names(tree)
+        )
+        for number, name in uses:
+            if name in by_file and name not in elsewhere:
+                error = f"NameError: name '{name}' is not defined (line {self.examples[index].line + number - 1} of the page)"
+                return verdicts.never_imported(name, *by_file[name], error, module=path)
+        return None
+
+    def _missing_in_a_body(self, index: int, tree: ast.Module) -> verdicts.Verdict | None:
+        """A script that ran to its end, but whose functions use a name nothing on the page defines so far that
+        is plainly a slip: a standard-library module never imported (`os`), or a near-spelling of a name the
+        example imports (`tool` for `tools`). Its run never called them; the reader who calls one gets a
+        NameError."""
+        imported = set(python_code.imported_names(tree))
+        for name in self._free_names(index):
+            near = difflib.get_close_matches(name, imported, n=1, cutoff=0.8)
+            if name in sys.stdlib_module_names and name not in STDLIB_MODULES_NAMED_LIKE_VARIABLES:
+                suggestion = f"Add `import {name}` to the example: its functions use `{name}`, never imported."
+            elif near:
+                suggestion = f"`{name}` is not defined: the example imports `{near[0]}`; did you mean it?"
+            else:
+                continue
+            line = min(n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name)
+            error = f"NameError: name '{name}' is not defined (line {self.examples[index].line + line - 1} of the page)"
+            return verdicts.Verdict(
+                "failure", "warning", error + ", once the function that uses it is called", suggestion
+            )
+        return None
 
     def _add_missing_imports(
         self, index: int, tree: ast.Module, preludes: list[Message], verdict: verdicts.Verdict
@@ -869,9 +961,43 @@ class PageValidation:
         return example.expected_exception_line is None or at is None or at >= example.expected_exception_line
 
     def _judge(self, index: int, exc: Message, where: str) -> verdicts.Verdict:
+        shown_in = self._raised_in_page_file(index, exc)
+        if shown_in is not None:
+            return shown_in
         if "builtins.NameError" in exc.get("mro", []):
             self._explain_names(index, exc, self._running)
         return verdicts.judge_exception(exc, self.knowledge, where)
+
+    def _raised_in_page_file(self, index: int, exc: Message) -> verdicts.Verdict | None:
+        """An exception raised inside a module the page shows as a file, which the example imports, when the
+        block that shows that file failed or was not run: that block's failure, counted there."""
+        frames = exc.get("frames", [])
+        if not frames:
+            return None
+        for page_file in self.analysis.files:
+            if not page_file.path.endswith(".py") or self._inside(page_file.path) != frames[-1]["filename"]:
+                continue
+            shown = next((i for i, e in enumerate(self.examples[:index]) if e.line == page_file.line), None)
+            result = self.state.results.get(shown) if shown is not None else None
+            if result is None or shown is None:
+                continue
+            if result.status == "skipped":
+                reason = (result.error_message or "").rstrip(".") + "."
+                return verdicts.Verdict(
+                    "skipped",
+                    None,
+                    f"Builds on example {shown} (line {page_file.line}, {page_file.path}), which is not run: {reason}",
+                    builds_on=shown,
+                )
+            if shown in self.state.broken:
+                return verdicts.Verdict(
+                    "skipped",
+                    None,
+                    f"Builds on example {shown} (line {page_file.line}, {page_file.path}), which failed; counted "
+                    "there.",
+                    builds_on=shown,
+                )
+        return None
 
     def _run_judged(
         self, index: int, request: Message, judge: Callable[[int, Message], verdicts.Verdict]
@@ -883,7 +1009,47 @@ class PageValidation:
             answer = self._running.request(request, self.options.timeout)
             return judge(index, answer), answer
 
-        return self._with_optional_dependency(*attempt(), attempt)
+        verdict, answer = self._with_optional_dependency(*attempt(), attempt)
+        return self._with_variables_set(index, request, (verdict, answer), judge)
+
+    def _with_variables_set(
+        self,
+        index: int,
+        request: Message,
+        first: tuple[verdicts.Verdict, Message],
+        judge: Callable[[int, Message], verdicts.Verdict],
+    ) -> tuple[verdicts.Verdict, Message]:
+        """An example that stops on the KeyError of a variable it reads with `os.environ["NAME"]` wants the
+        reader's own value there (a connection string, a key), which the page leaves to them: the reader sets
+        it and runs the example again, and so does the validator, with a stand-in value. What still fails in the
+        example is the page's; what fails inside a package may be the stand-in's doing."""
+        verdict, answer = first
+        tree = self.trees[index]
+        exception = answer.get("exception") or {}
+        wanted = python_code.required_variables(tree) if tree is not None else []
+        missing = exception.get("message", "").strip("'\"")
+        if verdict.status != "failure" or "builtins.KeyError" not in exception.get("mro", []) or missing not in wanted:
+            return first
+        environment = {name: f"{name.lower()}-of-the-reader" for name in wanted}
+        answer = self._running.request({**request, "environment": environment}, self.options.timeout)
+        second = judge(index, answer)
+        frames = (answer.get("exception") or {}).get("frames", [])
+        if second.status == "failure" and frames and frames[-1]["where"] == "package":
+            return verdicts.Verdict(
+                "skipped",
+                None,
+                f"Needs the reader's environment: its own value of {missing}, which the example reads and the "
+                "page does not set. Not a doc defect.",
+            ), answer
+        if second.status != "success" or second.severity:
+            return second, answer
+        return verdicts.Verdict(
+            "success",
+            "info",
+            f"It reads {', '.join(wanted)} from the environment, which the page does not say to set; it runs once "
+            "they are set.",
+            f"Tell the reader to set {', '.join(wanted)} before running the example.",
+        ), answer
 
     def _with_optional_dependency(
         self, verdict: verdicts.Verdict, answer: Message, rerun: Callable[[], tuple[verdicts.Verdict, Message]]
@@ -891,7 +1057,8 @@ class PageValidation:
         """A library that needs an optional package for what the example does says so by failing to import it
         (or by leaving its integration None). A reader the page names the package to (or the library's extra
         that brings it) installs it and runs again; so does the validator, once per package, and a pass then
-        only notes that the page never said to install it. One the page never names stays a failure, whose
+        only notes that the page never said to install it (unless the docs' installation pages did: the reader
+        followed them first). One the page never names stays a failure, whose
         verdict says what to install. rerun() runs the example again: (verdict, answer)."""
         if verdict.status != "failure":
             return verdict, answer
@@ -911,7 +1078,7 @@ class PageValidation:
             return verdict, answer
         self._running.restart()  # the library was imported without the package: import it anew
         second, retried = rerun()
-        if second.status == "failure":
+        if second.status == "failure" or self._installs.installed_by_docs(module, distribution):
             return second, retried
         return verdicts.Verdict(
             "success",

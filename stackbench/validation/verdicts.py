@@ -61,6 +61,13 @@ ENVIRONMENT_WORDS = (
     "could not connect",
     "not a git repository",  # the reader's own project, under git
 )
+# A library saying a program of the reader's machine is missing (`The vault CLI is not installed`, `command not
+# found`): no package the page could name, but a tool its reader installs.
+PROGRAM_MISSING = re.compile(
+    r"\b(?:cli|command[- ]line tool|executable|binary)\b[^.\n]{0,30}?\bnot (?:properly |correctly )?"
+    r"(?:installed|found|available)|\bcommand not found\b|\bnot found (?:in|on) (?:your |the )?PATH\b",
+    re.IGNORECASE,
+)
 # A library saying the feature needs a newer Python than the reader's ("only supported in Python 3.14 and above").
 NEWER_PYTHON_NEEDED = re.compile(
     r"\b(?:requires?|needs?|only (?:supported|available) (?:in|on|with)|supported (?:from|since)) Python "
@@ -117,6 +124,8 @@ class PageKnowledge:
     # module -> ("installed" | "failed" | "unpublished" | "unnamed" (published, but the page never names it, so
     # not installed) | "page" | "unknown", the requirement tried or looked up)
     modules: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # the modules the page's install lines bring besides the library (the names they are likely imported under)
+    told_modules: list[str] = field(default_factory=list)
     # distribution (normalized) -> the library extra that brings it
     extras: dict[str, str] = field(default_factory=dict)
     # names the failing example uses that nothing provides (not the one it failed on)
@@ -142,13 +151,23 @@ class PageKnowledge:
         top = (module or "").split(".")[0]
         return bool(top) and top in self.library_modules
 
+    @property
+    def page_packages(self) -> list[str]:
+        """The top-level modules of the page's other packages: those its examples import (found installed) and those
+        its install lines bring. A reader looks there for a name a block uses and never imports."""
+        imported = [module.split(".")[0] for module, (state, _) in self.modules.items() if state == "installed"]
+        return [m for m in dict.fromkeys(imported + self.told_modules) if not self.is_library_module(m)]
+
     def module_state(self, module: str) -> tuple[str, str]:
+        """What became of the module, or of the package it is in; or of a module inside it, which the example
+        imports (`import pkg.sub` fails at `pkg` when pkg is not there)."""
         parts = module.split(".")
         for length in range(len(parts), 0, -1):
             state = self.modules.get(".".join(parts[:length]))
             if state:
                 return state
-        return ("unknown", "")
+        inside = next((name for name in self.modules if name.startswith(module + ".")), None)
+        return self.modules[inside] if inside else ("unknown", "")
 
 
 def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> Verdict:
@@ -248,6 +267,8 @@ def _environment_need(exc: Message, mro: set[str], message: str) -> str | None:
     lowered = message.lower()
     if any(word in lowered for word in ENVIRONMENT_WORDS) and "builtins.NameError" not in mro:
         return f"{exc['type']} ({message[:160]})"
+    if PROGRAM_MISSING.search(message):
+        return f"a program the library runs on the reader's machine ({message[:160]})"
     newer = NEWER_PYTHON_NEEDED.search(message)
     if newer:
         return f"Python {newer.group(1)} or newer, which the library says this needs"
@@ -346,25 +367,26 @@ def _cascade(exc: Message, mro: set[str], page: PageKnowledge) -> Verdict | None
     return None
 
 
-# A name that says it stands for the reader's own object: my_db, your_client, MyException.
-READERS_OWN_NAME = re.compile(r"^_*(?:my|your|My|Your)(?:_|[A-Z0-9])")
+# A name that says it stands for the reader's own object (my_db, your_client, MyException), or for any one of its
+# kind, which the reader picks (some_text, SomeItem, render_some_template).
+READERS_OWN_NAME = re.compile(r"^_*(?:[mM]y|[yY]our|[sS]ome)(?:_|[A-Z0-9])|_some_")
 
 
-def never_imported(name: str, index: int, line: int, error: str) -> Verdict:
-    """A test module uses a name another example of the page defines, without importing it."""
+def never_imported(name: str, index: int, line: int, error: str, module: str = "") -> Verdict:
+    """A module of its own (a test module; a file the page shows, `module`) uses a name another example of the
+    page defines, without importing it."""
+    runs = f"{module} is a module of its own" if module else "pytest runs the file on its own"
     return Verdict(
         "failure",
         "error",
         error,
-        f"`{name}` is defined in example {index} (line {line}), but the test module never imports it: pytest runs "
-        "the file on its own. Import it in the test module.",
+        f"`{name}` is defined in example {index} (line {line}), but {module or 'the test module'} never imports it: "
+        f"{runs}. Import it there.",
     )
 
 
 def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
     name = exc.get("name") or ""
-    if page.unresolved and (not page.verbatim or all(readers_own_name(n, page) for n in page.unresolved)):
-        return _illustrative(page.unresolved[0], page)
     if page.excerpt:
         return Verdict(
             "skipped",
@@ -372,26 +394,21 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
             f"Illustrative: an excerpt from inside an async function the page does not show; `{name}` comes from "
             "that function's module.",
         )
-    if exc.get("importable") and (name in page.used_as_modules or not exc.get("provided_by")):
-        return Verdict(
-            "failure",
-            "warning",
-            error,
-            f"Add `import {name}` to the example: `{name}` is never imported.",
-            import_needed=f"import {name}",
-        )
-    if exc.get("provided_by"):
-        module = exc["provided_by"][0]
-        return Verdict(
-            "failure",
-            "warning",
-            error,
-            f"Add `from {module} import {name}` to the example: it is never imported.",
-            import_needed=f"from {module} import {name}",
-        )
+    needed = _import_needed(exc, page)
+    # The reader meets this name first: one the library or a package of the page exports at its top stops their
+    # paste one import away from running, whatever stand-ins for their own objects the block uses after it. A
+    # module used by its name (`json.dumps(payload)`) or a name from deep inside a package reads as a sketch.
+    provider = (exc.get("provided_by") or [""])[0]
+    if needed == f"from {provider} import {name}" and "." not in provider:
+        return _add_import(needed, error)
+    if page.unresolved and (not page.verbatim or all(readers_own_name(n, page) for n in page.unresolved)):
+        return _illustrative(page.unresolved[0], page)
+    if needed:
+        return _add_import(needed, error)
     if page.own_module and name in page.defined_elsewhere:
         return never_imported(name, *page.defined_elsewhere[name], error)
-    if name in page.defined_later:
+    # A name that says it is the reader's own is theirs here, whatever the page defines by that name later.
+    if name in page.defined_later and not readers_own_name(name, page):
         index, line = page.defined_later[name]
         return Verdict(
             "failure",
@@ -414,9 +431,26 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
     return _illustrative(name, page)
 
 
+def _import_needed(exc: Message, page: PageKnowledge) -> str | None:
+    """The import a reader adds for a name never imported: a module of that name, or a module that provides it."""
+    name = exc.get("name") or ""
+    if exc.get("importable") and (name in page.used_as_modules or not exc.get("provided_by")):
+        return f"import {name}"
+    if exc.get("provided_by"):
+        return f"from {exc['provided_by'][0]} import {name}"
+    return None
+
+
+def _add_import(needed: str, error: str) -> Verdict:
+    what = "it is" if needed.startswith("from ") else f"`{needed.split()[-1]}` is"
+    return Verdict(
+        "failure", "warning", error, f"Add `{needed}` to the example: {what} never imported.", import_needed=needed
+    )
+
+
 def readers_own_name(name: str, page: PageKnowledge) -> bool:
     """The name says it is the reader's own object (`my_db`, `MyModel`), or the prose around the example does."""
-    return name in page.readers_names or bool(READERS_OWN_NAME.match(name))
+    return name in page.readers_names or bool(READERS_OWN_NAME.search(name))
 
 
 def _illustrative(name: str, page: PageKnowledge) -> Verdict:
@@ -511,8 +545,14 @@ def optional_module(exc: Message) -> str | None:
         return exc["none_module"].split(".")[-1]
     frames = exc.get("frames") or []
     if "builtins.ModuleNotFoundError" in exc.get("mro", []) and frames and frames[-1]["where"] == "package":
-        return exc.get("name")
+        # A library that raises the error itself often gives no name, only a message that names the module.
+        named = MODULE_IN_MESSAGE.search(exc.get("message") or "")
+        return exc.get("name") or (named.group(1) if named else None)
     return None
+
+
+# `Module 'attrs' not installed`, `No module named 'yaml'`: a message that names the missing module.
+MODULE_IN_MESSAGE = re.compile(r"\bmodule(?: named)? ['\"`]([A-Za-z_][\w.]*)['\"`]", re.IGNORECASE)
 
 
 def mixed_prompts(where: str) -> Verdict:

@@ -59,6 +59,12 @@ def test_made_up_packages_told_apart_by_number_or_letter_are_the_readers_but_rea
     assert not readers_own("pkgutil") and not readers_own("lib2to3") and not readers_own("modal")
 
 
+def test_the_layers_of_a_layered_application_are_the_readers_own_packages_whatever_an_index_holds_by_that_name():
+    assert distribution_for("domain") is None and distribution_for("infrastructure.repositories") is None
+    assert distribution_for("use_cases") is None and distribution_for("adapters.http") is None
+    assert distribution_for("domainmodel") == "domainmodel", "only the layer's own name"
+
+
 def test_import_names_of_a_distribution_and_normal_names():
     assert module_names_of("python-dateutil") >= {"dateutil"}
     assert module_names_of("PyYAML") >= {"yaml"}

@@ -578,6 +578,48 @@ def test_the_rest_of_an_eval_rst_fence_is_read_like_a_rest_page_at_the_lines_of_
     assert examples[0].expected_output is None, "a run the docs build shows is no output the reader can compare"
 
 
+RUN_DIRECTIVES_PAGE = """# Shapes
+
+```{shapes:source}
+from shapes import Square, area
+
+
+def describe(shape):
+    return f"{shape} covers {area(shape)}"
+```
+
+The docs' build runs this one and shows what it prints:
+
+```{shapes:run}
+print(describe(Square(2)))
+```
+
+And this one, with a helper of the build's own:
+
+```{shapes:run}
+result = invoke(square, args=["--help"])
+assert result.exit_code == 0
+```
+
+```{program-output} shapes --help
+```
+"""
+
+
+def test_a_run_directive_holding_a_whole_program_is_run_and_one_calling_the_builds_own_helper_is_output(tmp_path):
+    (tmp_path / "shapes.md").write_text(RUN_DIRECTIVES_PAGE)
+    examples = pages(extract_docs(tmp_path, "shapes", "1.0"))["shapes.md"].examples
+    assert [(e.line, e.style, e.execution_context) for e in examples] == [
+        (4, "untagged", "sync"),
+        (14, "untagged", "sync"),
+        (20, "other", "not_executable"),
+    ], "a function the page defines before is no helper of the build; a run of the command in its argument is no code"
+    assert examples[2].skip_reason == (
+        "a run the docs build shows (`shapes:run`), calling `invoke`, which its build provides and the page never "
+        "defines: the reader sees its output"
+    )
+
+
 GROUPS_PAGE = """# Groups
 
 ```{testsetup} shapes
@@ -607,6 +649,19 @@ def test_installs_a_paragraph_names_are_made_like_those_of_shell_blocks(tmp_path
         ("shapes[svg]", 12),
         ("pillow", 12),
     ], "a placeholder in prose is no package"
+
+
+def test_the_install_lines_of_the_docs_installation_pages_and_sections_are_given_to_every_page(tmp_path):
+    (tmp_path / "getting-started.md").write_text("# Start\n\n```console\n$ pip install shapes[svg]\n```\n")
+    (tmp_path / "readme.md").write_text("# Shapes\n\n## Installation\n\n```sh\npip install shapes[fast]\n```\n")
+    (tmp_path / "guide.md").write_text("# Guide\n\n## Deploying\n\n```sh\npip install gunicorn\n```\n")
+    (tmp_path / "tour.md").write_text("# Tour\n\n```python\nimport shapes\n```\n")
+    found = pages(extract_docs(tmp_path, "shapes", "1.0"))
+    assert found["tour.md"].docs_requirements == ["shapes[svg]", "shapes[fast]"], "a guide's own installs stay its"
+    assert found["tour.md"].requirements == [] and found["guide.md"].docs_requirements == [
+        "shapes[svg]",
+        "shapes[fast]",
+    ]
 
 
 FAILING_EXAMPLES_PAGE = """# Mistakes
@@ -712,6 +767,35 @@ def test_ipython_magics_and_ellipsis_pseudo_code_are_not_run_as_python_and_say_w
     assert handler.skip_reason == "Not run: its line 1 has `...` where the reader fills in their own code."
     assert gap.skip_reason == "Not run: its line 1 has `...` where the reader fills in their own code."
     assert broken.execution_context == "sync", "a plain syntax error is still the page's to fix"
+
+
+SKELETON_PAGE = """# Plugins
+
+Write your plugin by subclassing `Plugin`:
+
+```python
+from shapes import Plugin
+
+class Rounded(Plugin):
+    # your drawing code goes here
+
+shapes.draw(square, plugins=[Rounded()])
+```
+
+```python
+class Rounded(Plugin)
+    # your drawing code goes here
+```
+"""
+
+
+def test_a_class_whose_body_is_only_a_comment_is_a_skeleton_the_reader_fills_in_not_a_syntax_error(tmp_path):
+    (tmp_path / "plugins.md").write_text(SKELETON_PAGE)
+    skeleton, broken = pages(extract_docs(tmp_path, "shapes", "1.0"))["plugins.md"].examples
+    assert skeleton.skip_reason == (
+        "Not run: the body under its line 3 is only a comment, where the reader writes their own code."
+    )
+    assert broken.execution_context == "sync", "a missing colon is a syntax error no comment explains"
 
 
 MODULES_PAGE = """# Helpers

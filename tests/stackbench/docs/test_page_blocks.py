@@ -13,6 +13,13 @@ def test_a_fence_keeps_its_headings_and_the_prose_before_it():
     assert block.line == 8
 
 
+def test_a_fence_in_a_definition_list_has_its_term_as_the_prose_before_it():
+    page = "# Install\n\nEnable the cache:\n: ```console\n  $ pip install kv[cache]\n  ```\n"
+    [block] = markdown_blocks(page)
+    assert block.code == "$ pip install kv[cache]\n" and block.line == 5
+    assert "Enable the cache" in block.prose_before
+
+
 def test_a_fence_inside_an_mkdocs_admonition_or_tab_is_read_as_a_fence():
     page = '!!! note\n\n    ```python\n    x = 1\n    ```\n\n=== "Tab"\n\n    ```python\n    y = 2\n    ```\n'
     assert [block.code for block in markdown_blocks(page)] == ["x = 1\n", "y = 2\n"]

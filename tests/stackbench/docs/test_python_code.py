@@ -1,7 +1,9 @@
 import pytest
 
 from stackbench.docs.python_code import (
+    argument_places,
     awaits_at_top_level,
+    commented_body,
     defined_names,
     dependencies,
     documented_output,
@@ -20,6 +22,7 @@ from stackbench.docs.python_code import (
     parse,
     prompt_line,
     reads_as_code,
+    required_variables,
     said_after_to_fail,
     said_to_raise,
     session_parts,
@@ -245,3 +248,26 @@ def test_the_sentence_after_a_block_can_say_it_fails():
     assert said_after_to_fail("This code does not work and shows this error:\n\n![error](error.svg)") == "Exception"
     assert said_after_to_fail("The test above raises `KeyError` until the key is set.") == "KeyError"
     assert said_after_to_fail("This works, and the test passes.") is None
+
+
+def test_the_variables_code_cannot_run_without_are_the_ones_it_reads_without_a_default():
+    tree = parse(
+        "import os\nfrom os import environ\nurl = os.environ['DB_URL']\nkey = environ['API_KEY']\n"
+        "mode = os.environ.get('MODE', 'dev')\nhome = os.getenv('HOME_DIR')\nos.environ['SET_HERE'] = '1'\n"
+    )
+    assert required_variables(tree) == ["DB_URL", "API_KEY"]
+
+
+def test_a_body_of_only_comments_is_found_where_it_alone_keeps_the_code_from_parsing():
+    assert commented_body("class A(B):\n    # yours\n\nrun(A())\n") == 1
+    assert commented_body("def f():\n    # yours\n") == 1
+    assert commented_body("class A(B)\n    # yours\n") is None, "a missing colon is another syntax error"
+    assert commented_body("class A(B):\n    pass\n") is None, "code that parses has no such body"
+
+
+def test_a_name_passed_alone_to_a_dotted_callee_is_placed_by_position_or_keyword():
+    tree = parse("from books import pages\nhtml = pages.render(text, 2, style=style)\nshow(text.strip())\nmake()(text)")
+    assert argument_places(tree, {"text", "style"}) == {
+        "text": [("books.pages.render", 0)],
+        "style": [("books.pages.render", "style")],
+    }, "the callee is named from the module the code imports it from"

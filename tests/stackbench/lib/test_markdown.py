@@ -51,6 +51,13 @@ def test_an_unclosed_fence_runs_to_the_end_of_the_text():
     assert without_fenced_blocks("Text\n\n```sh\nls\n").strip() == "Text"
 
 
+def test_a_fence_in_a_definition_list_is_a_fence_with_the_line_its_code_starts_on():
+    text = "Add the cache:\n: ```console\n  $ pip install kv[cache]\n  ```\n\nMore text.\n"
+    [block] = fenced_blocks(text)
+    assert (block.language, block.content, block.line) == ("console", "$ pip install kv[cache]\n", 3)
+    assert "More text." in without_fenced_blocks(text) and "pip install" not in without_fenced_blocks(text)
+
+
 def test_the_language_of_an_info_string():
     assert [info_language(i) for i in ("Python", "{python}", "{.python}", "bash title=x", "", None)] == [
         "python",

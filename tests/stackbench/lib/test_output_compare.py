@@ -30,6 +30,7 @@ def test_what_doctest_accepts_and_layout_alone_are_the_same(expected, actual):
     [
         ("2021-11-15 11:41:47 [info] woo", "2026-01-02 03:04:05 [info] woo"),
         ("<class 'Point'>", "<class '__main__.Point'>"),
+        ("list[__test__.Point]", "list[__main__.Point]"),
         ('Shape(kind=float, tags={"round"})', "Shape(kind=<class 'float'>, tags={'round'})"),
         ("id=1b4e28ba-2fa1-11d2-883f-0016d3cca427", "id=6fa459ea-ee8a-3ca4-894e-db77e160355e"),
         ("events=oh yes", "events='oh yes'"),

@@ -3,6 +3,8 @@
 import pytest
 
 from stackbench.validation.document_sandbox import DocumentSandbox
+from stackbench_site.configuration import validation_options
+from tests.builders import build_wheel
 
 pytestmark = pytest.mark.slow
 
@@ -31,3 +33,14 @@ def test_an_install_says_why_it_failed(document):
 def test_sandbox_paths_are_shown_as_the_reader_knows_them(document):
     inside = f"{document.sandbox.home}/.venv/lib/python3.11/site-packages/sbdemo/__init__.py"
     assert document.readable(f"File {inside}, line 3") == "File site-packages/sbdemo/__init__.py, line 3"
+
+
+def test_a_package_that_only_gathers_others_is_not_taken_for_somebody_elses_for_lacking_a_module(tmp_path, wheelhouse):
+    build_wheel(tmp_path, "sbbundle", "1.0.0", None, requires=["sbplain"])
+    options = validation_options(timeout=10, find_links=[wheelhouse, tmp_path], offline=True, num_workers=1)
+    document = DocumentSandbox(options, "guide")
+    try:
+        looked = document.provides({"sbbundle": ["sbbundle.cli"], "sbplain": ["sbplain", "sbother"]})
+    finally:
+        document.close()
+    assert looked == {"sbplain": True, "sbother": False}, "the bundle's modules are in what it gathers: unknown"

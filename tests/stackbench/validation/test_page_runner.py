@@ -23,7 +23,13 @@ def runner(tmp_path):
         process.stdin.flush()
         return json.loads(process.stdout.readline())
 
-    assert ask({"cwd": str(tmp_path), "library_modules": ["json"], "preload": ["json"]}) == {"status": "ready"}
+    start = {
+        "cwd": str(tmp_path),
+        "library_modules": ["json"],
+        "page_packages": ["os", "collections"],
+        "preload": ["json"],
+    }
+    assert ask(start) == {"status": "ready"}
     ask.state = str(tmp_path)
     yield ask
     process.stdin.close()
@@ -85,6 +91,15 @@ def test_a_failure_says_where_and_what_could_provide_a_missing_name(runner):
     exc = answer["exception"]
     assert exc["type"] == "NameError" and exc["name"] == "dumps" and exc["provided_by"] == ["json"]
     assert exc["frames"][-1] == {"filename": "d.py", "lineno": 2, "name": "<module>", "where": "example"}
+
+
+def test_a_name_the_library_lacks_is_looked_for_among_the_top_level_exports_of_the_pages_other_packages(runner):
+    names = runner({"op": "resolve", "names": ["dumps", "getcwd", "OrderedDict", "path", "nowhere"]})["names"]
+    offered = {name: found["provided_by"] for name, found in names.items()}
+    assert offered["dumps"] == ["json"], "the library first"
+    assert (offered["getcwd"], offered["OrderedDict"]) == (["os"], ["collections"])
+    assert offered["path"] == [], "os.path is a submodule of os, not a name it exports"
+    assert offered["nowhere"] == []
 
 
 def test_time_is_up_for_a_stuck_session_and_the_runner_goes_on(runner):

@@ -242,6 +242,76 @@ def test_the_pages_exports_files_and_hidden_setup_are_in_place_when_the_reader_g
     assert outcome(result) == [("success", None)] * 3
 
 
+def test_a_variable_an_example_reads_and_the_page_never_sets_is_set_as_the_reader_sets_their_own(offline):
+    runs, still_broken, rejected = validate_document(
+        page(
+            script("import os\nfrom sbdemo import greet\nprint(greet(os.environ['SB_TOKEN']))\n", 5),
+            script("import os\ntoken = os.environ['SB_TOKEN']\nprint(json.dumps(token))\n", 10),
+            script("import os, sbdemo\nsbdemo.explode(os.environ['SB_LEVEL'])\n", 15),
+        ),
+        offline,
+    ).results
+    assert (runs.status, runs.severity) == ("success", "info") and "SB_TOKEN" in runs.error_message
+    assert (still_broken.status, still_broken.severity) == ("failure", "warning"), "what fails once it is set counts"
+    assert still_broken.suggestions.startswith("Add `import json`")
+    assert (rejected.status, rejected.severity) == ("skipped", None), "the package may refuse the stand-in value"
+    assert "SB_LEVEL" in rejected.error_message
+
+
+def test_an_error_raised_inside_a_module_the_page_shows_as_a_file_is_counted_at_that_files_block(offline):
+    module = "class Square:\n    def __init__(self, side: SideOfTheReader) -> None:\n        self.side = side\n"
+    shown, importing = validate_document(
+        page(
+            script(module, 5),
+            script("from shapes.model import Square\nprint(Square)\n", 20),
+            files=[{"path": "shapes/model.py", "content": module, "line": 5}],
+        ),
+        offline,
+    ).results
+    assert (shown.status, importing.status) == ("skipped", "skipped")
+    assert importing.error_message.startswith("Builds on example 0 (line 5, shapes/model.py), which is not run")
+
+
+def test_a_module_the_page_shows_as_a_file_has_only_the_names_it_imports_not_those_of_the_pages_other_files(offline):
+    side = "class Side:\n    length = 3\n"
+    square = "class Square:\n    def __init__(self, side: Side) -> None:\n        self.side = side\n"
+    more_of_side = "def double(side: Side) -> int:\n    return side.length * 2\n"
+    result = validate_document(
+        page(
+            script(side, 5),
+            script(square, 20),
+            script(more_of_side, 30),
+            files=[
+                {"path": "shapes/side.py", "content": side, "line": 5},
+                {"path": "shapes/square.py", "content": square, "line": 20},
+                {"path": "shapes/side.py", "content": more_of_side, "line": 30},
+            ],
+        ),
+        offline,
+    )
+    assert outcome(result) == [("success", None), ("failure", "error"), ("success", None)]
+    unimported = result.results[1]
+    assert unimported.error_message == "NameError: name 'Side' is not defined (line 21 of the page)"
+    assert "shapes/square.py never imports it" in unimported.suggestions
+
+
+def test_a_function_that_uses_an_unimported_module_or_a_misspelt_import_is_flagged_though_its_run_never_calls_it(
+    offline,
+):
+    result = validate_document(
+        page(
+            script("def listing():\n    return os.listdir()\n", 5),
+            script("import sbdemo\n\ndef hello():\n    return sbdem.greet('x')\n", 10),
+            script("def report(row):\n    return row_of_the_reader.total\n", 20),
+        ),
+        offline,
+    )
+    assert outcome(result) == [("failure", "warning"), ("failure", "warning"), ("success", None)]
+    unimported, misspelt, _ = result.results
+    assert unimported.suggestions.startswith("Add `import os`")
+    assert "did you mean it" in misspelt.suggestions and "`sbdemo`" in misspelt.suggestions
+
+
 def test_one_scripts_changes_to_the_process_do_not_leak_into_the_next(offline):
     result = validate_document(
         page(
@@ -339,6 +409,12 @@ def test_an_optional_dependency_the_library_asks_for_is_installed_and_noted_when
     assert unnamed.suggestions.endswith('add `pip install "sbdemo[fancy]"` to the page.')
 
 
+def test_an_optional_dependency_the_docs_installation_page_installs_is_there_without_a_note(offline):
+    fancy = script("import sbdemo\nprint(sbdemo.fancy_greet('x'))\n#> *hello x*\n", 5)
+    [result] = validate_document(page(fancy, docs_requirements=["sbdemo[fancy]"]), offline).results
+    assert (result.status, result.severity) == ("success", None), "the reader followed the installation page first"
+
+
 def test_a_package_an_example_imports_is_installed_only_when_the_page_names_it(offline):
     examples = (
         script("import sbplain\nprint(sbplain.VALUE)\n", 5),
@@ -355,6 +431,36 @@ def test_a_package_an_example_imports_is_installed_only_when_the_page_names_it(o
     )
     assert built_on.status == "skipped" and built_on.error_message.startswith("Builds on example 0 (line 5)")
     assert unpublished.status == "skipped" and "`sbnowhere`, which is no published package" in unpublished.error_message
+
+
+def test_a_name_a_package_the_page_imports_from_exports_is_a_missing_import_naming_that_package(offline):
+    imported = validate_document(
+        page(
+            script("import sbplain\nprint(sbplain.VALUE)\n", 5),
+            script("print(VALUE.lower())\n", 10),
+            prose_names=["sbplain"],
+        ),
+        offline,
+    ).results[1]
+    assert (imported.status, imported.severity) == ("failure", "warning")
+    assert imported.suggestions == "Add `from sbplain import VALUE` to the example: it is never imported."
+    installed = validate_document(
+        page(script("print(VALUE.lower())\n", 10), requirements=[{"requirement": "sbplain", "line": 3}]), offline
+    ).results[0]
+    assert installed.suggestions == "Add `from sbplain import VALUE` to the example: it is never imported.", (
+        "the page's install line brings it, though no block imports it"
+    )
+
+
+def test_the_first_name_the_reader_meets_decides_between_a_missing_import_and_a_stand_in(offline):
+    library_first, stand_in_first = validate_document(
+        page(script("print(greet(my_visitor))\n", 5), script("print(my_visitor.name, greet('x'))\n", 10)), offline
+    ).results
+    assert (library_first.status, library_first.severity) == ("failure", "warning"), "greet fails before my_visitor"
+    assert library_first.suggestions.startswith("Add `from sbdemo import greet`")
+    assert stand_in_first.status == "skipped" and stand_in_first.error_message.startswith(
+        "Illustrative: uses `my_visitor`"
+    )
 
 
 def test_each_result_file_records_the_python_and_the_installed_distributions(offline):
@@ -432,23 +538,23 @@ def test_a_module_standing_for_the_readers_own_is_illustrative_unless_the_page_l
 def test_a_name_the_page_only_imports_from_the_readers_code_is_theirs_so_a_block_using_it_is_illustrative(offline):
     result = validate_document(
         page(
-            script("print(greet(visitor))\n", 5),
+            script("from sbdemo import greet\n\nprint(greet(visitor))\n", 5),
             script("from my_project import visitor\n", 20),
-            script("print(greet(visitor))\n", 30),
+            script("from sbdemo import greet\n\nprint(greet(visitor))\n", 30),
         ),
         offline,
     )
     before, _, after = result.results
     assert (before.status, after.status) == ("skipped", "skipped")
     assert before.error_message.startswith("Illustrative: uses `visitor`")
-    assert after.error_message.startswith("Illustrative: uses `visitor`")
+    assert "the reader's own code" in after.error_message, "it builds on the import of the reader's own module"
 
 
 def test_a_name_that_says_it_is_the_readers_is_theirs_even_where_the_page_defines_one_later(offline):
     result = validate_document(
         page(
-            script("print(greet(MyVisitor))\n", 5),
-            script("print(greet(visitor))\n", 10),
+            script("from sbdemo import greet\n\nprint(greet(MyVisitor))\n", 5),
+            script("from sbdemo import greet\n\nprint(greet(visitor))\n", 10),
             script("class MyVisitor:\n    pass\n\nvisitor = MyVisitor()\n", 20),
         ),
         offline,
@@ -456,6 +562,24 @@ def test_a_name_that_says_it_is_the_readers_is_theirs_even_where_the_page_define
     readers, pages = result.results[:2]
     assert readers.status == "skipped" and "`MyVisitor`, the reader's own" in readers.error_message
     assert (pages.status, pages.severity) == ("failure", "warning"), "the page's own name is only defined later"
+
+
+def test_a_name_passed_as_the_parameter_it_is_named_after_stands_for_the_readers_value(offline):
+    unimported, other, later = validate_document(
+        page(
+            session(">>> sbdemo.greet(name)\n", 5),
+            session(">>> from sbdemo import greet\n>>> greet(visitor)\n", 10),
+            script("from sbdemo import greet\nprint(greet(name))\n", 15),
+            script("name = 'docs'\n", 20),
+        ),
+        offline,
+    ).results[:3]
+    assert unimported.error_message.startswith("Illustrative: uses `name`"), "greet's parameter is `name`"
+    assert (other.status, other.severity) == ("failure", "error"), "the parameter is not named `visitor`"
+    assert later.status == "skipped" and "`name`, the reader's own here" in later.error_message, (
+        later.error_message,
+        later.suggestions,
+    )
 
 
 def test_a_file_block_runs_with_the_files_shown_right_after_it_in_place(offline):

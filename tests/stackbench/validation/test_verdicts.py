@@ -43,6 +43,16 @@ def test_environment_failures_are_skipped_not_blamed_on_the_docs():
     assert "interactive terminal" in judge_exception(terminal, knowledge()).message
 
 
+def test_a_program_the_library_says_is_missing_from_the_machine_is_the_readers_environment():
+    cli = exception("ValueError", "The vault CLI is not properly installed. See https://example.org/cli", "package")
+    assert judge_exception(cli, knowledge()).status == "skipped"
+    assert (
+        judge_exception(exception("RuntimeError", "kv: command not found", "package"), knowledge()).status == "skipped"
+    )
+    module = exception("ValueError", "Module 'toml' not installed", "package")
+    assert judge_exception(module, knowledge()).status != "skipped", "a Python package, which the page can name"
+
+
 def test_a_name_is_judged_by_where_it_could_come_from():
     page = knowledge(defined_later={"later": (4, 40)}, defined_by_failed={"broken": (1, 10)})
     assert judge_exception(exception("NameError", name="os", importable=True), page).severity == "warning"
@@ -105,6 +115,29 @@ def test_a_name_a_session_types_that_nothing_defines_is_an_error_unless_it_is_th
     assert verdict.severity == "warning", "a session's other unknown names do not make it illustrative"
 
 
+def test_a_name_that_stands_for_any_one_of_its_kind_is_the_readers_to_pick():
+    session = knowledge(verbatim=True)
+    for own in ("some_text", "SomeItem", "render_some_template"):
+        assert judge_exception(exception("NameError", name=own), session).message.startswith("Illustrative")
+    assert judge_exception(exception("NameError", name="somewhere"), session).severity == "error"
+
+
+def test_a_name_that_says_it_is_the_readers_is_theirs_though_the_page_defines_it_only_later():
+    page = knowledge(defined_later={"MyPlugin": (4, 40), "plugin": (4, 40)})
+    assert judge_exception(exception("NameError", name="MyPlugin"), page).message.startswith("Illustrative")
+    assert judge_exception(exception("NameError", name="plugin"), page).severity == "warning"
+
+
+def test_a_top_level_export_met_before_a_stand_in_is_a_missing_import_but_a_module_or_a_deep_name_is_a_sketch():
+    sketch = knowledge(unresolved=["my_shape"], used_as_modules={"shapes"})
+    exported = judge_exception(exception("NameError", name="Circle", provided_by=["geometry"]), sketch)
+    assert (exported.status, exported.import_needed) == ("failure", "from geometry import Circle")
+    deep = exception("NameError", name="Registry", provided_by=["shapes.util"])
+    module = exception("NameError", name="shapes", importable=True, provided_by=["shapes"])
+    for sketched in (deep, module):
+        assert judge_exception(sketched, sketch).message.startswith("Illustrative: uses `my_shape`")
+
+
 def test_a_missing_attribute_of_the_library_is_an_error_with_a_confident_hint_only():
     close = exception("AttributeError", name="drwa", owner="shapes", suggestions=["draw"])
     assert (
@@ -139,6 +172,10 @@ def test_a_package_the_page_never_names_is_a_warning_that_says_what_to_pip_insta
     )
     extra = judge_exception(exception("ModuleNotFoundError", name="rich"), page).suggestion
     assert '`pip install rich` (or `pip install "shapes[pretty]"`, whose `pretty` extra brings it)' in extra
+    page.modules["toolkit.cli"] = ("unnamed", "toolkit")
+    inner = judge_exception(exception("ModuleNotFoundError", name="toolkit"), page)
+    assert inner.severity == "warning", "`import toolkit.cli` fails at `toolkit`: the fate of toolkit.cli is its own"
+    assert "`pip install toolkit`" in inner.suggestion
     by_the_library = judge_exception(exception("ModuleNotFoundError", name="yaml", where="package"), page)
     assert by_the_library.severity == "warning" and "`pip install PyYAML`" in by_the_library.suggestion
     assert judge_exception(exception("ModuleNotFoundError", name="rich", where="package"), page).suggestion.endswith(
@@ -210,6 +247,12 @@ def test_an_optional_dependency_is_the_module_a_package_looked_for():
     missing = exception("ModuleNotFoundError", name="rich", where="package")
     assert optional_module(missing) == "rich" and optional_module(exception("ModuleNotFoundError", name="x")) is None
     assert optional_module({"none_module": "pkg.integrations.yaml"}) == "yaml"
+
+
+def test_a_package_that_raises_the_missing_module_error_itself_names_the_module_in_its_message():
+    raised = exception("ModuleNotFoundError", "Module 'toml' not installed. Run 'pip install cfg[toml]'", "package")
+    assert optional_module(raised) == "toml"
+    assert optional_module(exception("ModuleNotFoundError", "Install the extras first.", "package")) is None
 
 
 def test_an_exception_is_as_said_when_the_page_names_its_type_a_base_of_it_or_none():
