@@ -323,7 +323,7 @@ class PageValidation:
         only repeated an earlier failure fared as that one did); whether the example is typed verbatim."""
         knowledge = self.knowledge
         knowledge.defined_later, knowledge.defined_by_failed, knowledge.defined_by_skipped = {}, {}, {}
-        knowledge.unresolved = []
+        knowledge.unresolved, knowledge.beside_stand_ins = [], set()
         knowledge.verbatim = style_of(self.examples[index]) == "doctest"
         knowledge.own_module = style_of(self.examples[index]) == "tests"
         # Only a module of its own asks where else a name is defined (every other example, not just earlier ones).
@@ -386,6 +386,7 @@ class PageValidation:
                 )
             )
         ]
+        knowledge.beside_stand_ins = _met_beside(self.trees[index], set(knowledge.unresolved))
 
     def _named_for_their_parameters(self, index: int, process: PageProcess) -> set[str]:
         """Names the example uses without defining them that it passes as the parameter of the same name
@@ -657,8 +658,8 @@ class PageValidation:
         is plainly a slip: a standard-library module never imported (`os`), or a near-spelling of a name the
         example imports (`tool` for `tools`). Its run never called them; the reader who calls one gets a
         NameError."""
-        imported = set(python_code.imported_names(tree))
-        for name in self._free_names(index):
+        imported, free = set(python_code.imported_names(tree)), self._free_names(index)
+        for name in free:
             near = difflib.get_close_matches(name, imported, n=1, cutoff=0.8)
             if name in sys.stdlib_module_names and name not in STDLIB_MODULES_NAMED_LIKE_VARIABLES:
                 suggestion = f"Add `import {name}` to the example: its functions use `{name}`, never imported."
@@ -666,12 +667,22 @@ class PageValidation:
                 suggestion = f"`{name}` is not defined: the example imports `{near[0]}`; did you mean it?"
             else:
                 continue
+            if self._met_beside_a_stand_in(name, tree, free):
+                continue
             line = min(n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name)
             error = f"NameError: name '{name}' is not defined (line {self.examples[index].line + line - 1} of the page)"
             return verdicts.Verdict(
                 "failure", "warning", error + ", once the function that uses it is called", suggestion
             )
         return None
+
+    def _met_beside_a_stand_in(self, name: str, tree: ast.Module, free: list[str]) -> bool:
+        """The function or class where the reader meets `name` also uses a name nothing provides
+        (`open_database(path)`): a sketch of the reader's own, which they complete before calling it."""
+        others = sorted(set(free) - {name})
+        resolved = self._running.request({"op": "resolve", "names": others}, 30).get("names", {}) if others else {}
+        stand_ins = {other for other in others if other in resolved and not any(resolved[other].values())}
+        return name in _met_beside(tree, stand_ins)
 
     def _add_missing_imports(
         self, index: int, tree: ast.Module, preludes: list[Message], verdict: verdicts.Verdict
@@ -1123,6 +1134,17 @@ class PageValidation:
             environment=self.environment,
             setup_problems=self.setup_problems,
         )
+
+
+def _met_beside(tree: ast.Module | None, stand_ins: set[str]) -> set[str]:
+    """The names a reader first meets in a function or class of the block that also uses one of `stand_ins`."""
+    met, beside = set[str](), set[str]()
+    for statement in tree.body if tree is not None and stand_ins else ():
+        used = {node.id for node in ast.walk(statement) if isinstance(node, ast.Name)}
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and used & stand_ins:
+            beside |= used - met
+        met |= used
+    return beside
 
 
 def _async_excerpt(example: CodeExample, tree: ast.Module | None) -> bool:

@@ -130,6 +130,8 @@ class PageKnowledge:
     extras: dict[str, str] = field(default_factory=dict)
     # names the failing example uses that nothing provides (not the one it failed on)
     unresolved: list[str] = field(default_factory=list)
+    # names the reader first meets in a function or class of the failing example that also uses an unresolved one
+    beside_stand_ins: set[str] = field(default_factory=set)
     # the example is a doctest session: what the reader types, meant to be run verbatim
     verbatim: bool = False
     # names the page presents as the reader's own objects (`your `db``, `replace `db``)
@@ -397,9 +399,10 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
     needed = _import_needed(exc, page)
     # The reader meets this name first: one the library or a package of the page exports at its top stops their
     # paste one import away from running, whatever stand-ins for their own objects the block uses after it. A
-    # module used by its name (`json.dumps(payload)`) or a name from deep inside a package reads as a sketch.
+    # module used by its name (`json.dumps(payload)`) or a name from deep inside a package reads as a sketch; so
+    # does a function or class that uses a stand-in besides it: the reader writes their own after that model.
     provider = (exc.get("provided_by") or [""])[0]
-    if needed == f"from {provider} import {name}" and "." not in provider:
+    if needed == f"from {provider} import {name}" and "." not in provider and name not in page.beside_stand_ins:
         return _add_import(needed, error)
     if page.unresolved and (not page.verbatim or all(readers_own_name(n, page) for n in page.unresolved)):
         return _illustrative(page.unresolved[0], page)

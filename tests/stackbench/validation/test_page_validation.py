@@ -312,6 +312,16 @@ def test_a_function_that_uses_an_unimported_module_or_a_misspelt_import_is_flagg
     assert "did you mean it" in misspelt.suggestions and "`sbdemo`" in misspelt.suggestions
 
 
+def test_an_unimported_module_in_a_class_that_also_uses_a_name_nothing_provides_is_a_sketch_not_a_slip(offline):
+    sketch = "class Store:\n    def __init__(self, home):\n        self.path = os.path.join(home, 'db')\n\n"
+    sketch += "    def open(self):\n        return open_the_store(self.path)\n"
+    slip = "class Store:\n    def __init__(self, home):\n        self.path = os.path.join(home, 'db')\n\n\n"
+    slip += "def opened():\n    return open_the_store('db')\n"
+    result = validate_document(page(script(sketch, 5), script(slip, 20)), offline)
+    assert outcome(result) == [("success", None), ("failure", "warning")], "only the class's own stand-in excuses it"
+    assert result.results[1].suggestions.startswith("Add `import os`")
+
+
 def test_one_scripts_changes_to_the_process_do_not_leak_into_the_next(offline):
     result = validate_document(
         page(
@@ -461,6 +471,24 @@ def test_the_first_name_the_reader_meets_decides_between_a_missing_import_and_a_
     assert stand_in_first.status == "skipped" and stand_in_first.error_message.startswith(
         "Illustrative: uses `my_visitor`"
     )
+
+
+def test_a_library_name_met_first_in_a_function_that_also_uses_a_stand_in_is_a_sketch_of_the_readers_own(offline):
+    sketched, separate = validate_document(
+        page(
+            script("def welcome(text=greet('x')):\n    return text + visitor_of_nobody\n", 5),
+            script(
+                "def welcome(text=greet('x')):\n    return text\n\n\ndef bye(text=greet('y')):\n    return visitor_of_nobody\n",
+                10,
+            ),
+        ),
+        offline,
+    ).results
+    assert sketched.status == "skipped" and sketched.error_message.startswith("Illustrative: uses `visitor_of_nobody`")
+    assert (separate.status, separate.severity) == ("failure", "warning"), (
+        "the reader meets greet first in a function without one"
+    )
+    assert separate.suggestions.startswith("Add `from sbdemo import greet`")
 
 
 def test_each_result_file_records_the_python_and_the_installed_distributions(offline):
