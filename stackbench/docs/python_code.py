@@ -682,6 +682,14 @@ def undefined_names(tree: ast.Module) -> set[str]:
     return used - _locally_bound(tree) - BUILTIN_NAMES
 
 
+def first_uses(tree: ast.Module, names: Collection[str]) -> dict[str, int]:
+    """The line of the code each of names is first used on, in the order a reader reading down meets them."""
+    first: dict[str, int] = {}
+    for line, name in sorted((n.lineno, n.id) for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in names):
+        first.setdefault(name, line)
+    return first
+
+
 def argument_places(tree: ast.Module, names: Collection[str]) -> dict[str, list[tuple[str, int | str]]]:
     """Where the code passes each of names, alone, to a call of a dotted callee (`markdown.markdown(text)`,
     `convert(source=text)`): the callee's dotted path (from the module the code imports it from, if it does) and

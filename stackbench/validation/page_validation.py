@@ -642,15 +642,9 @@ class PageValidation:
                 elsewhere |= self.defines[other]
             else:
                 by_file.update(dict.fromkeys(self.defines[other], (other, example.line)))
-        uses = sorted(
-            (node.lineno, node.id)
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Name) and node.id in python_code.undefined_names(tree)
-        )
-        for number, name in uses:
+        for name, line in python_code.first_uses(tree, python_code.undefined_names(tree)).items():
             if name in by_file and name not in elsewhere:
-                error = f"NameError: name '{name}' is not defined (line {self.examples[index].line + number - 1} of the page)"
-                return verdicts.never_imported(name, *by_file[name], error, module=path)
+                return verdicts.never_imported(name, *by_file[name], self._name_error(index, name, line), module=path)
         return None
 
     def _missing_in_a_body(self, index: int, tree: ast.Module) -> verdicts.Verdict | None:
@@ -659,6 +653,7 @@ class PageValidation:
         example imports (`tool` for `tools`). Its run never called them; the reader who calls one gets a
         NameError."""
         imported, free = set(python_code.imported_names(tree)), self._free_names(index)
+        unprovided: set[str] | None = None  # asked of the page's process once, if a slip is found at all
         for name in free:
             near = difflib.get_close_matches(name, imported, n=1, cutoff=0.8)
             if name in sys.stdlib_module_names and name not in STDLIB_MODULES_NAMED_LIKE_VARIABLES:
@@ -667,22 +662,25 @@ class PageValidation:
                 suggestion = f"`{name}` is not defined: the example imports `{near[0]}`; did you mean it?"
             else:
                 continue
-            if self._met_beside_a_stand_in(name, tree, free):
+            unprovided = self._unprovided(free) if unprovided is None else unprovided
+            # Met in a function or class that also uses a name nothing provides (`open_database(path)`): a
+            # sketch of the reader's own, which they complete before calling it.
+            if name in _met_beside(tree, unprovided - {name}):
                 continue
-            line = min(n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name)
-            error = f"NameError: name '{name}' is not defined (line {self.examples[index].line + line - 1} of the page)"
+            error = self._name_error(index, name, python_code.first_uses(tree, {name})[name])
             return verdicts.Verdict(
                 "failure", "warning", error + ", once the function that uses it is called", suggestion
             )
         return None
 
-    def _met_beside_a_stand_in(self, name: str, tree: ast.Module, free: list[str]) -> bool:
-        """The function or class where the reader meets `name` also uses a name nothing provides
-        (`open_database(path)`): a sketch of the reader's own, which they complete before calling it."""
-        others = sorted(set(free) - {name})
-        resolved = self._running.request({"op": "resolve", "names": others}, 30).get("names", {}) if others else {}
-        stand_ins = {other for other in others if other in resolved and not any(resolved[other].values())}
-        return name in _met_beside(tree, stand_ins)
+    def _unprovided(self, names: list[str]) -> set[str]:
+        """Those of names that nothing provides: no page example, module, library or installed package."""
+        resolved = self._running.request({"op": "resolve", "names": names}, 30).get("names", {}) if names else {}
+        return {name for name in names if name in resolved and not any(resolved[name].values())}
+
+    def _name_error(self, index: int, name: str, line: int) -> str:
+        """The NameError a reader gets at a line of the example, placed on the page."""
+        return f"NameError: name '{name}' is not defined (line {self.examples[index].line + line - 1} of the page)"
 
     def _add_missing_imports(
         self, index: int, tree: ast.Module, preludes: list[Message], verdict: verdicts.Verdict
@@ -819,17 +817,13 @@ class PageValidation:
         assert tree is not None, "only parsed test modules are read for their names"
         if any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names) for n in ast.walk(tree)):
             return None
-        undefined = python_code.undefined_names(tree)
-        uses = sorted(
-            (node.lineno, node.id) for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in undefined
-        )
-        free = list(dict.fromkeys(name for _, name in uses))
+        line = python_code.first_uses(tree, python_code.undefined_names(tree))
+        free = list(line)
         resolved = {}
         if free and self.process is not None:
             resolved = self.process.request({"op": "resolve", "names": free}, 30).get("names", {})
-        line = {name: number for number, name in reversed(uses)}
         for name in free:
-            error = f"NameError: name '{name}' is not defined (line {self.examples[index].line + line[name] - 1} of the page)"
+            error = self._name_error(index, name, line[name])
             if resolved.get(name, {}).get("importable"):
                 return verdicts.Verdict(
                     "failure", "warning", error, f"Add `import {name}` to the test module: it is never imported."

@@ -12,6 +12,7 @@ from stackbench.docs.python_code import (
     ellipsis_gap,
     ellipsis_syntax_gap,
     fill_in,
+    first_uses,
     fixture_names,
     fragment,
     is_session,
@@ -271,3 +272,9 @@ def test_a_name_passed_alone_to_a_dotted_callee_is_placed_by_position_or_keyword
         "text": [("books.pages.render", 0)],
         "style": [("books.pages.render", "style")],
     }, "the callee is named from the module the code imports it from"
+
+
+def test_the_first_use_of_each_name_is_given_in_the_order_a_reader_meets_them():
+    tree = parse("def f():\n    return later(x)\n\nx = 1\nfirst(later)\n")
+    assert first_uses(tree, {"first", "later", "absent"}) == {"later": 2, "first": 5}
+    assert list(first_uses(tree, {"first", "later"})) == ["later", "first"]
