@@ -916,7 +916,10 @@ class PageValidation:
         status = answer.get("status")
         if status in ("timeout", "stuck"):
             return verdicts.still_running(self.options.timeout)
-        if status == "exit" and answer.get("raised_in") == "package":
+        # A parser (a package's, or argparse's with its usage status 2) that stops a program run without arguments.
+        if status == "exit" and (
+            answer.get("raised_in") == "package" or (answer.get("raised_in") == "stdlib" and answer.get("exit") == 2)
+        ):
             return verdicts.Verdict(
                 "skipped",
                 None,
