@@ -42,7 +42,16 @@ MARKDOWN_DIRECTIVES = {
     "container",
 }
 # MyST directives whose content is code, whatever it holds (a markdown source shown with its fences).
-MYST_CODE_DIRECTIVES = {"code-block", "code", "sourcecode", "code-cell", "testcode", "testsetup", "testcleanup", "doctest"}
+MYST_CODE_DIRECTIVES = {
+    "code-block",
+    "code",
+    "sourcecode",
+    "code-cell",
+    "testcode",
+    "testsetup",
+    "testcleanup",
+    "doctest",
+}
 # A fence opening inside a directive's content: a directive of an extension the page uses (a `{collapse}`, a
 # theme's `{example}`) that nests fences holds markdown, as a known note does.
 NESTED_FENCE = re.compile(r"^[ ]{0,3}(?:`{3,}|~{3,})")

@@ -333,6 +333,22 @@ def ellipsis_gap(tree: ast.Module) -> int | None:
     return None
 
 
+def left_out_code(tree: ast.Module) -> bool:
+    """A block that opens on a lone `...`: the file's code before it is left out (the block edits a file the page
+    built earlier), so what follows may use names only that code defines. (A `...` further down leaves out what
+    comes after code that stands as shown.)"""
+    return len(tree.body) > 1 and _is_ellipsis_statement(tree.body[0])
+
+
+def class_body_excerpt(tree: ast.Module, indented: bool) -> bool:
+    """A block of field declarations only (`name: Type`, `name: Type = default`): a class's body shown without its
+    class, when one declares no value (a module has no use for a bare annotation) or the page indents them."""
+    fields = [node for node in tree.body if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)]
+    if not fields or len(fields) != len(tree.body):
+        return False
+    return indented or any(node.value is None for node in fields)
+
+
 def is_sketch(tree: ast.Module) -> bool:
     """A block that only shows the shape of classes: every statement (imports aside) a class whose body is `...`
     (a docstring before it allowed): their fields are left out, the reader's own. (A function stub is whole: a

@@ -3,6 +3,7 @@ import pytest
 from stackbench.docs.python_code import (
     argument_places,
     awaits_at_top_level,
+    class_body_excerpt,
     commented_body,
     defined_names,
     dependencies,
@@ -18,6 +19,7 @@ from stackbench.docs.python_code import (
     is_session,
     is_sketch,
     is_test_module,
+    left_out_code,
     newer_syntax,
     only_entries,
     parse,
@@ -278,3 +280,17 @@ def test_the_first_use_of_each_name_is_given_in_the_order_a_reader_meets_them():
     tree = parse("def f():\n    return later(x)\n\nx = 1\nfirst(later)\n")
     assert first_uses(tree, {"first", "later", "absent"}) == {"later": 2, "first": 5}
     assert list(first_uses(tree, {"first", "later"})) == ["later", "first"]
+
+
+def test_a_block_opening_on_a_lone_ellipsis_leaves_out_the_code_before_it():
+    assert left_out_code(parse("...\n@record\nclass Tile:\n    side: int\n"))
+    assert not left_out_code(parse("import shapes\n...\nshapes.draw()\n")), "what is shown before it stands"
+    assert not left_out_code(parse("...\n"))
+    assert not left_out_code(parse("class Tile:\n    ...\n\nshapes.draw(Tile())\n")), "a body, not a statement"
+
+
+def test_field_declarations_alone_are_a_class_body_shown_without_its_class():
+    assert class_body_excerpt(parse("side: int\ncolour: str = 'red'\n"), indented=False)
+    assert class_body_excerpt(parse("side: int = 2\n"), indented=True)
+    assert not class_body_excerpt(parse("side: int = 2\n"), indented=False), "a module's annotated variable"
+    assert not class_body_excerpt(parse("side: int\nprint(side)\n"), indented=False)
