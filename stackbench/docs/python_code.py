@@ -370,9 +370,12 @@ def only_entries(tree: ast.Module) -> str | None:
 def elided_fields(tree: ast.Module) -> str | None:
     """The name of a decorated class (a data class, a model) whose body is only `...`: its fields are left out,
     so what the block does with it is shown for its shape. (An undecorated empty class, an exception or a marker,
-    is whole.)"""
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.decorator_list and _only_ellipsis(node.body):
+    is whole, and so is one beside a decorated class whose fields the block declares: it has none by design.)"""
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    if any(isinstance(s, ast.AnnAssign) for node in classes if node.decorator_list for s in node.body):
+        return None
+    for node in classes:
+        if node.decorator_list and _only_ellipsis(node.body):
             return node.name
     return None
 

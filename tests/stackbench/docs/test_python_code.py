@@ -142,6 +142,10 @@ def test_a_decorated_class_with_an_ellipsis_body_has_its_fields_left_out():
     assert elided_fields(parse("@record\nclass Tile:\n    ...\n\nsave(Tile())\n")) == "Tile"
     assert elided_fields(parse("class TileError(Exception): ...\n\nraise TileError()\n")) is None
     assert elided_fields(parse("@record\nclass Tile:\n    side: int\n")) is None
+    beside_fields = (
+        "@record\nclass Blank:\n    ...\n\n@record\nclass Board:\n    tiles: list[Blank]\n\nsave(Board([]))\n"
+    )
+    assert elided_fields(parse(beside_fields)) is None, "the block writes fields out where a class has them"
 
 
 def test_placeholders_are_values_to_fill_in_not_environment_variable_names():
