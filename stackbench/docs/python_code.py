@@ -492,6 +492,19 @@ def _in_class_body(tree: ast.Module, target: ast.AST) -> bool:
     return any(isinstance(node, ast.ClassDef) and target in node.body for node in ast.walk(tree))
 
 
+def exits_as_written(tree: ast.Module, line: int) -> bool:
+    """The statement at line is a module-level `raise` whose exit the code spells out (`raise SystemExit(1)`,
+    `raise Exit("Oh no!", code=1)`): the block shows how to exit, not a program that stops short. An exit whose
+    status is computed (`raise SystemExit(main())`) reports how the program fared."""
+    node = next((n for n in tree.body if isinstance(n, ast.Raise) and n.lineno == line), None)
+    if node is None or node.exc is None:
+        return False
+    if not isinstance(node.exc, ast.Call):
+        return isinstance(node.exc, (ast.Name, ast.Attribute))
+    values = [*node.exc.args, *(keyword.value for keyword in node.exc.keywords)]
+    return all(isinstance(value, ast.Constant) for value in values)
+
+
 def said_to_raise(code: str, tree: ast.Module) -> tuple[str, int] | None:
     """(the exception, the line of the statement) a comment in the code says a statement raises: on its line, or
     on a line of its own right above it. Only a simple statement at module level (a comment in a function, a

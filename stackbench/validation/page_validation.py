@@ -926,6 +926,14 @@ class PageValidation:
                 f"A command-line program: run without arguments, it exits "
                 f"with status {answer.get('exit')} (its usage). Run it with the arguments it needs.",
             )
+        tree = self.trees[index]
+        if (
+            status == "exit"
+            and answer.get("raised_in") == "example"
+            and tree is not None
+            and python_code.exits_as_written(tree, answer.get("line", 0))
+        ):
+            return verdicts.SUCCESS  # `raise SystemExit(1)`: the example shows how to exit, and does
         if status == "exit":
             return verdicts.Verdict(
                 "failure",

@@ -12,6 +12,7 @@ from stackbench.docs.python_code import (
     elided_fields,
     ellipsis_gap,
     ellipsis_syntax_gap,
+    exits_as_written,
     fill_in,
     first_uses,
     fixture_names,
@@ -298,3 +299,10 @@ def test_field_declarations_alone_are_a_class_body_shown_without_its_class():
     assert class_body_excerpt(parse("side: int = 2\n"), indented=True)
     assert not class_body_excerpt(parse("side: int = 2\n"), indented=False), "a module's annotated variable"
     assert not class_body_excerpt(parse("side: int\nprint(side)\n"), indented=False)
+
+
+def test_an_exit_is_as_written_when_a_module_level_raise_spells_out_its_status():
+    assert exits_as_written(parse("import shapes\nraise shapes.Exit('Oh no', code=1)\n"), 2)
+    assert exits_as_written(parse("raise SystemExit\n"), 1)
+    assert not exits_as_written(parse("raise SystemExit(main())\n"), 1), "a status the program computes"
+    assert not exits_as_written(parse("def stop():\n    raise SystemExit(1)\n\nstop()\n"), 2)

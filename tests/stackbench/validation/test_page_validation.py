@@ -61,6 +61,14 @@ def test_a_program_whose_argument_parser_stops_it_for_want_of_arguments_is_skipp
     assert (stopped.status, stopped.severity) == ("failure", "error"), "the example's own exit is its own"
 
 
+def test_an_exit_the_example_spells_out_is_what_it_shows_and_a_computed_one_is_how_it_fared(offline):
+    shown = "raise SystemExit('Stopping here')\n"
+    computed = "def main():\n    return 4\n\nraise SystemExit(main())\n"
+    spelled, fared = validate_document(analysis(shown, computed), offline).results
+    assert (spelled.status, spelled.severity) == ("success", None)
+    assert (fared.status, fared.severity) == ("failure", "error") and "status 4" in fared.error_message
+
+
 def test_an_exception_raised_inside_the_installed_package_is_a_warning(offline):
     result = validate_document(analysis("import sbdemo\nsbdemo.explode(3)"), offline).results[0]
     assert (result.status, result.severity) == ("failure", "warning")
