@@ -1154,3 +1154,27 @@ def test_a_class_body_shown_indented_and_a_file_with_code_left_out_are_excerpts_
     fields, edit = pages(extract_docs(tmp_path, "shapes", "1.0"))["tiles.md"].examples
     assert fields.skip_reason == "Not run: it only declares fields: the body of a class, shown without the class."
     assert edit.skip_reason == "Not run: it opens on a lone `...`: the code of the file before it is left out."
+
+
+TITLED_DROPDOWN_PAGE = """# Stores
+
+````{foldable} Backed by diskcache
+```python
+import diskcache
+import kv
+store = kv.Store(diskcache.Cache())
+```
+````
+
+```{code-block} toml
+[store]
+kind = "disk"
+```
+"""
+
+
+def test_the_title_of_a_directive_the_reader_opens_names_a_package_and_a_code_language_does_not(tmp_path):
+    (tmp_path / "stores.md").write_text(TITLED_DROPDOWN_PAGE)
+    analysis = pages(extract_docs(tmp_path, "kv", "1.0"))["stores.md"]
+    assert analysis.examples[0].dependencies == ["diskcache"]
+    assert "toml" not in analysis.prose_names
