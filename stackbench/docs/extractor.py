@@ -40,7 +40,7 @@ from stackbench.docs.distributions import (
     prose_names,
 )
 from stackbench.docs.includes import Expanded, expand
-from stackbench.docs.page_blocks import Block, indent_of, markdown_blocks, rst_blocks, slugify
+from stackbench.docs.page_blocks import Block, indent_of, markdown_blocks, markdown_titles, rst_blocks, slugify
 from stackbench.docs.tutorial_text import (
     FILE_INTRO,
     OLD_CODE_INTRO,
@@ -700,27 +700,12 @@ HIDDEN_TEXT = re.compile(
 )
 
 
-# A MyST directive's opening fence with its argument: the title a note, a dropdown or a collapse shows its reader.
-DIRECTIVE_TITLE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})\{([\w:-]+)\}[ \t]+([^\n]+)$", re.MULTILINE)
-# Directives whose argument is no title: a language, doctest groups, a path.
-UNTITLED_DIRECTIVES = (
-    CODE_DIRECTIVES
-    | DOCTEST_DIRECTIVES
-    | SCRIPT_DIRECTIVES
-    | SETUP_DIRECTIVES
-    | HIDDEN_DIRECTIVES
-    | OUTPUT_DIRECTIVES
-    | {"include", "literalinclude", "image", "figure"}
-)
-
-
 def page_names(text: str, blocks: list[Block]) -> set[str]:
     """The words of the page's prose that could name a package (its text outside its code blocks, as the reader
     sees it, the titles of its notes and dropdowns too), and the projects it links on PyPI."""
     code = {block.line + n for block in blocks for n in range(len(block.code.rstrip("\n").split("\n")))}
     prose = "\n".join("" if number in code else line for number, line in enumerate(text.split("\n"), 1))
-    titles = [m.group(2) for m in DIRECTIVE_TITLE.finditer(prose) if m.group(1).lower() not in UNTITLED_DIRECTIVES]
-    prose += "\n" + "\n".join(titles)
+    prose += "\n" + "\n".join(markdown_titles(text))
     linked = {name.lower() for name in PYPI_PROJECT.findall(prose)}
     return {name for name in prose_names(HIDDEN_TEXT.sub(" ", prose)) if len(name) > 1 and not name.isdigit()} | linked
 

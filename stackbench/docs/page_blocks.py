@@ -164,6 +164,18 @@ def markdown_blocks(
     return blocks
 
 
+def markdown_titles(text: str) -> list[str]:
+    """The titles of the MyST directives whose markdown the reader opens (a note's, a dropdown's, a collapse's
+    argument): prose they read. Another directive's argument is a language, a path or an object to document."""
+    titles: list[str] = []
+    for token in tokens(open_mkdocs_containers(text)):
+        info = fence_info(token.info) if token.type == "fence" else None
+        if info is not None and _holds_markdown(info.directive, token.content):
+            titles += [info.argument] if info.argument else []
+            titles += markdown_titles(_directive_body(token.content)[0])
+    return titles
+
+
 def _holds_markdown(directive: str, content: str) -> bool:
     """A MyST directive whose content is markdown to read inside: known by name, or by the fences it nests."""
     if not directive or directive == EVAL_RST or directive in MYST_CODE_DIRECTIVES:

@@ -1170,10 +1170,13 @@ store = kv.Store(diskcache.Cache())
 [store]
 kind = "disk"
 ```
+
+```{store-diagram} toml.stores.Disk
+```
 """
 
 
-def test_the_title_of_a_directive_the_reader_opens_names_a_package_and_a_code_language_does_not(tmp_path):
+def test_the_title_of_a_directive_the_reader_opens_names_a_package_and_another_directives_argument_does_not(tmp_path):
     (tmp_path / "stores.md").write_text(TITLED_DROPDOWN_PAGE)
     analysis = pages(extract_docs(tmp_path, "kv", "1.0"))["stores.md"]
     assert analysis.examples[0].dependencies == ["diskcache"]
