@@ -40,7 +40,7 @@ from stackbench.docs.distributions import (
     prose_names,
 )
 from stackbench.docs.includes import Expanded, expand
-from stackbench.docs.page_blocks import Block, indent_of, markdown_blocks, rst_blocks, slugify
+from stackbench.docs.page_blocks import Block, indent_of, markdown_blocks, markdown_titles, rst_blocks, slugify
 from stackbench.docs.tutorial_text import (
     FILE_INTRO,
     OLD_CODE_INTRO,
@@ -332,8 +332,9 @@ def _shell_lines(code: str) -> list[str]:
     return code.replace("\\\n", " ").split("\n")
 
 
-def placeholder_reason(code: str, tree: ast.Module | None) -> str | None:
-    """Why a program cannot run as written: a value the reader must put in, or code they must fill in."""
+def placeholder_reason(code: str, tree: ast.Module | None, indented: bool = False) -> str | None:
+    """Why a program cannot run as written: a value the reader must put in, or code they must fill in, or code
+    the block leaves out (indented: the page shows every line of it indented)."""
     value = python_code.fill_in(python_code.without_documented_output(code, tree))
     if value:
         return f"it holds the placeholder `{value}`, which the reader replaces with their own value"
@@ -343,6 +344,10 @@ def placeholder_reason(code: str, tree: ast.Module | None) -> str | None:
     line = python_code.commented_body(code) if tree is None else None
     if line is not None:
         return f"the body under its line {line} is only a comment, where the reader writes their own code"
+    if tree is not None and python_code.left_out_code(tree):
+        return "it opens on a lone `...`: the code of the file before it is left out"
+    if tree is not None and python_code.class_body_excerpt(tree, indented):
+        return "it only declares fields: the body of a class, shown without the class"
     if tree is not None and python_code.is_sketch(tree):
         return "it only sketches classes whose bodies are `...` (their fields left out)"
     entries = python_code.only_entries(tree) if tree is not None else None
@@ -641,7 +646,7 @@ def read_blocks(
             shown_indent=shown_indent,
             named_python=_python_named_near(code, block),
         )
-        not_run = placeholder_reason(code, tree)
+        not_run = placeholder_reason(code, tree, shown_indent > 0)
         shape = python_code.fragment(code) if tree is None else None
         if old:
             example.execution_context, example.skip_reason = "not_executable", _comparison_only(old)
@@ -697,9 +702,10 @@ HIDDEN_TEXT = re.compile(
 
 def page_names(text: str, blocks: list[Block]) -> set[str]:
     """The words of the page's prose that could name a package (its text outside its code blocks, as the reader
-    sees it), and the projects it links on PyPI."""
+    sees it, the titles of its notes and dropdowns too), and the projects it links on PyPI."""
     code = {block.line + n for block in blocks for n in range(len(block.code.rstrip("\n").split("\n")))}
     prose = "\n".join("" if number in code else line for number, line in enumerate(text.split("\n"), 1))
+    prose += "\n" + "\n".join(markdown_titles(text))
     linked = {name.lower() for name in PYPI_PROJECT.findall(prose)}
     return {name for name in prose_names(HIDDEN_TEXT.sub(" ", prose)) if len(name) > 1 and not name.isdigit()} | linked
 

@@ -41,6 +41,20 @@ MARKDOWN_DIRECTIVES = {
     "only",
     "container",
 }
+# MyST directives whose content is code, whatever it holds (a markdown source shown with its fences).
+MYST_CODE_DIRECTIVES = {
+    "code-block",
+    "code",
+    "sourcecode",
+    "code-cell",
+    "testcode",
+    "testsetup",
+    "testcleanup",
+    "doctest",
+}
+# A fence opening inside a directive's content: a directive of an extension the page uses (a `{collapse}`, a
+# theme's `{example}`) that nests fences holds markdown, as a known note does.
+NESTED_FENCE = re.compile(r"^[ ]{0,3}(?:`{3,}|~{3,})")
 MKDOCS_CONTAINER = re.compile(r"^(\s*)(?:!!!|\?\?\?\+?|===)\s")
 # The `>` marks (and the spaces around them) that open a blockquote line: `> `, `> > `.
 BLOCKQUOTE = re.compile(r"^(?:[ ]{0,3}>[ ]?)*")
@@ -127,7 +141,7 @@ def markdown_blocks(
             info = fence_info(token.info)
             line = first_line + token.map[0] + 1
             titles = [title for _, title in stack]
-            if info.directive in MARKDOWN_DIRECTIVES or (info.directive and info.directive.startswith("tab")):
+            if _holds_markdown(info.directive, token.content):
                 body, skipped = _directive_body(token.content)
                 blocks += markdown_blocks(body, line + skipped, titles, "\n".join(section))
                 prose = []
@@ -148,6 +162,27 @@ def markdown_blocks(
     if blocks and not blocks[-1].prose_after:
         blocks[-1].prose_after = "\n".join(prose)
     return blocks
+
+
+def markdown_titles(text: str) -> list[str]:
+    """The titles of the MyST directives whose markdown the reader opens (a note's, a dropdown's, a collapse's
+    argument): prose they read. Another directive's argument is a language, a path or an object to document."""
+    titles: list[str] = []
+    for token in tokens(open_mkdocs_containers(text)):
+        info = fence_info(token.info) if token.type == "fence" else None
+        if info is not None and _holds_markdown(info.directive, token.content):
+            titles += [info.argument] if info.argument else []
+            titles += markdown_titles(_directive_body(token.content)[0])
+    return titles
+
+
+def _holds_markdown(directive: str, content: str) -> bool:
+    """A MyST directive whose content is markdown to read inside: known by name, or by the fences it nests."""
+    if not directive or directive == EVAL_RST or directive in MYST_CODE_DIRECTIVES:
+        return False
+    if directive in MARKDOWN_DIRECTIVES or directive.startswith("tab"):
+        return True
+    return any(NESTED_FENCE.match(line) for line in content.split("\n"))
 
 
 def _directive_body(content: str) -> tuple[str, int]:

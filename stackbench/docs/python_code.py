@@ -333,6 +333,22 @@ def ellipsis_gap(tree: ast.Module) -> int | None:
     return None
 
 
+def left_out_code(tree: ast.Module) -> bool:
+    """A block that opens on a lone `...`: the file's code before it is left out (the block edits a file the page
+    built earlier), so what follows may use names only that code defines. (A `...` further down leaves out what
+    comes after code that stands as shown.)"""
+    return len(tree.body) > 1 and _is_ellipsis_statement(tree.body[0])
+
+
+def class_body_excerpt(tree: ast.Module, indented: bool) -> bool:
+    """A block of field declarations only (`name: Type`, `name: Type = default`): a class's body shown without its
+    class, when one declares no value (a module has no use for a bare annotation) or the page indents them."""
+    fields = [node for node in tree.body if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)]
+    if not fields or len(fields) != len(tree.body):
+        return False
+    return indented or any(node.value is None for node in fields)
+
+
 def is_sketch(tree: ast.Module) -> bool:
     """A block that only shows the shape of classes: every statement (imports aside) a class whose body is `...`
     (a docstring before it allowed): their fields are left out, the reader's own. (A function stub is whole: a
@@ -354,9 +370,12 @@ def only_entries(tree: ast.Module) -> str | None:
 def elided_fields(tree: ast.Module) -> str | None:
     """The name of a decorated class (a data class, a model) whose body is only `...`: its fields are left out,
     so what the block does with it is shown for its shape. (An undecorated empty class, an exception or a marker,
-    is whole.)"""
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.decorator_list and _only_ellipsis(node.body):
+    is whole, and so is one beside a decorated class whose fields the block declares: it has none by design.)"""
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    if any(isinstance(s, ast.AnnAssign) for node in classes if node.decorator_list for s in node.body):
+        return None
+    for node in classes:
+        if node.decorator_list and _only_ellipsis(node.body):
             return node.name
     return None
 
@@ -471,6 +490,19 @@ def _callee(call: ast.Call) -> str:
 
 def _in_class_body(tree: ast.Module, target: ast.AST) -> bool:
     return any(isinstance(node, ast.ClassDef) and target in node.body for node in ast.walk(tree))
+
+
+def exits_as_written(tree: ast.Module, line: int) -> bool:
+    """The statement at line is a module-level `raise` whose exit the code spells out (`raise SystemExit(1)`,
+    `raise Exit("Oh no!", code=1)`): the block shows how to exit, not a program that stops short. An exit whose
+    status is computed (`raise SystemExit(main())`) reports how the program fared."""
+    node = next((n for n in tree.body if isinstance(n, ast.Raise) and n.lineno == line), None)
+    if node is None or node.exc is None:
+        return False
+    if not isinstance(node.exc, ast.Call):
+        return isinstance(node.exc, (ast.Name, ast.Attribute))
+    values = [*node.exc.args, *(keyword.value for keyword in node.exc.keywords)]
+    return all(isinstance(value, ast.Constant) for value in values)
 
 
 def said_to_raise(code: str, tree: ast.Module) -> tuple[str, int] | None:

@@ -343,6 +343,7 @@ class Page:
                     "exit": exc.code if isinstance(exc.code, int) else 1,
                     "message": "" if isinstance(exc.code, int) else str(exc.code),
                     "raised_in": frames[-1]["where"] if frames else "example",
+                    "line": frames[-1]["lineno"] if frames else 0,  # of the code it was raised in
                 }
         except BaseException as exc:
             result = {"status": "exception", "exception": self.describe(exc, request["name"])}

@@ -916,13 +916,24 @@ class PageValidation:
         status = answer.get("status")
         if status in ("timeout", "stuck"):
             return verdicts.still_running(self.options.timeout)
-        if status == "exit" and answer.get("raised_in") == "package":
+        # A parser (a package's, or argparse's with its usage status 2) that stops a program run without arguments.
+        if status == "exit" and (
+            answer.get("raised_in") == "package" or (answer.get("raised_in") == "stdlib" and answer.get("exit") == 2)
+        ):
             return verdicts.Verdict(
                 "skipped",
                 None,
                 f"A command-line program: run without arguments, it exits "
                 f"with status {answer.get('exit')} (its usage). Run it with the arguments it needs.",
             )
+        tree = self.trees[index]
+        if (
+            status == "exit"
+            and answer.get("raised_in") == "example"
+            and tree is not None
+            and python_code.exits_as_written(tree, answer.get("line", 0))
+        ):
+            return verdicts.SUCCESS  # `raise SystemExit(1)`: the example shows how to exit, and does
         if status == "exit":
             return verdicts.Verdict(
                 "failure",

@@ -51,6 +51,8 @@ ENVIRONMENT_EXCEPTIONS = {
     "pymongo.errors.ServerSelectionTimeoutError",
     "kombu.exceptions.OperationalError",
 }
+# What input() raises when no one can answer its prompt (the run's stdin is closed; the reader's is a terminal).
+PROMPT_WITHOUT_INPUT = "EOF when reading a line"
 ENVIRONMENT_WORDS = (
     "credentials",
     "connection refused",
@@ -276,6 +278,8 @@ def _environment_need(exc: Message, mro: set[str], message: str) -> str | None:
         return f"Python {newer.group(1)} or newer, which the library says this needs"
     if exc.get("filename") == "/dev/tty" or exc.get("errno") in (6, 25):  # ENXIO, ENOTTY
         return "an interactive terminal"
+    if "builtins.EOFError" in mro and message == PROMPT_WITHOUT_INPUT:
+        return "an interactive terminal, where the reader answers its prompt"
     if mro & MISSING_FILE and exc.get("filename") and not exc["filename"].startswith("~"):
         return f"the file {exc['filename']}, which the page does not create"
     return None

@@ -1129,3 +1129,55 @@ def test_a_block_of_tests_or_fixtures_is_a_test_module_run_with_pytest_and_one_t
     assert tests.dependencies == ["pytest"], "its reader runs it with pytest, though it never imports it"
     assert tests.expected_exception == "NameError", "the sentence after it says so"
     assert script.dependencies == []
+
+
+EXCERPTS_PAGE = """# Tiles
+
+A tile's defaults, as the class declares them:
+
+```python
+    side: int = 2
+    colour: str = "red"
+```
+
+Register the new kind next to the others:
+
+```python
+...
+shapes.register(Hexagon)
+```
+"""
+
+
+def test_a_class_body_shown_indented_and_a_file_with_code_left_out_are_excerpts_not_run(tmp_path):
+    (tmp_path / "tiles.md").write_text(EXCERPTS_PAGE)
+    fields, edit = pages(extract_docs(tmp_path, "shapes", "1.0"))["tiles.md"].examples
+    assert fields.skip_reason == "Not run: it only declares fields: the body of a class, shown without the class."
+    assert edit.skip_reason == "Not run: it opens on a lone `...`: the code of the file before it is left out."
+
+
+TITLED_DROPDOWN_PAGE = """# Stores
+
+````{foldable} Backed by diskcache
+```python
+import diskcache
+import kv
+store = kv.Store(diskcache.Cache())
+```
+````
+
+```{code-block} toml
+[store]
+kind = "disk"
+```
+
+```{store-diagram} toml.stores.Disk
+```
+"""
+
+
+def test_the_title_of_a_directive_the_reader_opens_names_a_package_and_another_directives_argument_does_not(tmp_path):
+    (tmp_path / "stores.md").write_text(TITLED_DROPDOWN_PAGE)
+    analysis = pages(extract_docs(tmp_path, "kv", "1.0"))["stores.md"]
+    assert analysis.examples[0].dependencies == ["diskcache"]
+    assert "toml" not in analysis.prose_names

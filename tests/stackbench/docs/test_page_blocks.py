@@ -140,3 +140,18 @@ def test_a_block_keeps_the_text_after_it_up_to_the_next_heading():
     first, second = markdown_blocks("# A\n\n```python\nx = 1\n```\n\nThis fails.\n\n# B\n\n```python\ny = 2\n```\n")
     assert (first.prose_after, second.prose_before) == ("This fails.", "B")
     assert second.prose_after == ""
+
+
+def test_a_myst_directive_of_an_unknown_extension_that_nests_fences_is_read_as_markdown():
+    page = (
+        "# Stores\n\n"
+        "````{foldable} In memory\n"
+        ":open:\n\n"
+        "```python\nimport kv\nstore = kv.memory()\n```\n"
+        "````\n\n"
+        "````{code-block} markdown\n```python\nnot read\n```\n````\n"
+    )
+    nested, shown = markdown_blocks(page)
+    assert (nested.info.language, nested.code, nested.line) == ("python", "import kv\nstore = kv.memory()\n", 7)
+    assert nested.hierarchy == ["Stores"]
+    assert shown.info.directive == "code-block" and "not read" in shown.code

@@ -3,6 +3,7 @@ import pytest
 from stackbench.docs.python_code import (
     argument_places,
     awaits_at_top_level,
+    class_body_excerpt,
     commented_body,
     defined_names,
     dependencies,
@@ -11,6 +12,7 @@ from stackbench.docs.python_code import (
     elided_fields,
     ellipsis_gap,
     ellipsis_syntax_gap,
+    exits_as_written,
     fill_in,
     first_uses,
     fixture_names,
@@ -18,6 +20,7 @@ from stackbench.docs.python_code import (
     is_session,
     is_sketch,
     is_test_module,
+    left_out_code,
     newer_syntax,
     only_entries,
     parse,
@@ -140,6 +143,10 @@ def test_a_decorated_class_with_an_ellipsis_body_has_its_fields_left_out():
     assert elided_fields(parse("@record\nclass Tile:\n    ...\n\nsave(Tile())\n")) == "Tile"
     assert elided_fields(parse("class TileError(Exception): ...\n\nraise TileError()\n")) is None
     assert elided_fields(parse("@record\nclass Tile:\n    side: int\n")) is None
+    beside_fields = (
+        "@record\nclass Blank:\n    ...\n\n@record\nclass Board:\n    tiles: list[Blank]\n\nsave(Board([]))\n"
+    )
+    assert elided_fields(parse(beside_fields)) is None, "the block writes fields out where a class has them"
 
 
 def test_placeholders_are_values_to_fill_in_not_environment_variable_names():
@@ -278,3 +285,24 @@ def test_the_first_use_of_each_name_is_given_in_the_order_a_reader_meets_them():
     tree = parse("def f():\n    return later(x)\n\nx = 1\nfirst(later)\n")
     assert first_uses(tree, {"first", "later", "absent"}) == {"later": 2, "first": 5}
     assert list(first_uses(tree, {"first", "later"})) == ["later", "first"]
+
+
+def test_a_block_opening_on_a_lone_ellipsis_leaves_out_the_code_before_it():
+    assert left_out_code(parse("...\n@record\nclass Tile:\n    side: int\n"))
+    assert not left_out_code(parse("import shapes\n...\nshapes.draw()\n")), "what is shown before it stands"
+    assert not left_out_code(parse("...\n"))
+    assert not left_out_code(parse("class Tile:\n    ...\n\nshapes.draw(Tile())\n")), "a body, not a statement"
+
+
+def test_field_declarations_alone_are_a_class_body_shown_without_its_class():
+    assert class_body_excerpt(parse("side: int\ncolour: str = 'red'\n"), indented=False)
+    assert class_body_excerpt(parse("side: int = 2\n"), indented=True)
+    assert not class_body_excerpt(parse("side: int = 2\n"), indented=False), "a module's annotated variable"
+    assert not class_body_excerpt(parse("side: int\nprint(side)\n"), indented=False)
+
+
+def test_an_exit_is_as_written_when_a_module_level_raise_spells_out_its_status():
+    assert exits_as_written(parse("import shapes\nraise shapes.Exit('Oh no', code=1)\n"), 2)
+    assert exits_as_written(parse("raise SystemExit\n"), 1)
+    assert not exits_as_written(parse("raise SystemExit(main())\n"), 1), "a status the program computes"
+    assert not exits_as_written(parse("def stop():\n    raise SystemExit(1)\n\nstop()\n"), 2)

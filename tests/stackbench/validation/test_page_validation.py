@@ -54,6 +54,21 @@ def test_an_illustrative_name_wins_over_a_missing_import_in_the_same_example(off
     assert result.status == "skipped" and "`payload_of_the_reader`" in result.error_message
 
 
+def test_a_program_whose_argument_parser_stops_it_for_want_of_arguments_is_skipped_as_a_command_line(offline):
+    program = "import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('name')\nparser.parse_args()"
+    parsed, stopped = validate_document(analysis(program, "import sys\nsys.exit(2)"), offline).results
+    assert parsed.status == "skipped" and parsed.error_message.startswith("A command-line program")
+    assert (stopped.status, stopped.severity) == ("failure", "error"), "the example's own exit is its own"
+
+
+def test_an_exit_the_example_spells_out_is_what_it_shows_and_a_computed_one_is_how_it_fared(offline):
+    shown = "raise SystemExit('Stopping here')\n"
+    computed = "def main():\n    return 4\n\nraise SystemExit(main())\n"
+    spelled, fared = validate_document(analysis(shown, computed), offline).results
+    assert (spelled.status, spelled.severity) == ("success", None)
+    assert (fared.status, fared.severity) == ("failure", "error") and "status 4" in fared.error_message
+
+
 def test_an_exception_raised_inside_the_installed_package_is_a_warning(offline):
     result = validate_document(analysis("import sbdemo\nsbdemo.explode(3)"), offline).results[0]
     assert (result.status, result.severity) == ("failure", "warning")

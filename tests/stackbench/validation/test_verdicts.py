@@ -43,6 +43,15 @@ def test_environment_failures_are_skipped_not_blamed_on_the_docs():
     assert "interactive terminal" in judge_exception(terminal, knowledge()).message
 
 
+def test_a_prompt_with_no_one_to_answer_it_needs_the_readers_terminal():
+    prompt = exception("EOFError", "EOF when reading a line", "package")
+    assert judge_exception(prompt, knowledge()).message.startswith(
+        "Needs the reader's environment: an interactive terminal, where the reader answers its prompt"
+    )
+    truncated = exception("EOFError", "Ran out of input", "package")
+    assert judge_exception(truncated, knowledge()).status == "failure", "a truncated file is no prompt"
+
+
 def test_a_program_the_library_says_is_missing_from_the_machine_is_the_readers_environment():
     cli = exception("ValueError", "The vault CLI is not properly installed. See https://example.org/cli", "package")
     assert judge_exception(cli, knowledge()).status == "skipped"
