@@ -39,7 +39,7 @@ from stackbench.docs.distributions import (
     normalized,
     prose_names,
 )
-from stackbench.docs.includes import Expanded, expand
+from stackbench.docs.includes import Expanded, expand, unread_include
 from stackbench.docs.page_blocks import Block, indent_of, markdown_blocks, rst_blocks, slugify
 from stackbench.docs.tutorial_text import (
     FILE_INTRO,
@@ -333,7 +333,11 @@ def _shell_lines(code: str) -> list[str]:
 
 
 def placeholder_reason(code: str, tree: ast.Module | None) -> str | None:
-    """Why a program cannot run as written: a value the reader must put in, or code they must fill in."""
+    """Why a program cannot run as written: a value the reader must put in, or code they must fill in, or a file
+    the docs' build includes there and the docs do not ship (the reader sees that file, never the directive)."""
+    include = unread_include(code)
+    if include:
+        return f"it includes `{include}`, a file the docs' build puts there and the docs do not ship"
     value = python_code.fill_in(python_code.without_documented_output(code, tree))
     if value:
         return f"it holds the placeholder `{value}`, which the reader replaces with their own value"

@@ -798,6 +798,15 @@ def test_a_class_whose_body_is_only_a_comment_is_a_skeleton_the_reader_fills_in_
     assert broken.execution_context == "sync", "a missing colon is a syntax error no comment explains"
 
 
+def test_a_block_holding_an_include_the_docs_do_not_ship_is_not_run(tmp_path):
+    (tmp_path / "thanks.md").write_text('# Thanks\n\n```python\n--8<-- "tools/make_thanks.py"\n```\n')
+    (example,) = pages(extract_docs(tmp_path, "shapes", "1.0"))["thanks.md"].examples
+    assert example.execution_context == "not_executable"
+    assert example.skip_reason == (
+        "Not run: it includes `tools/make_thanks.py`, a file the docs' build puts there and the docs do not ship."
+    )
+
+
 MODULES_PAGE = """# Helpers
 
 ```python
