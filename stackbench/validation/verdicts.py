@@ -569,6 +569,16 @@ def mixed_prompts(where: str) -> Verdict:
     )
 
 
+def misspelt_special_method(name: str, meant: str, where: str) -> Verdict:
+    """A method spelt like a special method, with its underscores wrong: Python never calls it."""
+    return Verdict(
+        "failure",
+        "error",
+        f"`{name}` ({where}) is not `{meant}`: Python never calls it, so the class does not do what the page says.",
+        f"Rename `{name}` to `{meant}`.",
+    )
+
+
 def shown_indented(spaces: int) -> Verdict:
     """An example the page shows with every line indented."""
     return Verdict(

@@ -18,6 +18,7 @@ from stackbench.docs.python_code import (
     is_session,
     is_sketch,
     is_test_module,
+    misspelt_special_method,
     newer_syntax,
     only_entries,
     parse,
@@ -278,3 +279,21 @@ def test_the_first_use_of_each_name_is_given_in_the_order_a_reader_meets_them():
     tree = parse("def f():\n    return later(x)\n\nx = 1\nfirst(later)\n")
     assert first_uses(tree, {"first", "later", "absent"}) == {"later": 2, "first": 5}
     assert list(first_uses(tree, {"first", "later"})) == ["later", "first"]
+
+
+def test_a_method_spelt_like_a_special_method_with_its_underscores_wrong_is_found():
+    def found(code):
+        return misspelt_special_method(parse(code))
+
+    assert found("class Cart:\n    x = 1\n\n    def __init(self, items):\n        self.items = items\n") == (
+        "__init",
+        "__init__",
+        4,
+    )
+    assert found("class Cart:\n    def _repr_(self):\n        return 'cart'\n")[1] == "__repr__"
+    assert found("class Cart:\n    def _get(self):\n        return 1\n") is None, "a private helper"
+    assert (
+        found("class Cart:\n    def __init__(self):\n        self.__init()\n\n    def __init(self):\n        pass\n")
+        is None
+    )
+    assert found("class Cart:\n    def __init__(self):\n        pass\n") is None

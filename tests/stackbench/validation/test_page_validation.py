@@ -786,3 +786,11 @@ def test_scripts_after_tests_build_on_what_the_test_module_defines(offline_with_
     result = validate_document(page(shown_tests(module, 10), script("print(greet(WHO))\n", 20)), offline_with_pytest)
     assert outcome(result) == [("failure", "error"), ("success", None)]
     assert result.results[1].execution_output == "hello docs\n"
+
+
+def test_a_special_method_spelt_wrong_is_an_error_even_in_a_block_built_on_stand_ins(offline):
+    sketch = "from sbdemo import greet\n\n\nclass Welcome:\n    def __init(self, visitor: VisitorOfNobody):\n"
+    sketch += "        self.text = greet(visitor)\n"
+    result = validate_document(page(script(sketch, 5)), offline).results[0]
+    assert (result.status, result.severity) == ("failure", "error")
+    assert result.error_message.startswith("`__init` (line 9 of the page) is not `__init__`")
