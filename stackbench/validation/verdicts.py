@@ -17,7 +17,7 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from stackbench.docs import python_code
-from stackbench.docs.distributions import NAMESPACES, distribution_for, normalized, readers_own
+from stackbench.docs.distributions import NAMESPACES, distribution_for, normalized, readers_own, required_installed
 from stackbench.formats.walkthrough import CodeExample
 from stackbench.lib.output_compare import compare, differing_line
 
@@ -66,6 +66,13 @@ ENVIRONMENT_WORDS = (
 PROGRAM_MISSING = re.compile(
     r"\b(?:cli|command[- ]line tool|executable|binary)\b[^.\n]{0,30}?\bnot (?:properly |correctly )?"
     r"(?:installed|found|available)|\bcommand not found\b|\bnot found (?:in|on) (?:your |the )?PATH\b",
+    re.IGNORECASE,
+)
+# A library saying the reader's environment lacks a variable it reads ("Expected environment variables not found:
+# DB_URL", "environment variable API_KEY is not set"): the reader's own value, which the page leaves to them.
+VARIABLE_UNSET = re.compile(
+    r"\benvironment variables?\b[^.\n]{0,60}?\b(?:not (?:found|set|defined)|(?:is|are) missing|(?:is|are) required)\b|"
+    r"\b(?:missing|unset|undefined)\s+environment variables?\b",
     re.IGNORECASE,
 )
 # A library saying the feature needs a newer Python than the reader's ("only supported in Python 3.14 and above").
@@ -269,6 +276,8 @@ def _environment_need(exc: Message, mro: set[str], message: str) -> str | None:
     lowered = message.lower()
     if any(word in lowered for word in ENVIRONMENT_WORDS) and "builtins.NameError" not in mro:
         return f"{exc['type']} ({message[:160]})"
+    if VARIABLE_UNSET.search(message):
+        return f"its own environment variables ({message[:160]})"
     if PROGRAM_MISSING.search(message):
         return f"a program the library runs on the reader's machine ({message[:160]})"
     newer = NEWER_PYTHON_NEEDED.search(message)
@@ -547,10 +556,15 @@ def optional_module(exc: Message) -> str | None:
     if exc.get("none_module"):
         return exc["none_module"].split(".")[-1]
     frames = exc.get("frames") or []
-    if "builtins.ModuleNotFoundError" in exc.get("mro", []) and frames and frames[-1]["where"] == "package":
+    in_package = bool(frames) and frames[-1]["where"] == "package"
+    if "builtins.ModuleNotFoundError" in exc.get("mro", []) and in_package:
         # A library that raises the error itself often gives no name, only a message that names the module.
         named = MODULE_IN_MESSAGE.search(exc.get("message") or "")
         return exc.get("name") or (named.group(1) if named else None)
+    if "builtins.ImportError" in exc.get("mro", []) and in_package and not exc.get("missing"):
+        # Or an ImportError of its own that says what to install ("Using X requires pydantic to be installed").
+        needed = required_installed(exc.get("message") or "")
+        return needed[0] if needed else None
     return None
 
 

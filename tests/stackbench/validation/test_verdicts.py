@@ -249,6 +249,14 @@ def test_an_optional_dependency_is_the_module_a_package_looked_for():
     assert optional_module({"none_module": "pkg.integrations.yaml"}) == "yaml"
 
 
+def test_a_package_whose_own_import_error_says_what_to_install_names_its_optional_dependency():
+    told = exception("ImportError", "Drawing curves requires shapes_curves to be installed.", where="package")
+    assert optional_module(told) == "shapes_curves"
+    assert optional_module(exception("ImportError", "requires shapes_curves to be installed.")) is None, (
+        "the example's own import, not the library asking"
+    )
+
+
 def test_a_package_that_raises_the_missing_module_error_itself_names_the_module_in_its_message():
     raised = exception("ModuleNotFoundError", "Module 'toml' not installed. Run 'pip install cfg[toml]'", "package")
     assert optional_module(raised) == "toml"
@@ -302,6 +310,8 @@ def test_syntax_newer_than_the_librarys_oldest_python_is_a_warning_unless_the_pa
         (exception("ValueError", "Round shapes are only supported in Python 3.14 and above."), "Python 3.14 or newer"),
         (exception("RuntimeError", "this feature requires Python 3.13+", where="package"), "Python 3.13 or newer"),
         (exception("OSError", "Not a git repository: .", where="package"), "Not a git repository"),
+        (exception("LookupError", "Expected environment variables not found: SHOP_URL", where="package"), "SHOP_URL"),
+        (exception("RuntimeError", "The environment variable SHOP_KEY is not set", where="package"), "SHOP_KEY"),
     ],
 )
 def test_what_the_library_says_the_readers_machine_lacks_is_their_environment(raised, says):
