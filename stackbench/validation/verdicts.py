@@ -409,9 +409,16 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
     # The reader meets this name first: one the library or a package of the page exports at its top stops their
     # paste one import away from running, whatever stand-ins for their own objects the block uses after it. A
     # module used by its name (`json.dumps(payload)`) or a name from deep inside a package reads as a sketch; so
-    # does a function or class that uses a stand-in besides it: the reader writes their own after that model.
+    # does a function or class that uses a stand-in besides it: the reader writes their own after that model; and
+    # so does a block whose stand-in says it is one (`SomeClass`, `my_db`): a pattern shown on a placeholder.
     provider = (exc.get("provided_by") or [""])[0]
-    if needed == f"from {provider} import {name}" and "." not in provider and name not in page.beside_stand_ins:
+    placeholder = any(readers_own_name(other, page) for other in page.unresolved)
+    if (
+        needed == f"from {provider} import {name}"
+        and "." not in provider
+        and name not in page.beside_stand_ins
+        and not placeholder
+    ):
         return _add_import(needed, error)
     if page.unresolved and (not page.verbatim or all(readers_own_name(n, page) for n in page.unresolved)):
         return _illustrative(page.unresolved[0], page)

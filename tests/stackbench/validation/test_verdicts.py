@@ -128,14 +128,21 @@ def test_a_name_that_says_it_is_the_readers_is_theirs_though_the_page_defines_it
     assert judge_exception(exception("NameError", name="plugin"), page).severity == "warning"
 
 
-def test_a_top_level_export_met_before_a_stand_in_is_a_missing_import_but_a_module_or_a_deep_name_is_a_sketch():
-    sketch = knowledge(unresolved=["my_shape"], used_as_modules={"shapes"})
-    exported = judge_exception(exception("NameError", name="Circle", provided_by=["geometry"]), sketch)
-    assert (exported.status, exported.import_needed) == ("failure", "from geometry import Circle")
+def test_a_top_level_export_met_before_a_stand_in_is_a_missing_import_but_a_module_a_deep_name_or_a_placeholder_is_a_sketch():
+    sketch = knowledge(unresolved=["outline"], used_as_modules={"shapes"})
+    exported = exception("NameError", name="Circle", provided_by=["geometry"])
+    assert (judge_exception(exported, sketch).status, judge_exception(exported, sketch).import_needed) == (
+        "failure",
+        "from geometry import Circle",
+    )
     deep = exception("NameError", name="Registry", provided_by=["shapes.util"])
     module = exception("NameError", name="shapes", importable=True, provided_by=["shapes"])
     for sketched in (deep, module):
-        assert judge_exception(sketched, sketch).message.startswith("Illustrative: uses `my_shape`")
+        assert judge_exception(sketched, sketch).message.startswith("Illustrative: uses `outline`")
+    placeholder = knowledge(unresolved=["SomeShape"])
+    assert judge_exception(exported, placeholder).message.startswith("Illustrative: uses `SomeShape`"), (
+        "a stand-in named as one makes the block a pattern shown on a placeholder"
+    )
 
 
 def test_a_missing_attribute_of_the_library_is_an_error_with_a_confident_hint_only():
