@@ -161,3 +161,26 @@ def names_extra(names: set[str], library: str, extra: str) -> bool:
 def _normalized_extra(name: str) -> str:
     base, _, extra = name.partition("[")
     return f"{normalized(base)}[{normalized(extra.rstrip(']'))}]"
+
+
+# A sentence saying a package must be installed: "requires [pydantic](https://…) to be installed", "`redis` must
+# be installed". The package may be linked or quoted.
+_PACKAGE = r"(?P<{0}_open>[\[`'\"]?)(?P<{0}>[A-Za-z][\w.-]*(?:\[[\w,-]+\])?)[\]`'\"]?(?:\([^)\s]*\))?"
+REQUIRED_INSTALLED = re.compile(
+    r"\b(?:requires?|needs?)\s+(?:the\s+)?" + _PACKAGE.format("needed") + r"(?:\s+(?:package|library|module))?"
+    r"\s+to\s+be\s+installed\b|" + _PACKAGE.format("must") + r"(?:\s+(?:package|library|module))?"
+    r"\s+(?:must|needs\s+to|has\s+to|should)\s+be\s+installed\b",
+    re.IGNORECASE,
+)
+
+
+def required_installed(text: str, marked: bool = False) -> list[str]:
+    """The packages text says must be installed (a feature's prerequisite, a library's ImportError), in order;
+    marked: only those linked or quoted, as prose sets a package apart from its words ("requires it to be
+    installed")."""
+    found = []
+    for match in REQUIRED_INSTALLED.finditer(text):
+        key = "needed" if match.group("needed") else "must"
+        if not marked or match.group(f"{key}_open"):
+            found.append(match.group(key))
+    return [name for name in dict.fromkeys(found) if name.lower() != "python"]

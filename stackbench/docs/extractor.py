@@ -38,8 +38,9 @@ from stackbench.docs.distributions import (
     names_package,
     normalized,
     prose_names,
+    required_installed,
 )
-from stackbench.docs.includes import Expanded, expand
+from stackbench.docs.includes import Expanded, expand, unread_include
 from stackbench.docs.page_blocks import Block, indent_of, markdown_blocks, markdown_titles, rst_blocks, slugify
 from stackbench.docs.tutorial_text import (
     FILE_INTRO,
@@ -286,8 +287,12 @@ def prose_requirements(prose: str, library: str) -> list[str]:
     of the library it names ("install the `redis` extra"). Only well-formed requirements: prose is loose."""
     found = [spec for span in CODE_SPAN.findall(prose) for spec in shell_requirements(span)]
     found += [f"{library}[{extra}]" for extra in EXTRA_NAMED.findall(prose)]
+    return _well_formed(found)
+
+
+def _well_formed(specs: list[str]) -> list[str]:
     wanted = []
-    for spec in found:
+    for spec in specs:
         try:
             Requirement(spec)
         except InvalidRequirement:
@@ -334,7 +339,11 @@ def _shell_lines(code: str) -> list[str]:
 
 def placeholder_reason(code: str, tree: ast.Module | None, indented: bool = False) -> str | None:
     """Why a program cannot run as written: a value the reader must put in, or code they must fill in, or code
-    the block leaves out (indented: the page shows every line of it indented)."""
+    the block leaves out (indented: the page shows every line of it indented), or a file the docs' build includes
+    there and the docs do not ship (the reader sees that file, never the directive)."""
+    include = unread_include(code)
+    if include:
+        return f"it includes `{include}`, a file the docs' build puts there and the docs do not ship"
     value = python_code.fill_in(python_code.without_documented_output(code, tree))
     if value:
         return f"it holds the placeholder `{value}`, which the reader replaces with their own value"
@@ -413,6 +422,7 @@ class PageReading:
     environment: list[PageVariable] = field(default_factory=list)
     files: list[PageFile] = field(default_factory=list)
     prose_names: set[str] = field(default_factory=set)  # the words of its prose that could name a package
+    prerequisites: list[str] = field(default_factory=list)  # packages its prose says a feature needs installed
 
 
 def _sources(reading: PageReading) -> list[str]:
@@ -454,6 +464,13 @@ def read_blocks(
         reading.requirements += [
             PageRequirement(requirement=r, line=line) for r in prose_requirements(block.prose_before, library)
         ]
+        needed = [
+            r
+            for r in _well_formed(required_installed(block.prose_before, marked=True))
+            if r not in reading.prerequisites
+        ]
+        reading.prerequisites += needed
+        reading.requirements += [PageRequirement(requirement=r, line=line) for r in needed]
         old = shown_as_old_release(block, library, version, page)
         argued_against = TEMPTATION_INTRO.search(_last_sentence(block.prose_before))
         directive = info.directive
@@ -815,6 +832,7 @@ def analyse_page(path: Path, docs_root: Path, library: str, version: str | None)
         environment=reading.environment,
         files=reading.files,
         prose_names=sorted(reading.prose_names),
+        prerequisites=reading.prerequisites,
     )
 
 
@@ -869,7 +887,9 @@ def extract_docs(
             continue
         if analysis is not None:
             report.analyses.append((relative, analysis))
-    everywhere = installation_requirements([analysis for _, analysis in report.analyses])
+    read = [analysis for _, analysis in report.analyses]
+    # A feature's prerequisite is told to every reader of the docs who uses that feature, on any page.
+    everywhere = list(dict.fromkeys(installation_requirements(read) + [p for a in read for p in a.prerequisites]))
     for _, analysis in report.analyses:
         analysis.docs_requirements = everywhere
     return report

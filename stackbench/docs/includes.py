@@ -4,8 +4,9 @@ Understood: MyST's ```{include} and ```{literalinclude} (with :start-after:, :en
 :end-line:, :lines: and :language:), MkDocs' snippets (`--8<-- "file"`, `--8<-- "file:start:end"`,
 `--8<-- "file:section"`), markdown-include's `{!file!}`, and VuePress's and VitePress's code imports
 (`@[code{2-9} python](./app.py)`, `<<< @/app.py#region`), shown as a fenced block of the file. Included files are
-looked up beside the page, then from the docs folder (which `@/` and `@source/` name), and must lie inside the
-project (the docs folder's parent); an include that cannot be read stays as it is. Every line of the result
+looked up beside the page, then from the docs folder (which `@/` and `@source/` name), then from the project (the
+docs folder's parent: where MkDocs runs, the snippets' and markdown-include's default base path), and must lie
+inside the project; an include that cannot be read stays as it is. Every line of the result
 remembers where it came from, so an example found in an included file is reported at its own file and line."""
 
 import re
@@ -113,6 +114,15 @@ def _expand(text: str, page: Path, docs_root: Path, depth: int, first_line: int 
     return Expanded("\n".join(out_lines), origins, included)
 
 
+def unread_include(text: str) -> str | None:
+    """The file of an include directive left in text (one that could not be read), if any."""
+    for line in text.split("\n"):
+        directive = SNIPPET.match(line) or MARKDOWN_INCLUDE.match(line)
+        if directive:
+            return directive.group(2).strip()
+    return None
+
+
 def _code_import(line: str) -> tuple[str, str, str, str] | None:
     """A VuePress or VitePress code import: its indentation, the file, the language it names ("" for the file's
     own) and the part it shows (VuePress's `first-last` line range, VitePress's `#region` name prefixed with `#`)."""
@@ -180,7 +190,7 @@ def _find(target: str, page: Path, docs_root: Path) -> Path | None:
     rooted = _from_docs_root(target)
     if rooted is not None:
         target, page = rooted, docs_root / "page"
-    for base in (page.parent, docs_root):
+    for base in (page.parent, docs_root, project):
         candidate = (base / target.strip()).resolve()
         if candidate.is_file() and candidate.is_relative_to(project) and candidate.stat().st_size <= MAX_BYTES:
             return candidate

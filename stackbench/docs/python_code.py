@@ -901,3 +901,94 @@ def fixture_names(tree: ast.Module) -> list[str]:
                 found.append(names[0] if names else node.name)
                 break
     return found
+
+
+# The methods Python calls on a class's behalf (its data model), by the word between their underscores.
+SPECIAL_METHODS = {
+    *[
+        "init",
+        "new",
+        "del",
+        "repr",
+        "str",
+        "bytes",
+        "format",
+        "hash",
+        "bool",
+        "call",
+        "len",
+        "iter",
+        "next",
+        "reversed",
+        "contains",
+        "getitem",
+        "setitem",
+    ],
+    *[
+        "delitem",
+        "missing",
+        "getattr",
+        "getattribute",
+        "setattr",
+        "delattr",
+        "dir",
+        "get",
+        "set",
+        "delete",
+        "set_name",
+        "init_subclass",
+    ],
+    *[
+        "class_getitem",
+        "enter",
+        "exit",
+        "aenter",
+        "aexit",
+        "await",
+        "aiter",
+        "anext",
+        "lt",
+        "le",
+        "eq",
+        "ne",
+        "gt",
+        "ge",
+        "post_init",
+    ],
+    *[
+        "add",
+        "sub",
+        "mul",
+        "truediv",
+        "floordiv",
+        "mod",
+        "pow",
+        "and",
+        "or",
+        "xor",
+        "lshift",
+        "rshift",
+        "neg",
+        "pos",
+        "abs",
+        "invert",
+        "index",
+    ],
+}
+
+
+def misspelt_special_method(tree: ast.Module) -> tuple[str, str, int] | None:
+    """A method of a class whose name is a special method's with its underscores wrong (`__init`, `_repr_`):
+    (the name, the method meant, its line). Python never calls it, though the page means it to. A private
+    helper's name (`_get`) is no misspelling, and a class that also has the method meant spells the other one on
+    purpose."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        methods = {m.name: m for m in node.body if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)}
+        for name, method in methods.items():
+            word, meant = name.strip("_"), f"__{name.strip('_')}__"
+            wrong = name.startswith("__") or (name.startswith("_") and name.endswith("_"))
+            if name != meant and word in SPECIAL_METHODS and wrong and meant not in methods:
+                return name, meant, method.lineno
+    return None

@@ -242,6 +242,9 @@ class ExtractionAnalysis(_Lenient):
     # What the docs' installation pages and sections tell every reader to install (`pip install "lib[extra]"`): a
     # reader who followed them has it on this page too, when an example needs it.
     docs_requirements: list[str] = Field(default_factory=list)
+    # The packages the page's prose says a feature needs installed ("requires `pydantic` to be installed"): its
+    # reader installs them, and so does a reader of any other page of the docs using that feature.
+    prerequisites: list[str] = Field(default_factory=list)
 
     @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
     @property

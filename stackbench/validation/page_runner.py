@@ -581,14 +581,19 @@ class Page:
 
     def providers(self, name: str | None) -> list[str]:
         """The modules that offer a name: the library's top-level modules first; then the top-level modules of the
-        page's other packages, which the reader knows the page takes names from; then the library's submodules (a
-        name such as CompletionItem lives deeper)."""
+        page's other packages, which the reader knows the page takes names from; then the standard library's
+        typing, whose names (NewType, Optional) every reader of annotated code knows where to import from; then the
+        library's submodules (a name such as CompletionItem lives deeper)."""
         if not name:
             return []
         found = [m for m in self.library_modules if _has(m, name)]
         found = found or [m for m in self.page_packages if _exports(m, name)][:1]
         if found:
             return found
+        import typing
+
+        if name in typing.__all__:
+            return ["typing"]
         import pkgutil
 
         for top in self.library_modules:

@@ -607,6 +607,11 @@ class PageValidation:
             self.state.cascades[index] = verdict.builds_on
         if verdict.import_needed and answer.get("status") == "exception":
             self._add_missing_imports(index, tree, preludes, verdict)
+        misspelt = python_code.misspelt_special_method(tree)
+        if misspelt and verdict.status != "failure":
+            # Its own defect, whatever it builds on or stands in for: no stand-in explains a special method's name.
+            name, meant, line = misspelt
+            verdict = verdicts.misspelt_special_method(name, meant, f"line {example.line + line - 1} of the page")
         if (
             example.shown_indent
             and not _async_excerpt(example, tree)

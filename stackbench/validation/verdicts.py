@@ -17,7 +17,7 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from stackbench.docs import python_code
-from stackbench.docs.distributions import NAMESPACES, distribution_for, normalized, readers_own
+from stackbench.docs.distributions import NAMESPACES, distribution_for, normalized, readers_own, required_installed
 from stackbench.formats.walkthrough import CodeExample
 from stackbench.lib.output_compare import compare, differing_line
 
@@ -68,6 +68,13 @@ ENVIRONMENT_WORDS = (
 PROGRAM_MISSING = re.compile(
     r"\b(?:cli|command[- ]line tool|executable|binary)\b[^.\n]{0,30}?\bnot (?:properly |correctly )?"
     r"(?:installed|found|available)|\bcommand not found\b|\bnot found (?:in|on) (?:your |the )?PATH\b",
+    re.IGNORECASE,
+)
+# A library saying the reader's environment lacks a variable it reads ("Expected environment variables not found:
+# DB_URL", "environment variable API_KEY is not set"): the reader's own value, which the page leaves to them.
+VARIABLE_UNSET = re.compile(
+    r"\benvironment variables?\b[^.\n]{0,60}?\b(?:not (?:found|set|defined)|(?:is|are) missing|(?:is|are) required)\b|"
+    r"\b(?:missing|unset|undefined)\s+environment variables?\b",
     re.IGNORECASE,
 )
 # A library saying the feature needs a newer Python than the reader's ("only supported in Python 3.14 and above").
@@ -271,6 +278,8 @@ def _environment_need(exc: Message, mro: set[str], message: str) -> str | None:
     lowered = message.lower()
     if any(word in lowered for word in ENVIRONMENT_WORDS) and "builtins.NameError" not in mro:
         return f"{exc['type']} ({message[:160]})"
+    if VARIABLE_UNSET.search(message):
+        return f"its own environment variables ({message[:160]})"
     if PROGRAM_MISSING.search(message):
         return f"a program the library runs on the reader's machine ({message[:160]})"
     newer = NEWER_PYTHON_NEEDED.search(message)
@@ -404,9 +413,16 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
     # The reader meets this name first: one the library or a package of the page exports at its top stops their
     # paste one import away from running, whatever stand-ins for their own objects the block uses after it. A
     # module used by its name (`json.dumps(payload)`) or a name from deep inside a package reads as a sketch; so
-    # does a function or class that uses a stand-in besides it: the reader writes their own after that model.
+    # does a function or class that uses a stand-in besides it: the reader writes their own after that model; and
+    # so does a block whose stand-in says it is one (`SomeClass`, `my_db`): a pattern shown on a placeholder.
     provider = (exc.get("provided_by") or [""])[0]
-    if needed == f"from {provider} import {name}" and "." not in provider and name not in page.beside_stand_ins:
+    placeholder = any(readers_own_name(other, page) for other in page.unresolved)
+    if (
+        needed == f"from {provider} import {name}"
+        and "." not in provider
+        and name not in page.beside_stand_ins
+        and not placeholder
+    ):
         return _add_import(needed, error)
     if page.unresolved and (not page.verbatim or all(readers_own_name(n, page) for n in page.unresolved)):
         return _illustrative(page.unresolved[0], page)
@@ -551,10 +567,15 @@ def optional_module(exc: Message) -> str | None:
     if exc.get("none_module"):
         return exc["none_module"].split(".")[-1]
     frames = exc.get("frames") or []
-    if "builtins.ModuleNotFoundError" in exc.get("mro", []) and frames and frames[-1]["where"] == "package":
+    in_package = bool(frames) and frames[-1]["where"] == "package"
+    if "builtins.ModuleNotFoundError" in exc.get("mro", []) and in_package:
         # A library that raises the error itself often gives no name, only a message that names the module.
         named = MODULE_IN_MESSAGE.search(exc.get("message") or "")
         return exc.get("name") or (named.group(1) if named else None)
+    if "builtins.ImportError" in exc.get("mro", []) and in_package and not exc.get("missing"):
+        # Or an ImportError of its own that says what to install ("Using X requires pydantic to be installed").
+        needed = required_installed(exc.get("message") or "")
+        return needed[0] if needed else None
     return None
 
 
@@ -570,6 +591,16 @@ def mixed_prompts(where: str) -> Verdict:
         f"The example mixes script lines with `>>>` prompt lines ({where}): pasted into a file, the prompts are a "
         "SyntaxError; typed at the interpreter, the lines without a prompt are not run.",
         "Show the example either as a session (every statement after `>>>` or `...`) or as a script (no prompts).",
+    )
+
+
+def misspelt_special_method(name: str, meant: str, where: str) -> Verdict:
+    """A method spelt like a special method, with its underscores wrong: Python never calls it."""
+    return Verdict(
+        "failure",
+        "error",
+        f"`{name}` ({where}) is not `{meant}`: Python never calls it, so the class does not do what the page says.",
+        f"Rename `{name}` to `{meant}`.",
     )
 
 

@@ -664,6 +664,17 @@ def test_the_install_lines_of_the_docs_installation_pages_and_sections_are_given
     ]
 
 
+def test_a_package_the_prose_says_a_feature_needs_installed_is_installed_by_its_page_and_told_to_every_page(tmp_path):
+    (tmp_path / "curves.md").write_text(
+        "# Curves\n\nDrawing curves requires [bezier](https://example.org/bezier) to be installed.\n\n"
+        "```python\nimport shapes\n```\n\nIt requires it to be installed first.\n\n```python\nimport shapes\n```\n"
+    )
+    (tmp_path / "tour.md").write_text("# Tour\n\n```python\nimport shapes\n```\n")
+    found = pages(extract_docs(tmp_path, "shapes", "1.0"))
+    assert [r.requirement for r in found["curves.md"].requirements] == ["bezier"], "a word of prose is no package"
+    assert found["tour.md"].requirements == [] and found["tour.md"].docs_requirements == ["bezier"]
+
+
 FAILING_EXAMPLES_PAGE = """# Mistakes
 
 ```python
@@ -796,6 +807,15 @@ def test_a_class_whose_body_is_only_a_comment_is_a_skeleton_the_reader_fills_in_
         "Not run: the body under its line 3 is only a comment, where the reader writes their own code."
     )
     assert broken.execution_context == "sync", "a missing colon is a syntax error no comment explains"
+
+
+def test_a_block_holding_an_include_the_docs_do_not_ship_is_not_run(tmp_path):
+    (tmp_path / "thanks.md").write_text('# Thanks\n\n```python\n--8<-- "tools/make_thanks.py"\n```\n')
+    (example,) = pages(extract_docs(tmp_path, "shapes", "1.0"))["thanks.md"].examples
+    assert example.execution_context == "not_executable"
+    assert example.skip_reason == (
+        "Not run: it includes `tools/make_thanks.py`, a file the docs' build puts there and the docs do not ship."
+    )
 
 
 MODULES_PAGE = """# Helpers

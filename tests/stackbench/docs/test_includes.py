@@ -78,3 +78,12 @@ def test_vuepress_and_vitepress_code_imports_become_fences_of_the_file(tmp_path)
     assert expanded.origin(3).source == "examples/app.py" and expanded.origin(3).line == 1
     assert expanded.origin(16).line == 3, "a region starts after its marker"
     assert expanded.origin(17).source == "guide/page.md" and expanded.origin(17).line == 6
+
+
+def test_a_snippet_is_also_looked_for_from_the_project_where_mkdocs_runs(tmp_path):
+    docs = tmp_path / "docs"
+    write(tmp_path, "tools/report.py", "print('made by the build')\n")
+    page = write(docs, "about.md", '```python\n--8<-- "tools/report.py"\n```\n')
+    expanded = expand(page, docs)
+    assert expanded.text.split("\n")[:3] == ["```python", "print('made by the build')", "```"]
+    assert expanded.origin(2).source == "../tools/report.py"

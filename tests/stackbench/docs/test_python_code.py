@@ -21,6 +21,7 @@ from stackbench.docs.python_code import (
     is_sketch,
     is_test_module,
     left_out_code,
+    misspelt_special_method,
     newer_syntax,
     only_entries,
     parse,
@@ -306,3 +307,21 @@ def test_an_exit_is_as_written_when_a_module_level_raise_spells_out_its_status()
     assert exits_as_written(parse("raise SystemExit\n"), 1)
     assert not exits_as_written(parse("raise SystemExit(main())\n"), 1), "a status the program computes"
     assert not exits_as_written(parse("def stop():\n    raise SystemExit(1)\n\nstop()\n"), 2)
+
+
+def test_a_method_spelt_like_a_special_method_with_its_underscores_wrong_is_found():
+    def found(code):
+        return misspelt_special_method(parse(code))
+
+    assert found("class Cart:\n    x = 1\n\n    def __init(self, items):\n        self.items = items\n") == (
+        "__init",
+        "__init__",
+        4,
+    )
+    assert found("class Cart:\n    def _repr_(self):\n        return 'cart'\n")[1] == "__repr__"
+    assert found("class Cart:\n    def _get(self):\n        return 1\n") is None, "a private helper"
+    assert (
+        found("class Cart:\n    def __init__(self):\n        self.__init()\n\n    def __init(self):\n        pass\n")
+        is None
+    )
+    assert found("class Cart:\n    def __init__(self):\n        pass\n") is None

@@ -102,6 +102,14 @@ def test_a_name_the_library_lacks_is_looked_for_among_the_top_level_exports_of_t
     assert offered["nowhere"] == []
 
 
+def test_a_name_of_the_typing_module_is_offered_from_there_after_the_library_and_the_pages_packages(runner):
+    names = runner({"op": "resolve", "names": ["NewType", "Optional", "OrderedDict", "abstractmethod"]})["names"]
+    offered = {name: found["provided_by"] for name, found in names.items()}
+    assert (offered["NewType"], offered["Optional"]) == (["typing"], ["typing"])
+    assert offered["OrderedDict"] == ["collections"], "a package of the page's comes first"
+    assert offered["abstractmethod"] == [], "typing uses it but does not export it"
+
+
 def test_time_is_up_for_a_stuck_session_and_the_runner_goes_on(runner):
     stuck = runner({"op": "session", "name": "p.md:1", "timeout": 0.5, "text": ">>> while True: pass\n"})
     assert stuck["status"] == "timeout"

@@ -478,14 +478,22 @@ def test_a_name_a_package_the_page_imports_from_exports_is_a_missing_import_nami
 
 
 def test_the_first_name_the_reader_meets_decides_between_a_missing_import_and_a_stand_in(offline):
-    library_first, stand_in_first = validate_document(
-        page(script("print(greet(my_visitor))\n", 5), script("print(my_visitor.name, greet('x'))\n", 10)), offline
+    library_first, stand_in_first, placeholder = validate_document(
+        page(
+            script("print(greet(visitor_of_nobody))\n", 5),
+            script("print(visitor_of_nobody.name, greet('x'))\n", 10),
+            script("print(greet(my_visitor))\n", 15),
+        ),
+        offline,
     ).results
-    assert (library_first.status, library_first.severity) == ("failure", "warning"), "greet fails before my_visitor"
+    assert (library_first.status, library_first.severity) == ("failure", "warning"), "greet fails before the stand-in"
     assert library_first.suggestions.startswith("Add `from sbdemo import greet`")
     assert stand_in_first.status == "skipped" and stand_in_first.error_message.startswith(
-        "Illustrative: uses `my_visitor`"
+        "Illustrative: uses `visitor_of_nobody`"
     )
+    assert placeholder.status == "skipped" and placeholder.error_message.startswith(
+        "Illustrative: uses `my_visitor`"
+    ), "a stand-in that says it is one makes the block a pattern shown on a placeholder, whatever comes first"
 
 
 def test_a_library_name_met_first_in_a_function_that_also_uses_a_stand_in_is_a_sketch_of_the_readers_own(offline):
@@ -801,3 +809,11 @@ def test_scripts_after_tests_build_on_what_the_test_module_defines(offline_with_
     result = validate_document(page(shown_tests(module, 10), script("print(greet(WHO))\n", 20)), offline_with_pytest)
     assert outcome(result) == [("failure", "error"), ("success", None)]
     assert result.results[1].execution_output == "hello docs\n"
+
+
+def test_a_special_method_spelt_wrong_is_an_error_even_in_a_block_built_on_stand_ins(offline):
+    sketch = "from sbdemo import greet\n\n\nclass Welcome:\n    def __init(self, visitor: VisitorOfNobody):\n"
+    sketch += "        self.text = greet(visitor)\n"
+    result = validate_document(page(script(sketch, 5)), offline).results[0]
+    assert (result.status, result.severity) == ("failure", "error")
+    assert result.error_message.startswith("`__init` (line 9 of the page) is not `__init__`")

@@ -137,14 +137,21 @@ def test_a_name_that_says_it_is_the_readers_is_theirs_though_the_page_defines_it
     assert judge_exception(exception("NameError", name="plugin"), page).severity == "warning"
 
 
-def test_a_top_level_export_met_before_a_stand_in_is_a_missing_import_but_a_module_or_a_deep_name_is_a_sketch():
-    sketch = knowledge(unresolved=["my_shape"], used_as_modules={"shapes"})
-    exported = judge_exception(exception("NameError", name="Circle", provided_by=["geometry"]), sketch)
-    assert (exported.status, exported.import_needed) == ("failure", "from geometry import Circle")
+def test_a_top_level_export_met_before_a_stand_in_is_a_missing_import_but_a_module_a_deep_name_or_a_placeholder_is_a_sketch():
+    sketch = knowledge(unresolved=["outline"], used_as_modules={"shapes"})
+    exported = exception("NameError", name="Circle", provided_by=["geometry"])
+    assert (judge_exception(exported, sketch).status, judge_exception(exported, sketch).import_needed) == (
+        "failure",
+        "from geometry import Circle",
+    )
     deep = exception("NameError", name="Registry", provided_by=["shapes.util"])
     module = exception("NameError", name="shapes", importable=True, provided_by=["shapes"])
     for sketched in (deep, module):
-        assert judge_exception(sketched, sketch).message.startswith("Illustrative: uses `my_shape`")
+        assert judge_exception(sketched, sketch).message.startswith("Illustrative: uses `outline`")
+    placeholder = knowledge(unresolved=["SomeShape"])
+    assert judge_exception(exported, placeholder).message.startswith("Illustrative: uses `SomeShape`"), (
+        "a stand-in named as one makes the block a pattern shown on a placeholder"
+    )
 
 
 def test_a_missing_attribute_of_the_library_is_an_error_with_a_confident_hint_only():
@@ -258,6 +265,14 @@ def test_an_optional_dependency_is_the_module_a_package_looked_for():
     assert optional_module({"none_module": "pkg.integrations.yaml"}) == "yaml"
 
 
+def test_a_package_whose_own_import_error_says_what_to_install_names_its_optional_dependency():
+    told = exception("ImportError", "Drawing curves requires shapes_curves to be installed.", where="package")
+    assert optional_module(told) == "shapes_curves"
+    assert optional_module(exception("ImportError", "requires shapes_curves to be installed.")) is None, (
+        "the example's own import, not the library asking"
+    )
+
+
 def test_a_package_that_raises_the_missing_module_error_itself_names_the_module_in_its_message():
     raised = exception("ModuleNotFoundError", "Module 'toml' not installed. Run 'pip install cfg[toml]'", "package")
     assert optional_module(raised) == "toml"
@@ -311,6 +326,8 @@ def test_syntax_newer_than_the_librarys_oldest_python_is_a_warning_unless_the_pa
         (exception("ValueError", "Round shapes are only supported in Python 3.14 and above."), "Python 3.14 or newer"),
         (exception("RuntimeError", "this feature requires Python 3.13+", where="package"), "Python 3.13 or newer"),
         (exception("OSError", "Not a git repository: .", where="package"), "Not a git repository"),
+        (exception("LookupError", "Expected environment variables not found: SHOP_URL", where="package"), "SHOP_URL"),
+        (exception("RuntimeError", "The environment variable SHOP_KEY is not set", where="package"), "SHOP_KEY"),
     ],
 )
 def test_what_the_library_says_the_readers_machine_lacks_is_their_environment(raised, says):
