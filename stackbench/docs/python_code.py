@@ -6,6 +6,7 @@ import ast
 import builtins
 import doctest
 import io
+import itertools
 import re
 import tokenize
 from collections.abc import Collection, Iterator
@@ -426,12 +427,18 @@ def commented_body(code: str) -> int | None:
 
 
 def _opens_commented_body(lines: list[str], number: int) -> bool:
-    """lines[number] ends a statement's header with `:`, and no code indented under it follows."""
-    header = lines[number].split("#")[0].rstrip()
+    """lines[number] ends a statement's header with `:`, a comment follows it (on its line or the next ones)
+    and no code indented under it. A header with no comment under it is code left unindented: an error a reader
+    meets, not a body left for them to write."""
+    header, hashed, _ = lines[number].partition("#")
+    header = header.rstrip()
     if not header.endswith(":") or not header.strip():
         return False
-    following = [line for line in lines[number + 1 :] if line.strip() and not line.lstrip().startswith("#")]
-    return not following or indent_of(following[0]) <= indent_of(lines[number])
+    rest = [line for line in lines[number + 1 :] if line.strip()]
+    comments = list(itertools.takewhile(lambda line: line.lstrip().startswith("#"), rest))
+    following = rest[len(comments) :]
+    commented = bool(hashed) or bool(comments)
+    return commented and (not following or indent_of(following[0]) <= indent_of(lines[number]))
 
 
 # IPython's magics (`%timeit`, `%%time`) and shell escapes (`!pip install`), at the start of a line of a cell.

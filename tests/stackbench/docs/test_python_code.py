@@ -271,6 +271,12 @@ def test_a_body_of_only_comments_is_found_where_it_alone_keeps_the_code_from_par
     assert commented_body("def f():\n    # yours\n") == 1
     assert commented_body("class A(B)\n    # yours\n") is None, "a missing colon is another syntax error"
     assert commented_body("class A(B):\n    pass\n") is None, "code that parses has no such body"
+    assert commented_body("def f():  # yours\nrun()\n") == 1, "the comment on the header's own line"
+
+
+def test_a_header_with_no_comment_under_it_is_code_left_unindented_not_a_body_to_write():
+    assert commented_body("def f():\nx = 1\nrun(x)\n") is None
+    assert commented_body("def f():\n\nrun(f)\n") is None
 
 
 def test_a_name_passed_alone_to_a_dotted_callee_is_placed_by_position_or_keyword():
