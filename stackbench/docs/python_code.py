@@ -6,6 +6,7 @@ import ast
 import builtins
 import doctest
 import io
+import itertools
 import re
 import tokenize
 from collections.abc import Collection, Iterator
@@ -352,9 +353,16 @@ def class_body_excerpt(tree: ast.Module, indented: bool) -> bool:
 def is_sketch(tree: ast.Module) -> bool:
     """A block that only shows the shape of classes: every statement (imports aside) a class whose body is `...`
     (a docstring before it allowed): their fields are left out, the reader's own. (A function stub is whole: a
-    route or a hook it registers works as shown.)"""
+    route or a hook it registers works as shown, and so is an empty class a decorator the block imports
+    registers.)"""
     definitions = [n for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom))]
-    return bool(definitions) and all(isinstance(n, ast.ClassDef) and _only_ellipsis(n.body) for n in definitions)
+    return (
+        bool(definitions)
+        and all(isinstance(n, ast.ClassDef) and _only_ellipsis(n.body) for n in definitions)
+        and not (
+            imports_all_it_uses(tree) and any(isinstance(n, ast.ClassDef) and n.decorator_list for n in definitions)
+        )
+    )
 
 
 def only_entries(tree: ast.Module) -> str | None:
@@ -370,14 +378,25 @@ def only_entries(tree: ast.Module) -> str | None:
 def elided_fields(tree: ast.Module) -> str | None:
     """The name of a decorated class (a data class, a model) whose body is only `...`: its fields are left out,
     so what the block does with it is shown for its shape. (An undecorated empty class, an exception or a marker,
-    is whole, and so is one beside a decorated class whose fields the block declares: it has none by design.)"""
+    is whole, and so is one beside a decorated class whose fields the block declares, or in a block that imports
+    all it uses: it has none by design.)"""
     classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
-    if any(isinstance(s, ast.AnnAssign) for node in classes if node.decorator_list for s in node.body):
+    if imports_all_it_uses(tree) or any(
+        isinstance(s, ast.AnnAssign) for node in classes if node.decorator_list for s in node.body
+    ):
         return None
     for node in classes:
         if node.decorator_list and _only_ellipsis(node.body):
             return node.name
     return None
+
+
+def imports_all_it_uses(tree: ast.Module) -> bool:
+    """The block imports every name it uses that it does not define: written to be copied and run as it is, so
+    an empty class in it is empty by design (registered, parsed, used as a marker). A shape shown for its own
+    sake leaves its imports out."""
+    imports = any(isinstance(node, (ast.Import, ast.ImportFrom)) for node in tree.body)
+    return imports and not undefined_names(tree)
 
 
 def _only_ellipsis(body: list[ast.stmt]) -> bool:
@@ -426,12 +445,18 @@ def commented_body(code: str) -> int | None:
 
 
 def _opens_commented_body(lines: list[str], number: int) -> bool:
-    """lines[number] ends a statement's header with `:`, and no code indented under it follows."""
-    header = lines[number].split("#")[0].rstrip()
+    """lines[number] ends a statement's header with `:`, a comment follows it (on its line or the next ones)
+    and no code indented under it. A header with no comment under it is code left unindented: an error a reader
+    meets, not a body left for them to write."""
+    header, hashed, _ = lines[number].partition("#")
+    header = header.rstrip()
     if not header.endswith(":") or not header.strip():
         return False
-    following = [line for line in lines[number + 1 :] if line.strip() and not line.lstrip().startswith("#")]
-    return not following or indent_of(following[0]) <= indent_of(lines[number])
+    rest = [line for line in lines[number + 1 :] if line.strip()]
+    comments = list(itertools.takewhile(lambda line: line.lstrip().startswith("#"), rest))
+    following = rest[len(comments) :]
+    commented = bool(hashed) or bool(comments)
+    return commented and (not following or indent_of(following[0]) <= indent_of(lines[number]))
 
 
 # IPython's magics (`%timeit`, `%%time`) and shell escapes (`!pip install`), at the start of a line of a cell.

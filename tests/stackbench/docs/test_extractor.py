@@ -1201,3 +1201,34 @@ def test_the_title_of_a_directive_the_reader_opens_names_a_package_and_another_d
     analysis = pages(extract_docs(tmp_path, "kv", "1.0"))["stores.md"]
     assert analysis.examples[0].dependencies == ["diskcache"]
     assert "toml" not in analysis.prose_names
+
+
+WHOLE_BLOCKS_PAGE = """# Registering shapes
+
+Mark a class so the board knows it:
+
+```python
+from shapes import register
+
+
+@register(layer="top")
+class Square: ...
+```
+
+Read the board's settings:
+
+```python
+import shapes
+
+def read_settings():
+path = shapes.settings_path()
+settings = open(path).read()
+```
+"""
+
+
+def test_a_block_that_imports_all_it_uses_and_a_body_left_unindented_are_run(tmp_path):
+    (tmp_path / "board.md").write_text(WHOLE_BLOCKS_PAGE)
+    registered, unindented = pages(extract_docs(tmp_path, "shapes", "1.0"))["board.md"].examples
+    assert registered.execution_context == "sync", "an empty class its imported decorator registers is whole"
+    assert unindented.execution_context == "sync", "no comment stands for the body: the reader meets the error"

@@ -233,13 +233,22 @@ def test_prompts_mixed_into_a_script_are_found_and_code_shown_as_an_output_is_to
 
 def test_a_block_of_classes_whose_bodies_are_all_ellipses_is_a_sketch():
     assert is_sketch(parse("@shapes.decorate\nclass Square:\n    ...\n"))
-    assert is_sketch(
-        parse('import shapes\n\n@shapes.decorate\n@shapes.other\nclass Square:\n    """Doc."""\n    ...\n')
-    )
+    assert is_sketch(parse('@shapes.decorate\n@shapes.other\nclass Square:\n    """Doc."""\n    ...\n'))
+    assert is_sketch(parse("from shapes import Shape\n\nclass Square(Shape):\n    ...\n")), "nothing registers it"
     assert not is_sketch(parse("class Square:\n    ...\n\nshapes.draw(Square())\n")), "it does something with it"
     assert not is_sketch(parse("class Square:\n    side: int\n")), "a body with fields is a definition"
     assert not is_sketch(parse("@app.route('/')\ndef home(): ...\n")), "a function stub is whole"
     assert not is_sketch(parse("import shapes\n"))
+
+
+def test_an_empty_class_registered_by_a_decorator_the_block_imports_is_empty_by_design():
+    registered = "from shapes import register\n\n@register(layer='top')\nclass Square: ...\n"
+    assert not is_sketch(parse(registered)), "copied and run as it is, it registers the class"
+    assert is_sketch(parse("@register(layer='top')\nclass Square: ...\n")), "its import left out: a shape"
+    assert (
+        elided_fields(parse("import shapes\n\n@shapes.record\nclass Tile:\n    ...\n\nshapes.save(Tile())\n")) is None
+    )
+    assert elided_fields(parse("import shapes\n\n@shapes.record\nclass Tile:\n    ...\n\nsave(Tile())\n")) == "Tile"
 
 
 def test_the_fixtures_of_a_module_are_known_by_the_name_tests_ask_for_them_by():
@@ -272,6 +281,12 @@ def test_a_body_of_only_comments_is_found_where_it_alone_keeps_the_code_from_par
     assert commented_body("def f():\n    # yours\n") == 1
     assert commented_body("class A(B)\n    # yours\n") is None, "a missing colon is another syntax error"
     assert commented_body("class A(B):\n    pass\n") is None, "code that parses has no such body"
+    assert commented_body("def f():  # yours\nrun()\n") == 1, "the comment on the header's own line"
+
+
+def test_a_header_with_no_comment_under_it_is_code_left_unindented_not_a_body_to_write():
+    assert commented_body("def f():\nx = 1\nrun(x)\n") is None
+    assert commented_body("def f():\n\nrun(f)\n") is None
 
 
 def test_a_name_passed_alone_to_a_dotted_callee_is_placed_by_position_or_keyword():
