@@ -684,7 +684,9 @@ def read_blocks(
             else:
                 example.expected_exception = python_code.introduced_as_failing(_last_sentence(block.prose_before), tree)
             if example.style == "tests" and example.expected_exception is None:
-                example.expected_exception = python_code.said_after_to_fail(block.prose_after or prose_after)
+                example.expected_exception = python_code.said_after_to_fail(
+                    block.prose_after or prose_after
+                ) or python_code.said_in_test_to_fail(code)
         documented = python_code.documented_output(code, tree)
         if documented is not None:
             example.expected_output = documented

@@ -601,6 +601,34 @@ def said_after_to_fail(prose_after: str) -> str | None:
     return named.group(1) if named else "Exception"
 
 
+# A comment in a test saying the test fails on purpose: "# the key is missing, so the test will fail",
+# "# this test fails", "# fails: the values differ".
+TEST_FAILS_COMMENT = re.compile(
+    r"\b(?:(?:the|this)\s+)?(?:test|assert(?:ion)?|it|this)\s+(?:will|would|should|is\s+going\s+to)\s+fail\b|"
+    r"\b(?:the|this)\s+(?:test|assert(?:ion)?)\s+fails\b|^#\s*fails?\b",
+    re.IGNORECASE,
+)
+
+
+def said_in_test_to_fail(code: str) -> str | None:
+    """The exception a comment in a block of tests says the test fails with ("Exception" when it names none): the
+    page shows a failing test to show what pytest reports, and the reader sees it fail."""
+    try:
+        comments = [
+            token.string
+            for token in tokenize.generate_tokens(io.StringIO(code).readline)
+            if token.type == tokenize.COMMENT
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    for comment in comments:
+        match = TEST_FAILS_COMMENT.search(comment)
+        if match and not NEGATED.search(comment[: match.start()] + match.group(0)):
+            named = re.search(rf"`?\b({EXCEPTION_NAME})\b`?", comment)
+            return named.group(1) if named else "Exception"
+    return None
+
+
 @dataclass(frozen=True)
 class DocumentedPrint:
     """A print statement and the output the example writes right under it (`#>` comment lines, or a string

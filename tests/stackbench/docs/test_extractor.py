@@ -1140,6 +1140,15 @@ test_area()
 """
 
 
+def test_a_block_of_tests_whose_comment_says_the_test_fails_expects_the_failure(tmp_path):
+    (tmp_path / "testing.md").write_text(
+        "# Partial matches\n\n```python\nfrom shapes import area\n\n\ndef test_area():\n"
+        "    # the second side is missing, so the test will fail\n    assert area(2) == 4\n```\n"
+    )
+    (tests,) = pages(extract_docs(tmp_path, "shapes", "1.0"))["testing.md"].examples
+    assert (tests.style, tests.expected_exception) == ("tests", "Exception")
+
+
 def test_a_block_of_tests_or_fixtures_is_a_test_module_run_with_pytest_and_one_that_calls_its_tests_is_a_script(
     tmp_path,
 ):

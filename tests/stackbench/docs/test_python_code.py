@@ -29,6 +29,7 @@ from stackbench.docs.python_code import (
     reads_as_code,
     required_variables,
     said_after_to_fail,
+    said_in_test_to_fail,
     said_to_raise,
     session_parts,
     session_source,
@@ -266,6 +267,14 @@ def test_the_sentence_after_a_block_can_say_it_fails():
     assert said_after_to_fail("This code does not work and shows this error:\n\n![error](error.svg)") == "Exception"
     assert said_after_to_fail("The test above raises `KeyError` until the key is set.") == "KeyError"
     assert said_after_to_fail("This works, and the test passes.") is None
+
+
+def test_a_comment_in_a_test_can_say_the_test_fails_on_purpose():
+    shown = "def test_user():\n    assert load() == {\n        'id': 1,\n        # no name here, so the test will fail\n    }\n"
+    assert said_in_test_to_fail(shown) == "Exception"
+    assert said_in_test_to_fail("def test_it():\n    check()  # this test fails with `KeyError`\n") == "KeyError"
+    assert said_in_test_to_fail("def test_it():\n    check()  # the test will not fail once fixed\n") is None
+    assert said_in_test_to_fail("def test_it():\n    # compare the two values\n    check()\n") is None
 
 
 def test_the_variables_code_cannot_run_without_are_the_ones_it_reads_without_a_default():

@@ -776,6 +776,20 @@ def test_a_failing_test_the_page_shows_changed_beside_it_is_a_state_of_an_edit_n
     assert (again.status, again.severity) == ("failure", "error"), "the same test further away is no edit"
 
 
+def test_a_test_a_comment_says_fails_passes_when_it_fails_and_others_still_count(offline_with_pytest):
+    on_purpose = (
+        "from sbdemo import greet\n\ndef test_greet():\n"
+        "    # the greeting is wrong, so the test will fail\n    assert greet('docs') == 'hi docs'\n"
+    )
+    unsaid = "from sbdemo import greet\n\ndef test_greeting():\n    assert greet('docs') == 'hi docs'\n"
+    said, plain = validate_document(
+        page(shown_tests(on_purpose, 10, expected_exception="Exception"), shown_tests(unsaid, 20)),
+        offline_with_pytest,
+    ).results
+    assert said.status == "success", "the reader sees the failure the page announces"
+    assert (plain.status, plain.severity) == ("failure", "error")
+
+
 def test_tests_the_reader_adapts_to_their_own_project_still_need_every_name_they_use_imported(offline_with_pytest):
     adapted = "from your_project.app import settings\n\ndef test_settings():\n    assert welcome(settings)\n"
     result = validate_document(
