@@ -120,6 +120,9 @@ class DocumentSandbox:
             prepared_venv=prepared.path if prepared else None,
         )
         self.python = f"{self.sandbox.home}/.venv/bin/python"
+        # Host pids of the page runners alive in the sandbox (the page's own, and a second one a failed example's
+        # second chance runs in): what one request leaves behind is cleaned up, never another runner.
+        self.runners: set[int] = set()
         self.runner_path = f"{self.sandbox.state}/page_runner.py"
         self.sandbox.write_file(self.runner_path, RUNNER_SOURCE)
 

@@ -36,6 +36,8 @@ class PageProcess:
 
     def _launch(self) -> None:
         sandbox = self.document.sandbox
+        if hasattr(self, "spawned"):  # a runner started anew: the old one is gone
+            self.document.runners.discard(self.spawned.pid)
         env = {**sandbox.environment, "VIRTUAL_ENV": f"{sandbox.home}/.venv", "PYTHONDONTWRITEBYTECODE": "1"}
         if self.stderr is not None:
             self.stderr.close()
@@ -50,6 +52,7 @@ class PageProcess:
             stderr=self.stderr,
         )
         self.popen = self.spawned.popen
+        self.document.runners.add(self.spawned.pid)
         # Spawned with both piped, so both are there.
         assert self.popen.stdin is not None and self.popen.stdout is not None
         self.stdin, self.stdout = self.popen.stdin, self.popen.stdout
@@ -76,7 +79,9 @@ class PageProcess:
             self.restart()
         else:
             # Nothing an example starts may outlive it (a daemon, a detached fork bomb): only the runner stays.
-            self.document.sandbox.kill_strays(keep={self.spawned.pid})
+            # Every runner stays: a second chance's runner and the page's own are each other's neighbours, not
+            # strays.
+            self.document.sandbox.kill_strays(keep=self.document.runners)
             if self.popen.poll() is not None:
                 self._launch()
             if remember:
@@ -137,6 +142,7 @@ class PageProcess:
                 pass
             self.spawned.kill()
             self.popen.wait()
+        self.document.runners.discard(self.spawned.pid)
         if self.stderr is not None:
             self.stderr.close()
 

@@ -65,6 +65,26 @@ def test_a_runner_started_anew_reaps_the_old_one_first(offline):
 
 
 @pytest.mark.slow
+def test_a_second_runner_of_the_page_is_no_stray_of_the_first(offline):
+    # A failed example's second chance runs in a runner of its own beside the page's: the cleanup after a request
+    # to either one leaves the other running.
+    document = DocumentSandbox(offline, "guide")
+    start = {"cwd": document.sandbox.work, "preload": [], "output_cap": 1000}
+    try:
+        page_runner = PageProcess(document, start, lambda: False)
+        second_chance = PageProcess(document, start, lambda: False)
+        assert second_chance.request({"op": "environment"}, 10)["status"] == "ok"
+        assert page_runner.popen.poll() is None
+        assert page_runner.request({"op": "environment"}, 10)["status"] == "ok"
+        assert second_chance.popen.poll() is None
+        second_chance.close()
+        page_runner.close()
+        assert not document.runners
+    finally:
+        document.close()
+
+
+@pytest.mark.slow
 def test_output_is_capped(offline):
     offline.output_cap = 2000
     result = validate_document(analysis("print('x' * 1_000_000)"), offline).results[0]
