@@ -32,12 +32,12 @@ class PageProcess:
         self.replay: list[Message] = []
         self.stderr: BinaryIO | None = None
         self.buffer = bytearray()
+        self.runner_pid: int | None = None  # the host pid of the runner now alive
         self._launch()
 
     def _launch(self) -> None:
         sandbox = self.document.sandbox
-        if hasattr(self, "spawned"):  # a runner started anew: the old one is gone
-            self.document.runners.discard(self.spawned.pid)
+        self.document.runners.discard(self.runner_pid or 0)  # a runner started anew: the old one is gone
         env = {**sandbox.environment, "VIRTUAL_ENV": f"{sandbox.home}/.venv", "PYTHONDONTWRITEBYTECODE": "1"}
         if self.stderr is not None:
             self.stderr.close()
@@ -52,7 +52,8 @@ class PageProcess:
             stderr=self.stderr,
         )
         self.popen = self.spawned.popen
-        self.document.runners.add(self.spawned.pid)
+        self.runner_pid = self.spawned.pid
+        self.document.runners.add(self.runner_pid)
         # Spawned with both piped, so both are there.
         assert self.popen.stdin is not None and self.popen.stdout is not None
         self.stdin, self.stdout = self.popen.stdin, self.popen.stdout
