@@ -529,6 +529,12 @@ class PageValidation:
                 printed, expected = f"{shown}\n{failure['got']}", failure["want"]
             else:
                 verdict = verdicts.judge_output(failure["want"], failure["got"], where)
+                if verdict.status == "failure" and "stdout" in failure:
+                    # What it wrote to standard output alone, without the log lines beside it, may be what the
+                    # page shows in another format.
+                    verdict = verdicts.judge_output(failure["want"], failure["stdout"], where)
+                    if verdict.status == "failure":
+                        verdict = verdicts.judge_output(failure["want"], failure["got"], where)
                 printed, expected = f"{shown}\n{failure['got']}", failure["want"]
             if verdict.status == "failure":
                 later = len(failures) - number - 1
