@@ -24,8 +24,10 @@ from stackbench.lib.output_compare import compare, differing_line
 # An answer of the page runner, or a part of one (an exception it saw, a warning): JSON, as the runner wrote it.
 Message = dict[str, Any]
 
-# Exceptions that say the reader's own machine is missing: credentials, a service, the network.
+# Exceptions that say the reader's own machine is missing: credentials, a service, the network, the configured
+# project a framework's code runs in (its settings, which the reader's project has and the page leaves to them).
 ENVIRONMENT_EXCEPTIONS = {
+    "django.core.exceptions.ImproperlyConfigured",
     "builtins.ConnectionError",
     "builtins.TimeoutError",
     "socket.gaierror",
