@@ -414,6 +414,21 @@ def test_the_imports_a_reader_types_into_a_session_that_lacked_them_stay_for_the
     assert (again.status, again.severity) == ("success", None), again.error_message
 
 
+def test_a_session_importing_from_the_projects_test_suite_is_an_error_its_reader_meets(offline):
+    typed, saved = validate_document(
+        page(
+            session(">>> from tests.shapes import Square\n>>> Square(2).area\n4\n", 5),
+            script("from tests.shapes import Square\n\nprint(Square(2).area)\n", 15),
+        ),
+        offline,
+    ).results
+    assert (typed.status, typed.severity) == ("failure", "error")
+    assert typed.error_message.startswith("ModuleNotFoundError: No module named 'tests'")
+    assert "the project's own test suite" in typed.suggestions
+    # A program the reader saves may well sit beside their own tests: theirs, as any module the page never shows.
+    assert saved.status == "skipped", saved.error_message
+
+
 def test_a_name_an_earlier_example_defined_before_a_failed_one_redefines_it_is_there(offline):
     result = validate_document(
         page(
