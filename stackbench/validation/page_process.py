@@ -32,12 +32,10 @@ class PageProcess:
         self.replay: list[Message] = []
         self.stderr: BinaryIO | None = None
         self.buffer = bytearray()
-        self.runner_pid: int | None = None  # the host pid of the runner now alive
         self._launch()
 
     def _launch(self) -> None:
         sandbox = self.document.sandbox
-        self.document.runners.discard(self.runner_pid or 0)  # a runner started anew: the old one is gone
         env = {**sandbox.environment, "VIRTUAL_ENV": f"{sandbox.home}/.venv", "PYTHONDONTWRITEBYTECODE": "1"}
         if self.stderr is not None:
             self.stderr.close()
@@ -52,8 +50,7 @@ class PageProcess:
             stderr=self.stderr,
         )
         self.popen = self.spawned.popen
-        self.runner_pid = self.spawned.pid
-        self.document.runners.add(self.runner_pid)
+        self.document.runners.add(self.spawned.pid)
         # Spawned with both piped, so both are there.
         assert self.popen.stdin is not None and self.popen.stdout is not None
         self.stdin, self.stdout = self.popen.stdin, self.popen.stdout
@@ -82,7 +79,7 @@ class PageProcess:
             # Nothing an example starts may outlive it (a daemon, a detached fork bomb): only the runner stays.
             # Every runner stays: a second chance's runner and the page's own are each other's neighbours, not
             # strays.
-            self.document.sandbox.kill_strays(keep=self.document.runners)
+            self.document.sandbox.kill_strays(keep=self.document.live_runners())
             if self.popen.poll() is not None:
                 self._launch()
             if remember:
@@ -143,7 +140,6 @@ class PageProcess:
                 pass
             self.spawned.kill()
             self.popen.wait()
-        self.document.runners.discard(self.spawned.pid)
         if self.stderr is not None:
             self.stderr.close()
 
