@@ -80,6 +80,16 @@ READERS_OWN = re.compile(
 )
 
 
+# The names a project gives its own test suite: a folder of its repository, never installed with it (and never a
+# package to look up on an index, where a squatter may well have taken the name).
+TEST_SUITES = {"tests", "test"}
+
+
+def in_test_suite(module: str) -> bool:
+    """The module is in a project's test suite (tests.machines, test.helpers)."""
+    return module.split(".")[0] in TEST_SUITES
+
+
 def distribution_for(module: str) -> str | None:
     """The distribution that provides module (dotted), by the table above or by the usual convention (its
     top-level name); None for the standard library, relative or private names and bare namespaces."""
@@ -91,7 +101,7 @@ def distribution_for(module: str) -> str | None:
         prefix = ".".join(parts[:length])
         if prefix in DISTRIBUTION_OF_MODULE:
             return DISTRIBUTION_OF_MODULE[prefix]
-    if top in NAMESPACES or readers_own(top):
+    if top in NAMESPACES or readers_own(top) or in_test_suite(top):
         return None
     return top.replace("_", "-")
 

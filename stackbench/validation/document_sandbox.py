@@ -2,6 +2,7 @@
 what imports, with the page runner (page_runner.py) written into it."""
 
 import json
+import os
 import re
 import subprocess
 import time
@@ -120,8 +121,18 @@ class DocumentSandbox:
             prepared_venv=prepared.path if prepared else None,
         )
         self.python = f"{self.sandbox.home}/.venv/bin/python"
+        # Host pids of the page runners started in the sandbox (the page's own, and a second one a failed example's
+        # second chance runs in): what one request leaves behind is cleaned up, never another runner.
+        self.runners: set[int] = set()
         self.runner_path = f"{self.sandbox.state}/page_runner.py"
         self.sandbox.write_file(self.runner_path, RUNNER_SOURCE)
+
+    def live_runners(self) -> set[int]:
+        """The runners not gone yet. One that was ended stays until its pid is gone: ended, it lingers a moment
+        before it is reaped, and a cleanup that took it for a stray it cannot kill would end the whole sandbox
+        (the other runner with it)."""
+        self.runners = {pid for pid in self.runners if os.path.exists(f"/proc/{pid}")}
+        return self.runners
 
     def _run(
         self, command: list[str], timeout: float, cwd: str | None = None, env: dict[str, str] | None = None

@@ -50,6 +50,7 @@ class PageProcess:
             stderr=self.stderr,
         )
         self.popen = self.spawned.popen
+        self.document.runners.add(self.spawned.pid)
         # Spawned with both piped, so both are there.
         assert self.popen.stdin is not None and self.popen.stdout is not None
         self.stdin, self.stdout = self.popen.stdin, self.popen.stdout
@@ -76,7 +77,9 @@ class PageProcess:
             self.restart()
         else:
             # Nothing an example starts may outlive it (a daemon, a detached fork bomb): only the runner stays.
-            self.document.sandbox.kill_strays(keep={self.spawned.pid})
+            # Every runner stays: a second chance's runner and the page's own are each other's neighbours, not
+            # strays.
+            self.document.sandbox.kill_strays(keep=self.document.live_runners())
             if self.popen.poll() is not None:
                 self._launch()
             if remember:

@@ -59,12 +59,18 @@ class Forwarder(io.TextIOBase):
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.target: io.StringIO | None = None
+        # While a session runs, standard output's forwarder also keeps what it alone got: log lines a library
+        # writes to standard error show in the reader's terminal, but are no part of the output the page shows.
+        self.also: io.StringIO | None = None
+        self.cleared = ""  # what `also` held when doctest last cleared the output (it compares after clearing)
 
     def write(self, text: str) -> int:
         target = self.target if self.target is not None else self._stream()
         written = target.write(text)
         if target is not self.target:
             target.flush()
+        elif self.also is not None:
+            self.also.write(text)
         return written
 
     def _stream(self) -> TextIO:
@@ -78,6 +84,9 @@ class Forwarder(io.TextIOBase):
 
     def truncate(self, size: int | None = None) -> int:
         assert self.target is not None, "doctest clears its output only while a session runs"
+        if self.also is not None:
+            self.cleared = self.also.getvalue()
+            self.also.truncate(size)
         return self.target.truncate(size)
 
     def flush(self) -> None:
@@ -256,6 +265,7 @@ class Page:
         test.globs = namespace  # the page's names, not a copy: what a session defines, the next one sees
         runner = SessionRunner(self, name, optionflags=DOCTEST_FLAGS)
         self.stdout.target = self.stderr.target = runner.spoof
+        self.stdout.also = runner.printed
         signal.setitimer(signal.ITIMER_REAL, request.get("timeout", 30))
         try:
             runner.run(test, out=lambda text: None, clear_globs=False)
@@ -267,7 +277,7 @@ class Page:
                 "failures": runner.failures_seen,
             }
         finally:
-            self.stdout.target = self.stderr.target = None
+            self.stdout.target = self.stderr.target = self.stdout.also = None
         return {
             "status": "ok",
             "statements": len(test.examples),
@@ -663,6 +673,9 @@ class SessionRunner(doctest.DocTestRunner):
         # and doctest reads through the forwarder instead: what any handler printed reaches the session.
         self.spoof: io.StringIO = self._fakeout  # type: ignore[has-type]  # private to doctest: typeshed omits it
         self._fakeout = page.stdout
+        # What standard output alone got (doctest's own buffer class: it clears it and ends it with a newline alike).
+        self.printed: io.StringIO = type(self.spoof)()
+        self._checker = StdoutChecker(self)
         self.failures_seen: list[Message] = []
         self.tries_so_far = 0
         self.skips = 0
@@ -673,7 +686,11 @@ class SessionRunner(doctest.DocTestRunner):
     def report_failure(
         self, out: Callable[[str], object], test: doctest.DocTest, example: doctest.Example, got: str
     ) -> None:
-        self.failures_seen.append(self._failure(test, example, got=got))
+        failure = self._failure(test, example, got=got)
+        printed = self.page.stdout.cleared
+        if printed != got:
+            failure["stdout"] = _without_runner_frames(printed)[-OUTPUT_CAP:]
+        self.failures_seen.append(failure)
 
     def report_unexpected_exception(
         self,
@@ -707,6 +724,21 @@ class SessionRunner(doctest.DocTestRunner):
             "got": _without_runner_frames(got)[-OUTPUT_CAP:],
             "expects_exception": example.exc_msg is not None,
         }
+
+
+class StdoutChecker(doctest.OutputChecker):
+    """A statement's output matches what the page shows as everything it wrote, or as what it wrote to standard
+    output alone: doctest compares standard output, and a reader's terminal shows log lines on standard error
+    beside the output the page shows, which they read past."""
+
+    def __init__(self, runner: SessionRunner) -> None:
+        self.runner = runner
+
+    def check_output(self, want: str, got: str, optionflags: int) -> bool:
+        if super().check_output(want, got, optionflags):
+            return True
+        printed = self.runner.page.stdout.cleared
+        return printed != got and super().check_output(want, printed, optionflags)
 
 
 class Capture:

@@ -81,6 +81,8 @@ class PageState:
     tried_optional: set[str] = field(default_factory=set)
     # scripts that only lacked imports -> their code with the imports the reader added
     repaired: dict[int, str] = field(default_factory=dict)
+    # sessions that only lacked imports -> the imports the reader typed before going on (they stay in the session)
+    typed_imports: dict[int, str] = field(default_factory=dict)
 
 
 class PageValidation:
@@ -430,9 +432,10 @@ class PageValidation:
         if verdict.builds_on is not None:
             self.state.cascades[index] = verdict.builds_on
         self.state.dirty = True
-        if answer.get("status") == "ok":
+        ran = self._with_imports_typed(index, request, verdict) if verdict.import_needed else answer
+        if ran.get("status") == "ok":
             self._running.replay.append(request)
-        if verdict.status == "failure" and any(f.get("exception") for f in answer.get("failures", [])):
+        if verdict.status == "failure" and any(f.get("exception") for f in ran.get("failures", [])):
             self.state.broken.add(index)
         statements = answer.get("statements", python_code.session_statements(example.code))
         return ExampleResult(
@@ -443,6 +446,39 @@ class PageValidation:
             statements=statements,
             statements_run=answer.get("ran", 0),
         )
+
+    def _with_imports_typed(self, index: int, request: Message, verdict: verdicts.Verdict) -> Message:
+        """A session that stops for want of an import: its reader types the import the verdict names (then the
+        next, a few at most) and goes on, and the import stays in their session for the sessions after it. The
+        page's process is started anew on what came before the session, as if the reader had typed the imports
+        first, and the session runs once more; its failure stays reported. What the session did this time is what
+        it did (its answer), for the examples after it."""
+        added: list[str] = []
+
+        def attempt() -> Message | None:
+            self._running.restart()
+            if added:
+                typed = self._running.request(self._typed_imports_request(index, "\n".join(added)), 30)
+                if typed.get("status") != "ok":
+                    return None
+            return self._running.request(request, self.options.timeout)
+
+        answer: Message | None = None
+        while verdict.import_needed and len(added) < MAX_IMPORTS_ADDED:
+            added.append(verdict.import_needed)
+            answer = attempt()
+            if answer is None:  # the import itself fails: the session as the reader had it before typing it
+                added.pop()
+                answer = attempt() or {}
+                break
+            verdict, _, _ = self._session_verdict(index, answer)
+        if added:
+            self.state.typed_imports[index] = "\n".join(added)
+            self._running.replay.append(self._typed_imports_request(index, self.state.typed_imports[index]))
+        return answer or {}
+
+    def _typed_imports_request(self, index: int, imports: str) -> Message:
+        return {"op": "setup", "name": f"{self.analysis.page}:{self.examples[index].line}:imports", "code": imports}
 
     @staticmethod
     def _commented_as_raising(source: str, exc: Message) -> bool:
@@ -493,6 +529,12 @@ class PageValidation:
                 printed, expected = f"{shown}\n{failure['got']}", failure["want"]
             else:
                 verdict = verdicts.judge_output(failure["want"], failure["got"], where)
+                if verdict.status == "failure" and "stdout" in failure:
+                    # What it wrote to standard output alone, without the log lines beside it, may be what the
+                    # page shows in another format.
+                    verdict = verdicts.judge_output(failure["want"], failure["stdout"], where)
+                    if verdict.status == "failure":
+                        verdict = verdicts.judge_output(failure["want"], failure["got"], where)
                 printed, expected = f"{shown}\n{failure['got']}", failure["want"]
             if verdict.status == "failure":
                 later = len(failures) - number - 1
@@ -553,6 +595,9 @@ class PageValidation:
             if self.state.results.get(earlier) is None:
                 continue  # what broke off is replayed too: what it defined before breaking is the reader's
             if style_of(self.examples[earlier]) == "doctest":
+                if earlier in self.state.typed_imports:
+                    imports = self._typed_imports_request(earlier, self.state.typed_imports[earlier])
+                    fresh.request(imports, self.options.timeout)
                 fresh.request(self._session_request(earlier), self.options.timeout)
             else:
                 fresh.request(

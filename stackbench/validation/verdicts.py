@@ -17,15 +17,24 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from stackbench.docs import python_code
-from stackbench.docs.distributions import NAMESPACES, distribution_for, normalized, readers_own, required_installed
+from stackbench.docs.distributions import (
+    NAMESPACES,
+    distribution_for,
+    in_test_suite,
+    normalized,
+    readers_own,
+    required_installed,
+)
 from stackbench.formats.walkthrough import CodeExample
 from stackbench.lib.output_compare import compare, differing_line
 
 # An answer of the page runner, or a part of one (an exception it saw, a warning): JSON, as the runner wrote it.
 Message = dict[str, Any]
 
-# Exceptions that say the reader's own machine is missing: credentials, a service, the network.
+# Exceptions that say the reader's own machine is missing: credentials, a service, the network, the configured
+# project a framework's code runs in (its settings, which the reader's project has and the page leaves to them).
 ENVIRONMENT_EXCEPTIONS = {
+    "django.core.exceptions.ImproperlyConfigured",
     "builtins.ConnectionError",
     "builtins.TimeoutError",
     "socket.gaierror",
@@ -301,6 +310,16 @@ def _missing_module(exc: Message, page: PageKnowledge, in_docs: bool, error: str
             "failure", "error" if in_docs else "warning", error, f"`{module}` does not exist in {page.release}."
         )
     state, requirement = page.module_state(module)
+    if in_test_suite(module) and state != "page" and in_docs and page.verbatim:
+        # Typed at the prompt as the docs' own doctest run types it, from the project's repository: a reader who
+        # installed the library has no test suite to import from.
+        return Verdict(
+            "failure",
+            "error",
+            error,
+            f"`{module.split('.')[0]}` is the project's own test suite, which is not installed with the library: a "
+            "reader cannot import from it. Define what the example needs on the page, or import it from the library.",
+        )
     if readers_own(module) and state != "page":
         # Whoever imports it (the example, or the library told its name), it is the reader's to write.
         return Verdict("skipped", None, f"Illustrative: imports `{module}`, which stands for the reader's own code.")

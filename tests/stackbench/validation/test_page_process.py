@@ -65,6 +65,29 @@ def test_a_runner_started_anew_reaps_the_old_one_first(offline):
 
 
 @pytest.mark.slow
+def test_a_second_runner_of_the_page_is_no_stray_of_the_first(offline):
+    # A failed example's second chance runs in a runner of its own beside the page's: the cleanup after a request
+    # to either one leaves the other running.
+    document = DocumentSandbox(offline, "guide")
+    start = {"cwd": document.sandbox.work, "preload": [], "output_cap": 1000}
+    try:
+        page_runner = PageProcess(document, start, lambda: False)
+        second_chance = PageProcess(document, start, lambda: False)
+        assert second_chance.request({"op": "environment"}, 10)["status"] == "ok"
+        assert page_runner.popen.poll() is None
+        assert page_runner.request({"op": "environment"}, 10)["status"] == "ok"
+        assert second_chance.popen.poll() is None
+        # Ended, the second one lingers a moment before it is reaped: no stray that would end the whole sandbox.
+        second_chance.close()
+        running = page_runner.popen
+        assert page_runner.request({"op": "environment"}, 10)["status"] == "ok"
+        assert page_runner.popen is running and running.poll() is None
+        page_runner.close()
+    finally:
+        document.close()
+
+
+@pytest.mark.slow
 def test_output_is_capped(offline):
     offline.output_cap = 2000
     result = validate_document(analysis("print('x' * 1_000_000)"), offline).results[0]

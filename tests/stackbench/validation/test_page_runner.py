@@ -57,6 +57,27 @@ def test_sessions_share_names_and_what_code_printed_through_an_old_handle_reache
     assert second["failures"][0]["want"] == "y\n" and second["failures"][0]["got"] == "x\n"
 
 
+def test_log_lines_on_standard_error_are_read_past_unless_the_session_shows_them(runner):
+    text = (
+        ">>> import logging, sys\n"
+        ">>> def work():\n"
+        "...     logging.getLogger('demo').warning('careful')\n"
+        "...     print('done')\n"
+        ">>> work()\n"
+        "done\n"
+        ">>> handler = logging.StreamHandler(sys.stderr)\n"
+        ">>> logging.getLogger('shown').addHandler(handler)\n"
+        ">>> logging.getLogger('shown').warning('shown too')\n"
+        "shown too\n"
+        ">>> work()\n"
+        "finished\n"
+    )
+    answer = runner({"op": "session", "name": "p.md:1", "text": text})
+    assert answer["ran"] == 7 and [f["line"] for f in answer["failures"]] == [10]
+    [wrong] = answer["failures"]
+    assert wrong["got"] == "careful\ndone\n" and wrong["stdout"] == "done\n"
+
+
 def test_a_script_runs_in_a_fork_so_its_changes_to_the_process_stay_there(runner):
     changed = runner(
         {

@@ -394,6 +394,41 @@ def test_sessions_after_a_failed_example_see_what_it_defined_before_it_broke(off
     assert result.results[4].error_message == "Builds on example 2 (line 15), which failed; counted there."
 
 
+def test_the_imports_a_reader_types_into_a_session_that_lacked_them_stay_for_the_sessions_after_it(offline):
+    lacking, later, again = validate_document(
+        page(
+            session(
+                ">>> import sbdemo\n>>> sbdemo.runs = getattr(sbdemo, 'runs', 0) + 1\n"
+                '>>> print(json.dumps([greet("a"), sbdemo.runs]))\n["hello a", 1]\n',
+                5,
+            ),
+            session('>>> print(json.dumps(greet("c")))\n"hello c"\n', 15),
+            session(">>> sbdemo.runs\n1\n", 20),
+        ),
+        offline,
+    ).results
+    assert (lacking.status, lacking.severity) == ("failure", "warning"), "the session that lacked them is reported"
+    assert lacking.error_message.startswith("NameError: name 'json' is not defined")
+    assert (later.status, later.severity) == ("success", None), later.error_message
+    # The session ran once with the imports typed first: what it did, it did once.
+    assert (again.status, again.severity) == ("success", None), again.error_message
+
+
+def test_a_session_importing_from_the_projects_test_suite_is_an_error_its_reader_meets(offline):
+    typed, saved = validate_document(
+        page(
+            session(">>> from tests.shapes import Square\n>>> Square(2).area\n4\n", 5),
+            script("from tests.shapes import Square\n\nprint(Square(2).area)\n", 15),
+        ),
+        offline,
+    ).results
+    assert (typed.status, typed.severity) == ("failure", "error")
+    assert typed.error_message.startswith("ModuleNotFoundError: No module named 'tests'")
+    assert "the project's own test suite" in typed.suggestions
+    # A program the reader saves may well sit beside their own tests: theirs, as any module the page never shows.
+    assert saved.status == "skipped", saved.error_message
+
+
 def test_a_name_an_earlier_example_defined_before_a_failed_one_redefines_it_is_there(offline):
     result = validate_document(
         page(

@@ -62,6 +62,17 @@ def test_a_program_the_library_says_is_missing_from_the_machine_is_the_readers_e
     assert judge_exception(module, knowledge()).status != "skipped", "a Python package, which the page can name"
 
 
+def test_a_framework_project_without_its_settings_is_the_readers_environment():
+    unconfigured = exception(
+        "ImproperlyConfigured",
+        "Requested setting INSTALLED_APPS, but settings are not configured.",
+        "package",
+        mro=["django.core.exceptions.ImproperlyConfigured", "builtins.Exception"],
+    )
+    verdict = judge_exception(unconfigured, knowledge())
+    assert verdict.status == "skipped" and verdict.message.startswith("Needs the reader's environment")
+
+
 def test_a_name_is_judged_by_where_it_could_come_from():
     page = knowledge(defined_later={"later": (4, 40)}, defined_by_failed={"broken": (1, 10)})
     assert judge_exception(exception("NameError", name="os", importable=True), page).severity == "warning"
