@@ -530,17 +530,30 @@ def exits_as_written(tree: ast.Module, line: int) -> bool:
     return all(isinstance(value, ast.Constant) for value in values)
 
 
-def said_to_raise(code: str, tree: ast.Module) -> tuple[str, int] | None:
-    """(the exception, the line of the statement) a comment in the code says a statement raises: on its line, or
-    on a line of its own right above it. Only a simple statement at module level (a comment in a function, a
-    `try` or a `with pytest.raises` block speaks of code that does not stop the example)."""
+def _comments(code: str) -> list[tuple[int, str]] | None:
+    """The comments of the code with their lines; None when it does not tokenize."""
     try:
-        comments = [
+        return [
             (token.start[0], token.string)
             for token in tokenize.generate_tokens(io.StringIO(code).readline)
             if token.type == tokenize.COMMENT
         ]
     except (tokenize.TokenError, SyntaxError):
+        return None
+
+
+def _exception_named(text: str) -> str:
+    """The exception text names ("Exception" when it names none)."""
+    named = re.search(rf"`?\b({EXCEPTION_NAME})\b`?", text)
+    return named.group(1) if named else "Exception"
+
+
+def said_to_raise(code: str, tree: ast.Module) -> tuple[str, int] | None:
+    """(the exception, the line of the statement) a comment in the code says a statement raises: on its line, or
+    on a line of its own right above it. Only a simple statement at module level (a comment in a function, a
+    `try` or a `with pytest.raises` block speaks of code that does not stop the example)."""
+    comments = _comments(code)
+    if comments is None:
         return None
     lines = code.split("\n")
     for line, comment in comments:
@@ -579,8 +592,7 @@ def introduced_as_failing(sentence: str, tree: ast.Module) -> str | None:
     )
     if handles:
         return None
-    named = re.search(rf"`?\b({EXCEPTION_NAME})\b`?", sentence)
-    return named.group(1) if named else "Exception"
+    return _exception_named(sentence)
 
 
 # The sentence right after a block saying the block fails: "This code does not work and ...", "The test above
@@ -597,8 +609,7 @@ def said_after_to_fail(prose_after: str) -> str | None:
     first = re.split(r"(?<=[.!?:])\s+", prose_after.strip(), maxsplit=1)[0]
     if not FAILS_AFTER.search(first):
         return None
-    named = re.search(rf"`?\b({EXCEPTION_NAME})\b`?", first)
-    return named.group(1) if named else "Exception"
+    return _exception_named(first)
 
 
 # A comment in a test saying the test fails on purpose: "# the key is missing, so the test will fail",
@@ -613,19 +624,10 @@ TEST_FAILS_COMMENT = re.compile(
 def said_in_test_to_fail(code: str) -> str | None:
     """The exception a comment in a block of tests says the test fails with ("Exception" when it names none): the
     page shows a failing test to show what pytest reports, and the reader sees it fail."""
-    try:
-        comments = [
-            token.string
-            for token in tokenize.generate_tokens(io.StringIO(code).readline)
-            if token.type == tokenize.COMMENT
-        ]
-    except (tokenize.TokenError, SyntaxError):
-        return None
-    for comment in comments:
+    for _, comment in _comments(code) or []:
         match = TEST_FAILS_COMMENT.search(comment)
-        if match and not NEGATED.search(comment[: match.start()] + match.group(0)):
-            named = re.search(rf"`?\b({EXCEPTION_NAME})\b`?", comment)
-            return named.group(1) if named else "Exception"
+        if match and not NEGATED.search(comment[: match.end()]):
+            return _exception_named(comment)
     return None
 
 
@@ -957,77 +959,14 @@ def fixture_names(tree: ast.Module) -> list[str]:
 
 
 # The methods Python calls on a class's behalf (its data model), by the word between their underscores.
-SPECIAL_METHODS = {
-    *[
-        "init",
-        "new",
-        "del",
-        "repr",
-        "str",
-        "bytes",
-        "format",
-        "hash",
-        "bool",
-        "call",
-        "len",
-        "iter",
-        "next",
-        "reversed",
-        "contains",
-        "getitem",
-        "setitem",
-    ],
-    *[
-        "delitem",
-        "missing",
-        "getattr",
-        "getattribute",
-        "setattr",
-        "delattr",
-        "dir",
-        "get",
-        "set",
-        "delete",
-        "set_name",
-        "init_subclass",
-    ],
-    *[
-        "class_getitem",
-        "enter",
-        "exit",
-        "aenter",
-        "aexit",
-        "await",
-        "aiter",
-        "anext",
-        "lt",
-        "le",
-        "eq",
-        "ne",
-        "gt",
-        "ge",
-        "post_init",
-    ],
-    *[
-        "add",
-        "sub",
-        "mul",
-        "truediv",
-        "floordiv",
-        "mod",
-        "pow",
-        "and",
-        "or",
-        "xor",
-        "lshift",
-        "rshift",
-        "neg",
-        "pos",
-        "abs",
-        "invert",
-        "index",
-    ],
-}
+SPECIAL_METHODS = (
+    {"init", "new", "del", "repr", "str", "bytes", "format", "hash", "bool", "call", "len", "iter", "next"}
+    | {"reversed", "contains", "getitem", "setitem", "delitem", "missing", "getattr", "getattribute", "setattr"}
+    | {"delattr", "dir", "get", "set", "delete", "set_name", "init_subclass", "class_getitem", "enter", "exit"}
+    | {"aenter", "aexit", "await", "aiter", "anext", "lt", "le", "eq", "ne", "gt", "ge", "post_init", "add", "sub"}
+    | {"mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor", "lshift", "rshift", "neg", "pos", "abs"}
+    | {"invert", "index"}
+)
 
 
 def misspelt_special_method(tree: ast.Module) -> tuple[str, str, int] | None:

@@ -532,9 +532,8 @@ class PageValidation:
                 if verdict.status == "failure" and "stdout" in failure:
                     # What it wrote to standard output alone, without the log lines beside it, may be what the
                     # page shows in another format.
-                    verdict = verdicts.judge_output(failure["want"], failure["stdout"], where)
-                    if verdict.status == "failure":
-                        verdict = verdicts.judge_output(failure["want"], failure["got"], where)
+                    alone = verdicts.judge_output(failure["want"], failure["stdout"], where)
+                    verdict = verdict if alone.status == "failure" else alone
                 printed, expected = f"{shown}\n{failure['got']}", failure["want"]
             if verdict.status == "failure":
                 later = len(failures) - number - 1
