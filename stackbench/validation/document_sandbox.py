@@ -7,7 +7,7 @@ import re
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from stackbench.sandbox.capture import read_capped
 from stackbench.sandbox.reader import TOOLS
 from stackbench.sandbox.sandbox import open_sandbox
 from stackbench.sandbox.watch import Watch
+from stackbench.validation.install_plan import previous_major_bound, suspected_dependencies
 from stackbench.validation.options import ValidationOptions
 
 INSTALL_TIMEOUT = 600
@@ -49,6 +50,33 @@ except metadata.PackageNotFoundError:
 tops = sorted({top for top, dists in metadata.packages_distributions().items()
                if any(d.lower().replace("_", "-") == library.lower().replace("_", "-") for d in dists)})
 print(json.dumps({"found": found, "requires": requires, "library_modules": tops}))
+"""
+
+# Whether the library imports as its reader imports it (each of its top-level modules), and what it depends on: its
+# requirements, the installed distributions' versions and their top-level modules (normalized names).
+LIBRARY_IMPORTS = r"""
+import importlib, json, re, sys, traceback
+from importlib import metadata
+library = sys.argv[1]
+def key(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+modules = {}
+for top, dists in metadata.packages_distributions().items():
+    for dist in dists:
+        modules.setdefault(key(dist), []).append(top)
+error = ""
+for top in sorted(modules.get(key(library), [])):
+    try:
+        importlib.import_module(top)
+    except Exception:
+        error = traceback.format_exc()
+        break
+try:
+    requires = metadata.requires(library) or []
+except metadata.PackageNotFoundError:
+    requires = []
+installed = {key(d.metadata["Name"]): d.version for d in metadata.distributions() if d.metadata["Name"]}
+print(json.dumps({"error": error, "requires": requires, "installed": installed, "modules": modules}))
 """
 
 # Which modules a folder of unpacked packages holds (their top-level names), without importing anything. A
@@ -90,6 +118,7 @@ class Install:
     log: str = ""
     not_found: bool = False  # the index has no such package (as opposed to: it would not install)
     wrong_python: bool = False  # it does not support this Python (its Requires-Python)
+    held_back: str = ""  # why a dependency was installed below its newest release (the library did not import)
 
 
 @dataclass(frozen=True)
@@ -200,6 +229,43 @@ class DocumentSandbox:
             bool(NOT_FOUND.search(output)),
             bool(WRONG_PYTHON.search(output)),
         )
+
+    def install_library(self, requirement: str) -> Install:
+        """The library installed as its reader installs it. When it then fails to import, and the newest release
+        of one of its dependencies is why, the reader installs that dependency's previous series (the newest
+        release before the one the installer picked) and goes on, so the page's examples are judged on their own:
+        each dependency the error names first, then the others, until the library imports. held_back says so."""
+        installed = self.install([requirement])
+        library = Requirement(requirement).name
+        found = self._library_imports(library) if installed.ok else None
+        if not found or not found["error"]:
+            return installed
+        error = found["error"].strip()
+        for dependency, version in suspected_dependencies(
+            found["requires"], found["installed"], found["modules"], error
+        ):
+            bound = previous_major_bound(version)
+            if bound is None:
+                continue
+            if self.install([requirement, f"{dependency}{bound}"]).ok:
+                again = self._library_imports(library)
+                if again and not again["error"]:
+                    older = again["installed"].get(dependency, "")
+                    held_back = (
+                        f"{library} does not import under {dependency} {version}, the newest release the installer "
+                        f"picks ({error.splitlines()[-1]}); the page's examples ran with {dependency} {older} "
+                        f"(`{dependency}{bound}`), the newest release before it."
+                    )
+                    return replace(installed, held_back=held_back)
+            self.install([requirement, f"{dependency}=={version}"])  # back to what the installer picked
+        return installed
+
+    def _library_imports(self, library: str) -> dict[str, Any]:
+        code, output, _ = self._run([self.python, "-c", LIBRARY_IMPORTS, library], 120, cwd=self.sandbox.home)
+        try:
+            return json.loads(output.strip().splitlines()[-1]) if code == 0 else {}
+        except (ValueError, IndexError):
+            return {}
 
     def probe(self, modules: list[str], library: str) -> dict[str, Any]:
         """Which modules import, what the library requires (with its extras) and which modules it provides."""

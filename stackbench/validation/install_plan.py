@@ -7,6 +7,7 @@ never installed: it is one setup problem of its page, and the page's other examp
 import re
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
 
 from stackbench.docs.distributions import names_extra, names_package, normalized, prose_names
 from stackbench.formats.walkthrough import ExtractionAnalysis
@@ -93,3 +94,39 @@ def docs_names(analysis: ExtractionAnalysis) -> set[str]:
 def told(names: set[str], library: str, module: str, distribution: str, extra: str | None = None) -> bool:
     """The page names the package (as a distribution or a module), or the library's extra that brings it."""
     return names_package(names, module, distribution) or bool(extra and names_extra(names, library, extra))
+
+
+def previous_major_bound(version: str) -> str | None:
+    """The bound that keeps a dependency below the release series it is at (`<9` for 9.0.1, `<0.14` for 0.14.2,
+    where a 0.x minor is a major); None where there is no series before it."""
+    try:
+        release = Version(version).release
+    except InvalidVersion:
+        return None
+    if release[0] > 0:
+        return f"<{release[0]}"
+    if len(release) > 1 and release[1] > 0:
+        return f"<0.{release[1]}"
+    return None
+
+
+def suspected_dependencies(
+    requires: list[str], installed: dict[str, str], modules: dict[str, list[str]], error: str
+) -> list[tuple[str, str]]:
+    """The library's own (not optional) dependencies that are installed, as (distribution, version): those whose
+    modules the import error names first (a reader looks at what the traceback shows), then the others in the
+    library's order. `modules` gives each distribution's top-level modules, by normalized name."""
+    named: list[tuple[str, str]] = []
+    others: list[tuple[str, str]] = []
+    for line in requires:
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        name = normalized(requirement.name)
+        if "extra" in str(requirement.marker or "") or name not in installed:
+            continue
+        words = {name, *modules.get(name, [])}
+        mentioned = any(re.search(rf"(?<![\w.]){re.escape(word)}\b", error) for word in words)
+        (named if mentioned else others).append((name, installed[name]))
+    return list(dict.fromkeys(named + others))

@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # annotations only: this module runs on the reader's Python, 
 
 OUTPUT_CAP = 60_000
 DOCTEST_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+MAX_CAUSES = 8  # a chain longer than that is a loop of the library's, not more to learn
 
 
 class Interrupted(KeyboardInterrupt):
@@ -544,6 +545,7 @@ class Page:
             "message": _safe_str(exc),
             "frames": frames,
             "traceback": _format(exc, tb),
+            "causes": _causes(exc),
         }
         if isinstance(exc, NameError):
             name = getattr(exc, "name", None) or _quoted(info["message"])
@@ -626,6 +628,24 @@ class Page:
         if self.page_folder and path.startswith(os.path.realpath(self.page_folder) + os.sep):
             return "page"  # a file of the page's, as pytest imports it (its conftest.py, a module it shows)
         return "other"
+
+
+def _causes(exc: BaseException) -> list[Message]:
+    """The exceptions behind this one, nearest first (what `raise ... from` or an error while handling gave): a
+    library's own error often stands for a lower one, such as the refused connection behind a "load failed"."""
+    causes: list[Message] = []
+    link: BaseException | None = exc
+    while link is not None and len(causes) < MAX_CAUSES:
+        link = link.__cause__ or (None if link.__suppress_context__ else link.__context__)
+        if link is not None:
+            causes.append(
+                {
+                    "type": type(link).__name__,
+                    "mro": [f"{c.__module__}.{c.__qualname__}" for c in type(link).__mro__],
+                    "message": _safe_str(link)[:300],
+                }
+            )
+    return causes
 
 
 class TestOutcomes:

@@ -45,7 +45,7 @@ class PageSetup:
         failed (then no example can run)."""
         document, analysis = self.document, self.analysis
         requirement = library_requirement(analysis)
-        base = document.prepared_with(requirement) or document.install([requirement])
+        base = document.prepared_with(requirement) or document.install_library(requirement)
         base_failed = None
         if not base.ok:
             base_failed = base
@@ -54,6 +54,8 @@ class PageSetup:
             self.setup_problems.append(
                 SetupProblem(requirement=requirement, message=message, log=document.readable(base.log))
             )
+        if base.held_back:
+            self.setup_problems.append(SetupProblem(requirement=requirement, message=base.held_back))
         for refused in refused_requirements(analysis):
             self.setup_problems.append(
                 SetupProblem(

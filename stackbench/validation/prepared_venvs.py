@@ -57,7 +57,7 @@ class PreparedVenvs:
         except SandboxUnavailable:
             return None  # the page's own sandbox says why
         try:
-            installed = document.install([requirement])
+            installed = document.install_library(requirement)
             if not installed.ok:
                 return None
             target = Path(tempfile.mkdtemp(dir=self._batch_folder())) / "venv"

@@ -282,11 +282,13 @@ def _hint(exc: Message) -> str:
 
 
 def _environment_need(exc: Message, mro: set[str], message: str) -> str | None:
-    if mro & ENVIRONMENT_EXCEPTIONS:
+    if _unreachable(mro, message):
         return f"{exc['type']} ({message[:160]})"
-    lowered = message.lower()
-    if any(word in lowered for word in ENVIRONMENT_WORDS) and "builtins.NameError" not in mro:
-        return f"{exc['type']} ({message[:160]})"
+    # A library's own error that stands for one of these (`LoaderError: Connection failed` raised from the refused
+    # connection): the reader sees the cause under it, a service of theirs that is not running.
+    cause = next((c for c in exc.get("causes", []) if _unreachable(set(c["mro"]), c["message"])), None)
+    if cause and "builtins.NameError" not in mro:
+        return f"{exc['type']} ({message[:80]}), caused by {cause['type']} ({cause['message'][:160]})"
     if VARIABLE_UNSET.search(message):
         return f"its own environment variables ({message[:160]})"
     if PROGRAM_MISSING.search(message):
@@ -301,6 +303,14 @@ def _environment_need(exc: Message, mro: set[str], message: str) -> str | None:
     if mro & MISSING_FILE and exc.get("filename") and not exc["filename"].startswith("~"):
         return f"the file {exc['filename']}, which the page does not create"
     return None
+
+
+def _unreachable(mro: set[str], message: str) -> bool:
+    """What the exception says is missing is the reader's machine: credentials, a service, the network."""
+    lowered = message.lower()
+    return bool(mro & ENVIRONMENT_EXCEPTIONS) or (
+        any(word in lowered for word in ENVIRONMENT_WORDS) and "builtins.NameError" not in mro
+    )
 
 
 def _missing_module(exc: Message, page: PageKnowledge, in_docs: bool, error: str) -> Verdict:

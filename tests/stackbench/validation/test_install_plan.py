@@ -6,7 +6,9 @@ from stackbench.validation.install_plan import (
     library_requirement,
     page_names,
     page_requirements,
+    previous_major_bound,
     refused_requirements,
+    suspected_dependencies,
     told,
 )
 from stackbench.validation.options import ValidationError
@@ -61,3 +63,23 @@ def test_a_page_tells_of_a_package_by_its_prose_its_install_lines_or_an_examples
         assert told(names, "sbdemo", module, distribution), module
     assert told(names, "sbdemo", "sbfancy", "sbfancy", extra="fancy"), "the extra the page installs brings it"
     assert not told(names, "sbdemo", "trio", "trio") and not told(names, "sbdemo", "anyio", "anyio", extra="async")
+
+
+def test_a_dependency_is_held_back_below_the_release_series_it_is_at():
+    assert previous_major_bound("9.0.1") == "<9"
+    assert previous_major_bound("0.14.2") == "<0.14", "a 0.x minor is a major"
+    assert previous_major_bound("0.0.3") is None and previous_major_bound("not a version") is None
+
+
+def test_the_dependencies_an_import_error_names_are_suspected_first_and_optional_ones_never():
+    requires = ["sbtools", "sbcore>=1", 'sbfancy; extra == "fancy"']
+    installed = {"sbtools": "2.1", "sbcore": "3.0", "sbfancy": "1.0"}
+    error = 'File "/venv/site-packages/_sbcore/api.py", line 3\nImportError: cannot import name'
+    assert suspected_dependencies(requires, installed, {"sbcore": ["_sbcore"]}, error) == [
+        ("sbcore", "3.0"),
+        ("sbtools", "2.1"),
+    ]
+    assert suspected_dependencies(requires, installed, {}, "in sbcore_helpers.py") == [
+        ("sbtools", "2.1"),
+        ("sbcore", "3.0"),
+    ], "a module named after the dependency is not the dependency"

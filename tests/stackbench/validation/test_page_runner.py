@@ -114,6 +114,15 @@ def test_a_failure_says_where_and_what_could_provide_a_missing_name(runner):
     assert exc["frames"][-1] == {"filename": "d.py", "lineno": 2, "name": "<module>", "where": "example"}
 
 
+def test_a_failure_names_the_exceptions_behind_it_nearest_first(runner):
+    code = "try:\n    {}['url']\nexcept KeyError as exc:\n    raise RuntimeError('load failed') from exc\n"
+    exc = runner({"op": "script", "name": "e.py", "state": runner.state, "code": code})["exception"]
+    assert exc["type"] == "RuntimeError"
+    assert [(c["type"], c["message"], c["mro"][0]) for c in exc["causes"]] == [
+        ("KeyError", "'url'", "builtins.KeyError")
+    ]
+
+
 def test_a_name_the_library_lacks_is_looked_for_among_the_top_level_exports_of_the_pages_other_packages(runner):
     names = runner({"op": "resolve", "names": ["dumps", "getcwd", "OrderedDict", "path", "nowhere"]})["names"]
     offered = {name: found["provided_by"] for name, found in names.items()}

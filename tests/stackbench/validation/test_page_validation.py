@@ -6,8 +6,10 @@ import sys
 
 import pytest
 
-from stackbench.formats.walkthrough import CodeExample
+from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis
 from stackbench.validation.batch import validate_document
+from stackbench_site.configuration import validation_options
+from tests.builders import build_wheel
 from tests.stackbench.validation.example_pages import analysis, outcome, page, script, session
 
 pytestmark = pytest.mark.slow
@@ -473,6 +475,22 @@ def test_an_optional_dependency_the_docs_installation_page_installs_is_there_wit
     fancy = script("import sbdemo\nprint(sbdemo.fancy_greet('x'))\n#> *hello x*\n", 5)
     [result] = validate_document(page(fancy, docs_requirements=["sbdemo[fancy]"]), offline).results
     assert (result.status, result.severity) == ("success", None), "the reader followed the installation page first"
+
+
+def test_a_library_broken_by_its_dependencys_newest_release_runs_with_the_one_before_and_says_so_once(tmp_path):
+    build_wheel(tmp_path, "sbcore", "1.2.0", "OLD_NAME = 'core'\n")
+    build_wheel(tmp_path, "sbcore", "2.0.0", "NEW_NAME = 'core'\n")
+    build_wheel(tmp_path, "sbplugin", "1.0.0", "from sbcore import OLD_NAME\n", requires=["sbcore"])
+    options = validation_options(timeout=10, find_links=[tmp_path], offline=True, num_workers=1)
+    examples = [
+        CodeExample(library="sbplugin", code="import sbplugin\nprint(sbplugin.OLD_NAME)\n", line=5, style="script")
+    ]
+    broken = ExtractionAnalysis(page="guide.md", library="sbplugin", version="1.0.0", examples=examples)
+    result = validate_document(broken, options)
+    assert outcome(result) == [("success", None)]
+    [problem] = result.setup_problems
+    assert problem.message.startswith("sbplugin does not import under sbcore 2.0.0, the newest release")
+    assert "ran with sbcore 1.2.0 (`sbcore<2`)" in problem.message
 
 
 def test_a_package_an_example_imports_is_installed_only_when_the_page_names_it(offline):

@@ -52,6 +52,20 @@ def test_a_prompt_with_no_one_to_answer_it_needs_the_readers_terminal():
     assert judge_exception(truncated, knowledge()).status == "failure", "a truncated file is no prompt"
 
 
+def test_a_librarys_own_error_caused_by_a_refused_connection_needs_the_service_the_reader_runs():
+    refused = {
+        "type": "ConnectionRefusedError",
+        "mro": ["builtins.ConnectionRefusedError", "builtins.ConnectionError", "builtins.OSError"],
+        "message": "[Errno 111] Connection refused",
+    }
+    load_failed = exception("LoadError", "Connection failed", where="package", causes=[refused])
+    verdict = judge_exception(load_failed, knowledge())
+    assert (verdict.status, verdict.severity) == ("skipped", None)
+    assert verdict.message.startswith("Needs the reader's environment: LoadError (Connection failed), caused by Conn")
+    unrelated = exception("LoadError", "Connection failed", where="package", causes=[exception("KeyError", "'url'")])
+    assert judge_exception(unrelated, knowledge()).status == "failure"
+
+
 def test_a_program_the_library_says_is_missing_from_the_machine_is_the_readers_environment():
     cli = exception("ValueError", "The vault CLI is not properly installed. See https://example.org/cli", "package")
     assert judge_exception(cli, knowledge()).status == "skipped"
