@@ -350,7 +350,7 @@ def placeholder_reason(code: str, tree: ast.Module | None, indented: bool = Fals
     line = python_code.ellipsis_gap(tree) if tree is not None else python_code.ellipsis_syntax_gap(code)
     if line is not None:
         return f"its line {line} has `...` where the reader fills in their own code"
-    line = python_code.commented_body(code) if tree is None else None
+    line = python_code.skeleton_body(code) if tree is None else None
     if line is not None:
         return f"the body under its line {line} is only a comment, where the reader writes their own code"
     if tree is not None and python_code.left_out_code(tree):
@@ -664,7 +664,7 @@ def read_blocks(
             named_python=_python_named_near(code, block),
         )
         not_run = placeholder_reason(code, tree, shown_indent > 0)
-        shape = python_code.fragment(code) if tree is None else None
+        shape = python_code.fragment(code)
         if old:
             example.execution_context, example.skip_reason = "not_executable", _comparison_only(old)
         elif argued_against:

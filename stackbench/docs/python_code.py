@@ -18,9 +18,10 @@ BUILTIN_NAMES = set(dir(builtins)) | {"__name__", "__file__", "__doc__", "__buil
 PARSE_FLAGS = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 PROMPT = re.compile(r"^\s*>>>( |$)", re.MULTILINE)
-# Values a reader must put in themselves: <your-key>, <API_KEY>, "YOUR_API_KEY", "your-api-token", REPLACE_ME.
+# Values a reader must put in themselves: <your-key>, <API_KEY>, "YOUR_API_KEY", "your-api-token", REPLACE_ME, the
+# last part of a dotted name written as what goes there ("shapes.<kind>").
 FILL_IN = re.compile(
-    r"<\s*(?:your|my)[\w .-]*>|<[A-Z][A-Z0-9_]{2,}>|\bYOUR_[A-Z0-9_]+\b|\byour[-_](?:own[-_])?(?:api[-_])?"
+    r"<\s*(?:your|my)[\w .-]*>|<[A-Z][A-Z0-9_]{2,}>|(?<=\w\.)<[a-z][\w-]*>|\bYOUR_[A-Z0-9_]+\b|\byour[-_](?:own[-_])?(?:api[-_])?"
     r"(?:key|token|secret|password|id|username|user|email|host|url|project|bucket|account)\b|\bREPLACE_ME\b|\bCHANGEME\b"
 )
 # Calls where `...` is a real value, not a gap: pydantic's and FastAPI's "required" marker.
@@ -208,17 +209,93 @@ def newer_syntax(code: str) -> tuple[str, str] | None:
 
 
 def fragment(code: str) -> str | None:
-    """Why code that does not parse is a fragment shown for its shape, not a broken program: decorators shown
-    without the function they go on, or a `def`/`class` line shown without its body (a signature)."""
+    """Why code is a fragment shown for its shape, not a program: decorators shown without the function they go
+    on, signatures listed for reference, or a header (`if`, `with`…) quoted without its body."""
+    if signatures_only(code):
+        return "signatures listed for reference (parameters, their types and defaults, no body to run)"
     if parse(code) is not None or not code.strip():
         return None
     if parse(code.rstrip() + "\ndef _decorated(): pass\n") is not None:
         return "decorators shown without the function they decorate"
     last = code.rstrip().split("\n")[-1]
-    indent = last[: len(last) - len(last.lstrip())]
-    if parse(code.rstrip() + "\n" + indent + "    pass\n") is not None:
-        return "a `def` or `class` line shown without its body"
+    if last.endswith(":") and parse(code.rstrip() + "\n" + " " * (indent_of(last) + 4) + "pass\n") is not None:
+        return "a header shown without its body"
     return None
+
+
+# One signature as an API reference shows it: a `def` or `class` line, a decorator or a call, its parameters in
+# parentheses (types and defaults allowed), maybe a return type, maybe the `:` of a header with no body under it.
+SIGNATURE = re.compile(
+    r"^(?:@\s*|(?:async\s+)?(?:def|class)\s+)?[A-Za-z_][\w.]*\s*\((?P<parameters>.*)\)\s*"
+    r"(?:->\s*(?P<returns>.+?))?\s*:?\s*$",
+    re.DOTALL,
+)
+# A type a reference writes in angle brackets (`-> <Fixture>`, `Tuple[<Fixture>, ...]`): the kind of object, by name.
+NAMED_KIND = re.compile(r"<\s*([A-Za-z_][\w.]*)\s*>")
+
+
+def signatures_only(code: str) -> bool:
+    """The block lists signatures for reference, the way an API page shows them, not code to run: every statement
+    (imports and type aliases aside) is a signature with no body (`def has_tag(name: str)`, a header ending in `:`,
+    a call whose parameters carry their types, `-> <Fixture>` for what it returns) or a function whose body is only
+    `...` or a docstring, which nothing in the block calls or decorates. A function the block goes on to use, or a
+    header with a comment under it (a body left for the reader to write), is code."""
+    tree = parse(code)
+    if tree is not None:
+        stubs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        others = [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        return (
+            bool(stubs)
+            and all(not n.decorator_list and _only_ellipsis(n.body) and n.name not in used for n in stubs)
+            and all(_import_or_alias(n) for n in others)
+        )
+    lines = _logical_lines(code)
+    if not lines:
+        return False
+    signatures = 0
+    for line in lines:
+        match = SIGNATURE.match(NAMED_KIND.sub(r"\1", line))
+        if match and parse(f"def _({match['parameters']}) -> {match['returns'] or 'None'}: pass") is not None:
+            signatures += 1
+            continue
+        statement = parse(line)
+        if statement is None or not all(_import_or_alias(n) or _only_ellipsis([n]) for n in statement.body):
+            return False
+    return signatures > 0
+
+
+def _import_or_alias(statement: ast.stmt) -> bool:
+    """An import, or a name given to a type (`Handler = Callable[[str], None]`): what a list of signatures may
+    hold besides them. An assignment that calls something makes an object: code."""
+    if isinstance(statement, ast.Assign):
+        return not any(isinstance(node, ast.Call) for node in ast.walk(statement.value))
+    return isinstance(statement, (ast.Import, ast.ImportFrom))
+
+
+def _logical_lines(code: str) -> list[str] | None:
+    """The code's logical lines (brackets joined, comments left out), a line that opens on `->` joined to the one
+    before it (a return type shown under its signature); None when a comment stands on a line of its own indented
+    under a statement (a body left for the reader to write), or the code does not tokenize."""
+    skipped = {tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER, tokenize.COMMENT}
+    lines: list[str] = []
+    words: list[str] = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            if token.type == tokenize.COMMENT and token.line.strip().startswith("#") and token.start[1] > 0:
+                return None
+            if token.type == tokenize.NEWLINE:
+                joined = " ".join(words)
+                if joined.startswith("->") and lines:
+                    lines[-1] += " " + joined
+                elif joined:
+                    lines.append(joined)
+                words = []
+            elif token.type not in skipped:
+                words.append(token.string)
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return lines + ([" ".join(words)] if words else [])
 
 
 def shifted_program(code: str) -> bool:
@@ -343,11 +420,31 @@ def left_out_code(tree: ast.Module) -> bool:
 
 def class_body_excerpt(tree: ast.Module, indented: bool) -> bool:
     """A block of field declarations only (`name: Type`, `name: Type = default`): a class's body shown without its
-    class, when one declares no value (a module has no use for a bare annotation) or the page indents them."""
+    class, when one declares no value (a module has no use for a bare annotation) or the page indents them. A
+    value after the colon (`NAME: {...}`, `port: 8000`) is no type: those are settings (see
+    settings_with_colons)."""
     fields = [node for node in tree.body if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)]
-    if not fields or len(fields) != len(tree.body):
+    if not fields or len(fields) != len(tree.body) or settings_with_colons(tree):
         return False
     return indented or any(node.value is None for node in fields)
+
+
+# What follows a colon in a settings listing and never in an annotation: a dict, a list, a set, a number, a bool.
+SETTING_VALUES = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp)
+
+
+def settings_with_colons(tree: ast.Module) -> tuple[str, int] | None:
+    """(the name, its line) of a module-level `NAME: {...}` or `name: 8000` that assigns nothing: settings written
+    the way YAML or a dict's entries are, where a settings module needs `=`. Python reads the value as the name's
+    annotation and throws it away, so the module never defines the name its reader configures."""
+    for node in tree.body:
+        if not (isinstance(node, ast.AnnAssign) and node.value is None and isinstance(node.target, ast.Name)):
+            continue
+        value = node.annotation
+        number = isinstance(value, ast.Constant) and isinstance(value.value, (int, float, bool))
+        if isinstance(value, SETTING_VALUES) or number:
+            return node.target.id, node.lineno
+    return None
 
 
 def is_sketch(tree: ast.Module) -> bool:
@@ -433,7 +530,26 @@ def ellipsis_syntax_gap(code: str) -> int | None:
 
 def commented_body(code: str) -> int | None:
     """The line of a `class` or `def` (any compound statement) whose body is only a comment (`# define your
-    extension here`), when that is all that keeps the code from parsing: a skeleton whose body the reader writes."""
+    extension here`), when that is all that keeps the code from parsing."""
+    filled = _commented_bodies_filled(code)
+    return filled[0] if filled is not None else None
+
+
+def skeleton_body(code: str) -> int | None:
+    """The line of a header whose body of comments the reader writes: in a block that leaves names to the reader
+    too (their text, their objects, an import), which shows a shape to fill in. A block that is whole, every name
+    it uses at hand, is there to be pasted as it is, and its body of comments is the IndentationError the reader
+    then meets (the page needs a `pass` or a `...` there)."""
+    filled = _commented_bodies_filled(code)
+    if filled is None:
+        return None
+    line, tree = filled
+    return line if undefined_names(tree) else None
+
+
+def _commented_bodies_filled(code: str) -> tuple[int, ast.Module] | None:
+    """(the first header's line, the code parsed with a `...` under each header whose body is only a comment)
+    when those bodies are all that keep the code from parsing."""
     if parse(code) is not None:
         return None
     lines = code.split("\n")
@@ -441,7 +557,8 @@ def commented_body(code: str) -> int | None:
     filled = list(lines)
     for number in reversed(headers):
         filled.insert(number + 1, " " * (indent_of(lines[number]) + 4) + "...")
-    return headers[0] + 1 if headers and parse("\n".join(filled)) is not None else None
+    tree = parse("\n".join(filled)) if headers else None
+    return (headers[0] + 1, tree) if tree is not None else None
 
 
 def _opens_commented_body(lines: list[str], number: int) -> bool:

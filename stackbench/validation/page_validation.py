@@ -656,6 +656,11 @@ class PageValidation:
             # Its own defect, whatever it builds on or stands in for: no stand-in explains a special method's name.
             name, meant, line = misspelt
             verdict = verdicts.misspelt_special_method(name, meant, f"line {example.line + line - 1} of the page")
+        unassigned = python_code.settings_with_colons(tree)
+        if unassigned and verdict.status != "failure":
+            # Its own defect, whatever it builds on: the run defines nothing for the colon to have assigned.
+            name, line = unassigned
+            verdict = verdicts.annotated_not_assigned(name, f"line {example.line + line - 1} of the page")
         if (
             example.shown_indent
             and not _async_excerpt(example, tree)

@@ -633,6 +633,17 @@ def misspelt_special_method(name: str, meant: str, where: str) -> Verdict:
     )
 
 
+def annotated_not_assigned(name: str, where: str) -> Verdict:
+    """A setting written `NAME: value`: Python takes the value for an annotation and defines no name."""
+    return Verdict(
+        "failure",
+        "warning",
+        f"`{name}:` ({where}) annotates `{name}` with its value and assigns nothing: a module loaded for its "
+        f"settings defines no `{name}`, so the setting is silently ignored.",
+        f"Write `{name} = ...` (an `=` where the colon is).",
+    )
+
+
 def shown_indented(spaces: int) -> Verdict:
     """An example the page shows with every line indented."""
     return Verdict(

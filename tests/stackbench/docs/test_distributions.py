@@ -65,6 +65,11 @@ def test_the_layers_of_a_layered_application_are_the_readers_own_packages_whatev
     assert distribution_for("domainmodel") == "domainmodel", "only the layer's own name"
 
 
+def test_a_module_named_as_a_place_the_page_leaves_open_is_the_readers_own():
+    assert readers_own("somewhere") and readers_own("elsewhere.helpers")
+    assert not readers_own("somewhat")
+
+
 def test_import_names_of_a_distribution_and_normal_names():
     assert module_names_of("python-dateutil") >= {"dateutil"}
     assert module_names_of("PyYAML") >= {"yaml"}

@@ -50,6 +50,8 @@ result = compose(...)
 
 ```python
 def stub(): ...
+
+stub()
 ```
 
 #### Included

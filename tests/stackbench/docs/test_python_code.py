@@ -34,6 +34,9 @@ from stackbench.docs.python_code import (
     session_parts,
     session_source,
     session_statements,
+    settings_with_colons,
+    signatures_only,
+    skeleton_body,
     undefined_names,
     without_documented_output,
 )
@@ -158,6 +161,11 @@ def test_placeholders_are_values_to_fill_in_not_environment_variable_names():
     assert fill_in("secret = os.environ['SERVICE_KEY']") is None
 
 
+def test_the_last_part_of_a_dotted_name_written_as_what_goes_there_is_a_placeholder():
+    assert fill_in("shapes.load('shapes.<kind>')") == "<kind>"
+    assert fill_in("html = '<p>shapes</p>'") is None and fill_in("route('/shapes/<kind>')") is None
+
+
 def test_a_placeholder_inside_a_documented_output_or_a_comment_is_not_code():
     code = 'print(load())\n"""\n{\'api_key\': \'your-api-key\'}\n"""\n# use your-api-key here\n'
     assert fill_in(code) == "your-api-key"
@@ -189,8 +197,47 @@ def test_syntax_of_newer_pythons_is_recognised():
 def test_a_fragment_is_told_from_a_broken_program():
     assert fragment("@click.option('--upper')\n") == "decorators shown without the function they decorate"
     assert fragment("def connect(host: str, port: int = 80) -> Connection:") is not None
+    assert fragment("if shapes.ready():\n") == "a header shown without its body"
     assert fragment("print('unclosed'") is None
     assert fragment("x = 1\n") is None
+
+
+@pytest.mark.parametrize(
+    "listing",
+    [
+        "def area(side: float)\n",
+        "def area(side: float) -> float\n",
+        "def area(side,  # type: float\n         ):\n",
+        "@shape(name: str = None, *, filled: bool = False)\n",
+        "Square(side: float)\n",
+        "Square(side, colour='red')\n    -> <Shape>\n",
+        "def make(kind: str) -> Tuple[<Shape>, ...]\n",
+        "def make(kind: str, kind: int)\n",
+        "Kind = Union[str, int]\n\ndef make(kind: Kind) -> Shape\n\ndef draw(shape: Shape) -> None\n",
+        "def area(side: Side) -> float:\n    ...\n",
+        'def area(side: Side) -> float:\n    """The area."""\n    ...\n\ndef edge(side: Side) -> float: ...\n',
+    ],
+)
+def test_signatures_listed_for_reference_are_a_fragment_not_code_to_run(listing):
+    assert signatures_only(listing)
+    assert fragment(listing) == "signatures listed for reference (parameters, their types and defaults, no body to run)"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "def area(side):\n    ...\n\nprint(area(2))\n",
+        "def side(): ...\n\ndef area(length: Annotated[int, Use(side)]): ...\n",
+        "@shapes.hook\ndef on_draw(shape: Shape) -> None: ...\n",
+        "def area(side):\n    return side * side\n",
+        "shape = Square(2)\n\ndef area(side: float) -> float: ...\n",
+        "def area(side: float)\n    return side * side\n",
+        "class Square(Shape)\n    # yours\n",
+        "square(2)\n",
+    ],
+)
+def test_a_function_the_block_uses_registers_or_fills_in_is_code_not_a_signature(code):
+    assert not signatures_only(code)
 
 
 @pytest.mark.parametrize(
@@ -293,6 +340,12 @@ def test_a_body_of_only_comments_is_found_where_it_alone_keeps_the_code_from_par
     assert commented_body("def f():  # yours\nrun()\n") == 1, "the comment on the header's own line"
 
 
+def test_a_body_of_comments_is_the_readers_to_write_only_in_a_block_that_leaves_them_other_names_too():
+    assert skeleton_body("class Square(Shape):\n    # yours\n\nshapes.draw(Square())\n") == 1
+    assert skeleton_body("def on_error(job, error):\n    # log it\n") is None, "whole: pasted, IndentationError"
+    assert skeleton_body("from shapes import Shape\n\ndef grow(shape: Shape):\n    # yours\n") is None
+
+
 def test_a_header_with_no_comment_under_it_is_code_left_unindented_not_a_body_to_write():
     assert commented_body("def f():\nx = 1\nrun(x)\n") is None
     assert commented_body("def f():\n\nrun(f)\n") is None
@@ -324,6 +377,14 @@ def test_field_declarations_alone_are_a_class_body_shown_without_its_class():
     assert class_body_excerpt(parse("side: int = 2\n"), indented=True)
     assert not class_body_excerpt(parse("side: int = 2\n"), indented=False), "a module's annotated variable"
     assert not class_body_excerpt(parse("side: int\nprint(side)\n"), indented=False)
+
+
+def test_a_name_a_colon_and_a_value_are_settings_that_assign_nothing_not_a_class_body():
+    settings = parse("SHAPES: {\n    'side': 2,\n}\nTIMEOUT: 30\n")
+    assert settings_with_colons(settings) == ("SHAPES", 1)
+    assert not class_body_excerpt(settings, indented=False)
+    assert settings_with_colons(parse("side: int\ncolour: str = 'red'\n")) is None, "types: a class's fields"
+    assert settings_with_colons(parse("SHAPES = {'side': 2}\n")) is None
 
 
 def test_an_exit_is_as_written_when_a_module_level_raise_spells_out_its_status():

@@ -884,3 +884,17 @@ def test_a_special_method_spelt_wrong_is_an_error_even_in_a_block_built_on_stand
     result = validate_document(page(script(sketch, 5)), offline).results[0]
     assert (result.status, result.severity) == ("failure", "error")
     assert result.error_message.startswith("`__init` (line 9 of the page) is not `__init__`")
+
+
+def test_a_whole_function_whose_body_is_only_a_comment_is_the_indentation_error_its_reader_meets(offline):
+    handler = "from sbdemo import greet\n\n\ndef on_greeting(name):\n    # send greet(name) where you like\n"
+    result = validate_document(page(script(handler, 5)), offline).results[0]
+    assert (result.status, result.severity) == ("failure", "error")
+    assert result.error_message.startswith("IndentationError")
+
+
+def test_settings_written_with_a_colon_run_but_assign_nothing_and_are_a_warning(offline):
+    settings = "GREETING: {\n    'name': 'docs',\n}\n"
+    result = validate_document(page(script(settings, 5)), offline).results[0]
+    assert (result.status, result.severity) == ("failure", "warning")
+    assert result.error_message.startswith("`GREETING:` (line 5 of the page) annotates `GREETING`")
