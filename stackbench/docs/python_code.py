@@ -9,6 +9,7 @@ import io
 import itertools
 import re
 import tokenize
+import typing
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
@@ -18,11 +19,24 @@ BUILTIN_NAMES = set(dir(builtins)) | {"__name__", "__file__", "__doc__", "__buil
 PARSE_FLAGS = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 PROMPT = re.compile(r"^\s*>>>( |$)", re.MULTILINE)
-# Values a reader must put in themselves: <your-key>, <API_KEY>, "YOUR_API_KEY", "your-api-token", REPLACE_ME.
+# Values a reader must put in themselves: <your-key>, <API_KEY>, "YOUR_API_KEY", "your-api-token", REPLACE_ME; a
+# part of a dotted name or a path to pick ("plugins.<name>", "out/<file>").
 FILL_IN = re.compile(
     r"<\s*(?:your|my)[\w .-]*>|<[A-Z][A-Z0-9_]{2,}>|\bYOUR_[A-Z0-9_]+\b|\byour[-_](?:own[-_])?(?:api[-_])?"
-    r"(?:key|token|secret|password|id|username|user|email|host|url|project|bucket|account)\b|\bREPLACE_ME\b|\bCHANGEME\b"
+    r"(?:key|token|secret|password|id|username|user|email|host|url|project|bucket|account)\b|\bREPLACE_ME\b|\bCHANGEME\b|"
+    r"(?<=[\w][./])<[a-z][\w-]*>"
 )
+# A path standing for one of the reader's own ("path/to/template", "/path/to/data.csv"): the code around it runs
+# as shown, what reads that path needs the reader's files.
+PLACEHOLDER_PATH = re.compile(r"""["'](/?path/to/[^"']*)["']""")
+
+
+def placeholder_path(code: str) -> str | None:
+    """The first path in code that stands for one of the reader's own, if any."""
+    match = PLACEHOLDER_PATH.search(code)
+    return match.group(1) if match else None
+
+
 # Calls where `...` is a real value, not a gap: pydantic's and FastAPI's "required" marker.
 ELLIPSIS_AS_VALUE = {
     "Field",
@@ -71,8 +85,8 @@ RAISES_INTRO = re.compile(
 NEGATED = re.compile(r"\b(?:not|never|no\s+longer|without)\b|n't\b", re.IGNORECASE)
 
 
-# The last line of a traceback: the exception's (dotted) class and its message.
-ERROR_LINE = re.compile(r"^(?:[a-z_]\w*\.)*(?P<name>[A-Z]\w{0,80}): \S")
+# The last line of a traceback: the exception's (dotted) class and its message, if it has one.
+ERROR_LINE = re.compile(r"^(?:[a-z_]\w*\.)*(?P<name>[A-Z]\w{0,80})(?:: \S|$)")
 
 
 def shown_error(code: str) -> str | None:
@@ -218,6 +232,8 @@ def fragment(code: str) -> str | None:
     indent = last[: len(last) - len(last.lstrip())]
     if parse(code.rstrip() + "\n" + indent + "    pass\n") is not None:
         return "a `def` or `class` line shown without its body"
+    if re.match(r"\s*(?:async\s+)?def\s", last) and parse(code.rstrip() + ":\n" + indent + "    pass\n") is not None:
+        return "a `def` line shown without its colon and body (a signature)"
     return None
 
 
@@ -363,6 +379,18 @@ def is_sketch(tree: ast.Module) -> bool:
             imports_all_it_uses(tree) and any(isinstance(n, ast.ClassDef) and n.decorator_list for n in definitions)
         )
     )
+
+
+def signature_only(tree: ast.Module) -> str | None:
+    """The function a block shows only the signature of: its one statement is a plain function (no decorator
+    registers it) whose body is `...`. Run, it would define a function that does nothing; the page shows it for its
+    parameters and types, which name the library's own (`Element`, `Any`) without importing them."""
+    if len(tree.body) != 1:
+        return None
+    function = tree.body[0]
+    if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) and not function.decorator_list:
+        return function.name if _only_ellipsis(function.body) else None
+    return None
 
 
 def only_entries(tree: ast.Module) -> str | None:
@@ -767,6 +795,12 @@ def undefined_names(tree: ast.Module) -> set[str]:
     """Names the example uses without defining them (nor being builtins)."""
     used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
     return used - _locally_bound(tree) - BUILTIN_NAMES
+
+
+def typing_names(names: Collection[str]) -> list[str]:
+    """Those of names that the standard library's `typing` exports (`Optional`, `Any`, `Callable`): a reader who
+    meets one never imported knows where it comes from, whatever else the block leaves to them."""
+    return sorted(name for name in names if name in typing.__all__)
 
 
 def first_uses(tree: ast.Module, names: Collection[str]) -> dict[str, int]:

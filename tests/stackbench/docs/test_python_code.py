@@ -25,6 +25,7 @@ from stackbench.docs.python_code import (
     newer_syntax,
     only_entries,
     parse,
+    placeholder_path,
     prompt_line,
     reads_as_code,
     required_variables,
@@ -34,6 +35,7 @@ from stackbench.docs.python_code import (
     session_parts,
     session_source,
     session_statements,
+    signature_only,
     undefined_names,
     without_documented_output,
 )
@@ -158,6 +160,19 @@ def test_placeholders_are_values_to_fill_in_not_environment_variable_names():
     assert fill_in("secret = os.environ['SERVICE_KEY']") is None
 
 
+def test_a_part_of_a_name_or_path_to_pick_is_filled_in():
+    assert fill_in("load(plugins=['shapes.plugins.<name>'])") == "<name>"
+    assert fill_in("html = '<div>' + text + '</div>'") is None, "markup is no placeholder"
+    assert fill_in("if a<b>c: pass") is None
+
+
+def test_a_path_of_the_readers_own_is_told_from_a_path_of_the_page():
+    assert placeholder_path('draw("path/to/drawing.svg", "out")') == "path/to/drawing.svg"
+    assert placeholder_path("draw('/path/to/drawing.svg')") == "/path/to/drawing.svg"
+    assert placeholder_path('draw("xpath/to/drawing.svg")') is None
+    assert placeholder_path('draw("drawings/path.svg")') is None
+
+
 def test_a_placeholder_inside_a_documented_output_or_a_comment_is_not_code():
     code = 'print(load())\n"""\n{\'api_key\': \'your-api-key\'}\n"""\n# use your-api-key here\n'
     assert fill_in(code) == "your-api-key"
@@ -189,6 +204,9 @@ def test_syntax_of_newer_pythons_is_recognised():
 def test_a_fragment_is_told_from_a_broken_program():
     assert fragment("@click.option('--upper')\n") == "decorators shown without the function they decorate"
     assert fragment("def connect(host: str, port: int = 80) -> Connection:") is not None
+    assert fragment("def paint(canvas, colour) -> Stroke") == (
+        "a `def` line shown without its colon and body (a signature)"
+    )
     assert fragment("print('unclosed'") is None
     assert fragment("x = 1\n") is None
 
@@ -349,3 +367,11 @@ def test_a_method_spelt_like_a_special_method_with_its_underscores_wrong_is_foun
         is None
     )
     assert found("class Cart:\n    def __init__(self):\n        pass\n") is None
+
+
+def test_a_lone_function_with_an_ellipsis_body_is_a_signature_shown():
+    assert signature_only(parse("def paint(canvas: Canvas, colour: Any) -> Stroke:\n    ...\n")) == "paint"
+    assert signature_only(parse('async def paint(canvas):\n    """Doc."""\n    ...\n')) == "paint"
+    assert signature_only(parse("@brushes.register\ndef paint(canvas): ...\n")) is None, "a decorator registers it"
+    assert signature_only(parse("def paint(canvas):\n    return canvas.fill()\n")) is None, "a body that works"
+    assert signature_only(parse("def paint(canvas): ...\n\npaint(1)\n")) is None, "the block calls it"
