@@ -72,6 +72,8 @@ READERS_OWN = re.compile(
     r"conf|main|tasks?|services?|api|core|common|server|client|db|database|routes|handlers?|"
     # The layers a layered (clean, hexagonal) application is split into: the reader's own packages.
     r"domain|entities|infrastructure|adapters|repositories|use_?cases|"
+    # `from somewhere import thing`: wherever the reader keeps it.
+    r"somewhere|elsewhere|"
     # my_awesome_app, your_project_name, yourcompany: a name the reader is to put their own in place of.
     r"(?:my|your|our)_\w+|your\w+|"
     # pkg1, package_b, module2, mod_a: one of several made-up packages a page tells apart by number or letter.
