@@ -866,3 +866,15 @@ def test_a_special_method_spelt_wrong_is_an_error_even_in_a_block_built_on_stand
     result = validate_document(page(script(sketch, 5)), offline).results[0]
     assert (result.status, result.severity) == ("failure", "error")
     assert result.error_message.startswith("`__init` (line 9 of the page) is not `__init__`")
+
+
+def test_a_page_that_names_the_library_by_its_module_installs_nothing_more(offline):
+    named = page(
+        CodeExample(library="sb-kit", code="import sbkitmod\nprint(sbkitmod.VALUE)\n", line=10, style="script"),
+        dependencies=[],
+        requirements=[{"requirement": "sbkitmod", "line": 3}],
+    )
+    named.library = "sb-kit"
+    result = validate_document(named, offline)
+    assert outcome(result) == [("success", None)]
+    assert result.setup_problems == [], "the library's own module is no package to look for"
