@@ -643,6 +643,7 @@ class PageValidation:
                     )
                     answer = retried
         verdict = self._unless_unwritable_file(index, verdict)
+        verdict = self._unless_readers_path(index, verdict, answer)
         if verdict.status == "success" or verdict.builds_on is not None:
             verdict = self._module_without_imports(index, tree) or verdict
         if verdict.status == "success" and not verdict.severity:
@@ -651,6 +652,8 @@ class PageValidation:
             self.state.cascades[index] = verdict.builds_on
         if verdict.import_needed and answer.get("status") == "exception":
             self._add_missing_imports(index, tree, preludes, verdict)
+        if verdict.status == "skipped":
+            verdict = self._typing_never_imported(index, tree) or verdict
         misspelt = python_code.misspelt_special_method(tree)
         if misspelt and verdict.status != "failure":
             # Its own defect, whatever it builds on or stands in for: no stand-in explains a special method's name.
@@ -695,6 +698,20 @@ class PageValidation:
             if name in by_file and name not in elsewhere:
                 return verdicts.never_imported(name, *by_file[name], self._name_error(index, name, line), module=path)
         return None
+
+    def _typing_never_imported(self, index: int, tree: ast.Module) -> verdicts.Verdict | None:
+        """A block not run to the end (it builds on one that is not run, or stands in for the reader's code) whose
+        names from `typing` nothing on the page imports: wherever the reader pastes it, those are a NameError one
+        import away, whatever the rest of it needs. A block that says it is a pattern on the reader's own names
+        (`MyID`) is theirs to complete, imports and all."""
+        free = self._free_names(index)
+        if any(verdicts.readers_own_name(name, self.knowledge) for name in free):
+            return None
+        names = python_code.typing_names(free)
+        if not names:
+            return None
+        first = min(python_code.first_uses(tree, names).items(), key=lambda use: use[1])
+        return verdicts.typing_never_imported(names, self._name_error(index, *first))
 
     def _missing_in_a_body(self, index: int, tree: ast.Module) -> verdicts.Verdict | None:
         """A script that ran to its end, but whose functions use a name nothing on the page defines so far that
@@ -1168,6 +1185,19 @@ class PageValidation:
                     "the sandbox cannot create. Not a doc defect.",
                 )
         return verdict
+
+    def _unless_readers_path(self, index: int, verdict: verdicts.Verdict, answer: Message) -> verdicts.Verdict:
+        """A failure raised inside a package, or for a file that is not there, by an example that hands over a path
+        standing for the reader's own (`path/to/template`): what the reader's files would make of it is theirs."""
+        path = python_code.placeholder_path(self.examples[index].code)
+        exception = answer.get("exception") or {}
+        frames = exception.get("frames") or [{}]
+        failed_on_files = frames[-1].get("where") == "package" or set(exception.get("mro", [])) & verdicts.MISSING_FILE
+        if verdict.status != "failure" or not path or not failed_on_files:
+            return verdict
+        return verdicts.Verdict(
+            "skipped", None, f"Needs the reader's environment: their own files at `{path}`. Not a doc defect."
+        )
 
     # -- the result --------------------------------------------------------------------------------------------
     def result(self, results: list[ExampleResult]) -> ValidationResult:

@@ -868,6 +868,30 @@ def test_a_special_method_spelt_wrong_is_an_error_even_in_a_block_built_on_stand
     assert result.error_message.startswith("`__init` (line 9 of the page) is not `__init__`")
 
 
+def test_a_method_shown_alone_whose_annotations_use_typing_names_never_imported_lacks_an_import(offline):
+    hook = (
+        "from sbdemo import greet\n\nclass Greeter(BaseOfTheReader):\n"
+        "    def hello(self, name: Optional[str] = None) -> Any:\n        return greet(name)\n"
+    )
+    pattern = "class Greeter(BaseOfTheReader):\n    def hello(self, name: MyName) -> Any:\n        return name\n"
+    result, own = validate_document(analysis(hook, pattern), offline).results
+    assert (result.status, result.severity) == ("failure", "warning")
+    assert result.suggestions.startswith("Add `from typing import Any, Optional` to the example: they are never")
+    assert result.error_message.endswith("is not defined (line 13 of the page)"), "the line the reader meets it on"
+    assert own.status == "skipped", "a pattern on the reader's own names is theirs to complete"
+
+
+def test_a_failure_inside_a_package_given_a_path_of_the_readers_own_needs_their_files(offline):
+    own, named = validate_document(
+        analysis(
+            'import sbdemo\nsbdemo.explode("path/to/your/drawing")', 'import sbdemo\nsbdemo.gret("path/to/drawing")'
+        ),
+        offline,
+    ).results
+    assert own.status == "skipped" and "their own files at `path/to/your/drawing`" in own.error_message
+    assert (named.status, named.severity) == ("failure", "error"), "the example's own mistake stays"
+
+
 def test_a_page_that_names_the_library_by_its_module_installs_nothing_more(offline):
     named = page(
         CodeExample(library="sb-kit", code="import sbkitmod\nprint(sbkitmod.VALUE)\n", line=10, style="script"),
