@@ -189,6 +189,10 @@ def fancy_greet(name):
     import sbfancy  # an optional dependency: the "fancy" extra
 
     return sbfancy.decorate(greet(name))
+
+
+class GreetingRefused(Exception):
+    """What a greeting hook raises to stop the greeting."""
 '''
 
 

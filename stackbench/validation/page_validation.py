@@ -715,17 +715,23 @@ class PageValidation:
 
     def _missing_in_a_body(self, index: int, tree: ast.Module) -> verdicts.Verdict | None:
         """A script that ran to its end, but whose functions use a name nothing on the page defines so far that
-        is plainly a slip: a standard-library module never imported (`os`), or a near-spelling of a name the
-        example imports (`tool` for `tools`). Its run never called them; the reader who calls one gets a
-        NameError."""
+        is plainly a slip: a standard-library module never imported (`os`), a near-spelling of a name the
+        example imports (`tool` for `tools`), or a name the library exports (the exception a hook is to raise).
+        Its run never called them; the reader who calls one gets a NameError."""
         imported, free = set(python_code.imported_names(tree)), self._free_names(index)
         unprovided: set[str] | None = None  # asked of the page's process once, if a slip is found at all
+        exported = self._exported_by_library(free)
         for name in free:
             near = difflib.get_close_matches(name, imported, n=1, cutoff=0.8)
             if name in sys.stdlib_module_names and name not in STDLIB_MODULES_NAMED_LIKE_VARIABLES:
                 suggestion = f"Add `import {name}` to the example: its functions use `{name}`, never imported."
             elif near:
                 suggestion = f"`{name}` is not defined: the example imports `{near[0]}`; did you mean it?"
+            elif name in exported:
+                suggestion = (
+                    f"Add `from {exported[name]} import {name}` to the example: its functions use `{name}`, never "
+                    "imported."
+                )
             else:
                 continue
             unprovided = self._unprovided(free) if unprovided is None else unprovided
@@ -738,6 +744,16 @@ class PageValidation:
                 "failure", "warning", error + ", once the function that uses it is called", suggestion
             )
         return None
+
+    def _exported_by_library(self, names: list[str]) -> dict[str, str]:
+        """Those of names a module of the library exports (a class, not a module of its name), with that module."""
+        resolved = self._running.request({"op": "resolve", "names": names}, 30).get("names", {}) if names else {}
+        exported = {}
+        for name, found in resolved.items():
+            provider = (found.get("provided_by") or [""])[0]
+            if name[:1].isupper() and not found.get("defined") and self.knowledge.is_library_module(provider):
+                exported[name] = provider
+        return exported
 
     def _unprovided(self, names: list[str]) -> set[str]:
         """Those of names that nothing provides: no page example, module, library or installed package."""

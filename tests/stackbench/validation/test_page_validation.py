@@ -902,3 +902,12 @@ def test_a_page_that_names_the_library_by_its_module_installs_nothing_more(offli
     result = validate_document(named, offline)
     assert outcome(result) == [("success", None)]
     assert result.setup_problems == [], "the library's own module is no package to look for"
+
+
+def test_a_function_that_raises_a_class_the_library_exports_without_importing_it_lacks_an_import(offline):
+    hook = "def refuse(name):\n    raise GreetingRefused(name)\n"
+    sketch = "def refuse(name):\n    raise GreetingRefused(reason_of_the_reader(name))\n"
+    result, own = validate_document(analysis(hook, sketch), offline).results
+    assert (result.status, result.severity) == ("failure", "warning")
+    assert result.suggestions.startswith("Add `from sbdemo import GreetingRefused` to the example")
+    assert own.status == "success", "a sketch of the reader's own is theirs to complete"
