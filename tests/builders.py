@@ -189,13 +189,17 @@ def fancy_greet(name):
     import sbfancy  # an optional dependency: the "fancy" extra
 
     return sbfancy.decorate(greet(name))
+
+
+class GreetingRefused(Exception):
+    """What a greeting hook raises to stop the greeting."""
 '''
 
 
-def build_wheel(folder, name, version, module_source, requires=(), python_requires=""):
+def build_wheel(folder, name, version, module_source, requires=(), python_requires="", module=None):
     """A real wheel, built by hand (a wheel is a zip with its metadata), so tests install offline. requires are
     Requires-Dist lines (`other; extra == "fancy"`); without module_source, a wheel that only gathers its
-    requirements (a meta package)."""
+    requirements (a meta package); module: the package it installs, when not named like the distribution."""
     dist = f"{name}-{version}.dist-info"
     requirements = "".join(f"Requires-Dist: {line}\n" for line in requires)
     extras = "".join(
@@ -203,7 +207,7 @@ def build_wheel(folder, name, version, module_source, requires=(), python_requir
         for extra in sorted({line.split("extra ==")[1].strip(" '\"") for line in requires if "extra ==" in line})
     )
     files = {
-        **({f"{name}/__init__.py": module_source} if module_source is not None else {}),
+        **({f"{module or name}/__init__.py": module_source} if module_source is not None else {}),
         f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{extras}{requirements}"
         + (f"Requires-Python: {python_requires}\n" if python_requires else ""),
         f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: stackbench-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",

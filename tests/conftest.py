@@ -184,6 +184,7 @@ def wheelhouse(tmp_path_factory):
     build_wheel(folder, "sbdemo", "1.0.0", DEMO_PACKAGE, requires=['sbfancy; extra == "fancy"'])
     build_wheel(folder, "sbfancy", "1.0.0", "def decorate(text):\n    return f'*{text}*'\n")
     build_wheel(folder, "sbplain", "1.0.0", "VALUE = 'plain'\n")  # a package of its own, no extra of sbdemo's
+    build_wheel(folder, "sb_kit", "1.0.0", "VALUE = 'kit'\n", module="sbkitmod")  # imported by another name
     build_wheel(folder, "sbdemo", "3.0.0", DEMO_PACKAGE, python_requires=">=3.99")
     build_wheel(folder, "sbdemo", "1.1.0", DEMO_PACKAGE, python_requires=">=3.9")
     build_wheel(folder, "sbdemo", "2.0.0", DEMO_PACKAGE + "\n\ndef shout(name):\n    return greet(name).upper()\n")

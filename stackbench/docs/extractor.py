@@ -555,19 +555,24 @@ def read_blocks(
             )
             last_script = None
             continue
-        error = python_code.shown_error(code) if last_script is not None and _is_python_tag(language) else None
-        if last_script is not None and error:
-            # "…you get an error:" and the error, tagged as Python: what the example before it raises.
-            if last_script.expected_exception is None:
+        error = python_code.shown_error(code) if _is_python_tag(language) else None
+        if error:
+            # "…you get an error:" and the error, tagged as Python (for its colours): what the example before it
+            # raises, or, with no script before it, a traceback the page shows; output either way, never code.
+            if last_script is not None and last_script.expected_exception is None:
                 last_script.expected_exception = error
+            shown = (
+                f"the {error} example {last_script.code_block_index} (line {last_script.line}) raises"
+                if last_script is not None
+                else f"a traceback of {error}, not code to run"
+            )
             reading.examples.append(
                 CodeExample(
                     **common,
                     language=language,
                     style="output",
                     execution_context="not_executable",
-                    skip_reason=f"output: the {error} example {last_script.code_block_index} (line "
-                    f"{last_script.line}) raises",
+                    skip_reason=f"output: {shown}",
                 )
             )
             last_script = None
@@ -719,13 +724,19 @@ HIDDEN_TEXT = re.compile(
 )
 
 
+# A link to a project's repository: its README is where the reader who follows it learns to install it.
+REPOSITORY = re.compile(r"(?:github\.com|gitlab\.com|codeberg\.org)/[\w.-]+/([A-Za-z0-9][\w.-]*)")
+
+
 def page_names(text: str, blocks: list[Block]) -> set[str]:
     """The words of the page's prose that could name a package (its text outside its code blocks, as the reader
-    sees it, the titles of its notes and dropdowns too), and the projects it links on PyPI."""
+    sees it, the titles of its notes and dropdowns too), and the projects it links on PyPI or to the repository
+    of."""
     code = {block.line + n for block in blocks for n in range(len(block.code.rstrip("\n").split("\n")))}
     prose = "\n".join("" if number in code else line for number, line in enumerate(text.split("\n"), 1))
     prose += "\n" + "\n".join(markdown_titles(text))
     linked = {name.lower() for name in PYPI_PROJECT.findall(prose)}
+    linked |= {name.lower().removesuffix(".git") for name in REPOSITORY.findall(prose)}
     return {name for name in prose_names(HIDDEN_TEXT.sub(" ", prose)) if len(name) > 1 and not name.isdigit()} | linked
 
 

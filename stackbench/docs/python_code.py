@@ -9,6 +9,7 @@ import io
 import itertools
 import re
 import tokenize
+import typing
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
@@ -19,11 +20,23 @@ PARSE_FLAGS = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 PROMPT = re.compile(r"^\s*>>>( |$)", re.MULTILINE)
 # Values a reader must put in themselves: <your-key>, <API_KEY>, "YOUR_API_KEY", "your-api-token", REPLACE_ME, the
-# last part of a dotted name written as what goes there ("shapes.<kind>").
+# last part of a dotted name written as what goes there ("shapes.<kind>"; a route's "/<kind>" is the framework's).
 FILL_IN = re.compile(
-    r"<\s*(?:your|my)[\w .-]*>|<[A-Z][A-Z0-9_]{2,}>|(?<=\w\.)<[a-z][\w-]*>|\bYOUR_[A-Z0-9_]+\b|\byour[-_](?:own[-_])?(?:api[-_])?"
-    r"(?:key|token|secret|password|id|username|user|email|host|url|project|bucket|account)\b|\bREPLACE_ME\b|\bCHANGEME\b"
+    r"<\s*(?:your|my)[\w .-]*>|<[A-Z][A-Z0-9_]{2,}>|\bYOUR_[A-Z0-9_]+\b|\byour[-_](?:own[-_])?(?:api[-_])?"
+    r"(?:key|token|secret|password|id|username|user|email|host|url|project|bucket|account)\b|\bREPLACE_ME\b|\bCHANGEME\b|"
+    r"(?<=\w\.)<[a-z][\w-]*>"
 )
+# A path standing for one of the reader's own ("path/to/template", "/path/to/data.csv"): the code around it runs
+# as shown, what reads that path needs the reader's files.
+PLACEHOLDER_PATH = re.compile(r"""["'](/?path/to/[^"']*)["']""")
+
+
+def placeholder_path(code: str) -> str | None:
+    """The first path in code that stands for one of the reader's own, if any."""
+    match = PLACEHOLDER_PATH.search(code)
+    return match.group(1) if match else None
+
+
 # Calls where `...` is a real value, not a gap: pydantic's and FastAPI's "required" marker.
 ELLIPSIS_AS_VALUE = {
     "Field",
@@ -72,8 +85,8 @@ RAISES_INTRO = re.compile(
 NEGATED = re.compile(r"\b(?:not|never|no\s+longer|without)\b|n't\b", re.IGNORECASE)
 
 
-# The last line of a traceback: the exception's (dotted) class and its message.
-ERROR_LINE = re.compile(r"^(?:[a-z_]\w*\.)*(?P<name>[A-Z]\w{0,80}): \S")
+# The last line of a traceback: the exception's (dotted) class and its message, if it has one.
+ERROR_LINE = re.compile(r"^(?:[a-z_]\w*\.)*(?P<name>[A-Z]\w{0,80})(?:: \S|$)")
 
 
 def shown_error(code: str) -> str | None:
@@ -884,6 +897,12 @@ def undefined_names(tree: ast.Module) -> set[str]:
     """Names the example uses without defining them (nor being builtins)."""
     used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
     return used - _locally_bound(tree) - BUILTIN_NAMES
+
+
+def typing_names(names: Collection[str]) -> list[str]:
+    """Those of names that the standard library's `typing` exports (`Optional`, `Any`, `Callable`): a reader who
+    meets one never imported knows where it comes from, whatever else the block leaves to them."""
+    return sorted(name for name in names if name in typing.__all__)
 
 
 def first_uses(tree: ast.Module, names: Collection[str]) -> dict[str, int]:

@@ -64,19 +64,26 @@ class PageSetup:
                     "option or a URL), so it was not installed: the page's examples run without it.",
                 )
             )
-        others = page_requirements(analysis)
-        self.knowledge.told_modules = sorted({m for spec in others for m in module_names_of(Requirement(spec).name)})
-        failed_by_page: dict[str, str] = {}
-        if others and not document.install(others).ok:
-            for requirement in others:
-                if self.install_one(requirement, source="the page's install lines", guessed=False) != "installed":
-                    failed_by_page[normalized(Requirement(requirement).name)] = requirement
         probe = document.probe(modules, analysis.library)
-        found = probe.get("found", {})
         own = normalized(analysis.library).replace("-", "_")
         self.knowledge.library_modules = sorted(
             probe.get("library_modules") or module_names_of(analysis.library), key=lambda m: (m != own, m)
         )
+        # A page that calls the library by its module's name (`pymod` of py-mod) names what is installed already.
+        others = [
+            spec
+            for spec in page_requirements(analysis)
+            if not self.knowledge.is_library_module(normalized(Requirement(spec).name).replace("-", "_"))
+        ]
+        self.knowledge.told_modules = sorted({m for spec in others for m in module_names_of(Requirement(spec).name)})
+        failed_by_page: dict[str, str] = {}
+        if others:
+            if not document.install(others).ok:
+                for requirement in others:
+                    if self.install_one(requirement, source="the page's install lines", guessed=False) != "installed":
+                        failed_by_page[normalized(Requirement(requirement).name)] = requirement
+            probe = document.probe(modules, analysis.library)  # what the page's installs brought
+        found = probe.get("found", {})
         self.extras = self.knowledge.extras = extras_by_distribution(probe.get("requires", []))
         wanted: dict[str, list[str]] = {}
         unnamed: dict[str, list[str]] = {}

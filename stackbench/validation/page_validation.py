@@ -643,6 +643,7 @@ class PageValidation:
                     )
                     answer = retried
         verdict = self._unless_unwritable_file(index, verdict)
+        verdict = self._unless_readers_path(index, verdict, answer)
         if verdict.status == "success" or verdict.builds_on is not None:
             verdict = self._module_without_imports(index, tree) or verdict
         if verdict.status == "success" and not verdict.severity:
@@ -651,6 +652,8 @@ class PageValidation:
             self.state.cascades[index] = verdict.builds_on
         if verdict.import_needed and answer.get("status") == "exception":
             self._add_missing_imports(index, tree, preludes, verdict)
+        if verdict.status == "skipped":
+            verdict = self._typing_never_imported(index, tree) or verdict
         misspelt = python_code.misspelt_special_method(tree)
         if misspelt and verdict.status != "failure":
             # Its own defect, whatever it builds on or stands in for: no stand-in explains a special method's name.
@@ -701,19 +704,39 @@ class PageValidation:
                 return verdicts.never_imported(name, *by_file[name], self._name_error(index, name, line), module=path)
         return None
 
+    def _typing_never_imported(self, index: int, tree: ast.Module) -> verdicts.Verdict | None:
+        """A block not run to the end (it builds on one that is not run, or stands in for the reader's code) whose
+        names from `typing` nothing on the page imports: wherever the reader pastes it, those are a NameError one
+        import away, whatever the rest of it needs. A block that says it is a pattern on the reader's own names
+        (`MyID`) is theirs to complete, imports and all."""
+        free = self._free_names(index)
+        if any(verdicts.readers_own_name(name, self.knowledge) for name in free):
+            return None
+        names = python_code.typing_names(free)
+        if not names:
+            return None
+        first = min(python_code.first_uses(tree, names).items(), key=lambda use: use[1])
+        return verdicts.typing_never_imported(names, self._name_error(index, *first))
+
     def _missing_in_a_body(self, index: int, tree: ast.Module) -> verdicts.Verdict | None:
         """A script that ran to its end, but whose functions use a name nothing on the page defines so far that
-        is plainly a slip: a standard-library module never imported (`os`), or a near-spelling of a name the
-        example imports (`tool` for `tools`). Its run never called them; the reader who calls one gets a
-        NameError."""
+        is plainly a slip: a standard-library module never imported (`os`), a near-spelling of a name the
+        example imports (`tool` for `tools`), or a name the library exports (the exception a hook is to raise).
+        Its run never called them; the reader who calls one gets a NameError."""
         imported, free = set(python_code.imported_names(tree)), self._free_names(index)
         unprovided: set[str] | None = None  # asked of the page's process once, if a slip is found at all
+        exported = self._exported_by_library(free)
         for name in free:
             near = difflib.get_close_matches(name, imported, n=1, cutoff=0.8)
             if name in sys.stdlib_module_names and name not in STDLIB_MODULES_NAMED_LIKE_VARIABLES:
                 suggestion = f"Add `import {name}` to the example: its functions use `{name}`, never imported."
             elif near:
                 suggestion = f"`{name}` is not defined: the example imports `{near[0]}`; did you mean it?"
+            elif name in exported:
+                suggestion = (
+                    f"Add `from {exported[name]} import {name}` to the example: its functions use `{name}`, never "
+                    "imported."
+                )
             else:
                 continue
             unprovided = self._unprovided(free) if unprovided is None else unprovided
@@ -726,6 +749,16 @@ class PageValidation:
                 "failure", "warning", error + ", once the function that uses it is called", suggestion
             )
         return None
+
+    def _exported_by_library(self, names: list[str]) -> dict[str, str]:
+        """Those of names a module of the library exports (a class, not a module of its name), with that module."""
+        resolved = self._running.request({"op": "resolve", "names": names}, 30).get("names", {}) if names else {}
+        exported = {}
+        for name, found in resolved.items():
+            provider = (found.get("provided_by") or [""])[0]
+            if name[:1].isupper() and not found.get("defined") and self.knowledge.is_library_module(provider):
+                exported[name] = provider
+        return exported
 
     def _unprovided(self, names: list[str]) -> set[str]:
         """Those of names that nothing provides: no page example, module, library or installed package."""
@@ -1173,6 +1206,19 @@ class PageValidation:
                     "the sandbox cannot create. Not a doc defect.",
                 )
         return verdict
+
+    def _unless_readers_path(self, index: int, verdict: verdicts.Verdict, answer: Message) -> verdicts.Verdict:
+        """A failure raised inside a package, or for a file that is not there, by an example that hands over a path
+        standing for the reader's own (`path/to/template`): what the reader's files would make of it is theirs."""
+        path = python_code.placeholder_path(self.examples[index].code)
+        exception = answer.get("exception") or {}
+        frames = exception.get("frames") or [{}]
+        failed_on_files = frames[-1].get("where") == "package" or set(exception.get("mro", [])) & verdicts.MISSING_FILE
+        if verdict.status != "failure" or not path or not failed_on_files:
+            return verdict
+        return verdicts.Verdict(
+            "skipped", None, f"Needs the reader's environment: their own files at `{path}`. Not a doc defect."
+        )
 
     # -- the result --------------------------------------------------------------------------------------------
     def result(self, results: list[ExampleResult]) -> ValidationResult:

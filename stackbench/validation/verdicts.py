@@ -494,10 +494,17 @@ def _import_needed(exc: Message, page: PageKnowledge) -> str | None:
 
 
 def _add_import(needed: str, error: str) -> Verdict:
-    what = "it is" if needed.startswith("from ") else f"`{needed.split()[-1]}` is"
+    what = f"`{needed.split()[-1]}` is" if needed.startswith("import ") else "it is"
+    what = "they are" if "," in needed else what
     return Verdict(
         "failure", "warning", error, f"Add `{needed}` to the example: {what} never imported.", import_needed=needed
     )
+
+
+def typing_never_imported(names: list[str], error: str) -> Verdict:
+    """A block that uses names of `typing` it never imports (a method shown alone, its annotations
+    `Optional[Request]`): pasted where the reader's module has no such import, its definition is a NameError."""
+    return _add_import(f"from typing import {', '.join(names)}", error)
 
 
 def readers_own_name(name: str, page: PageKnowledge) -> bool:

@@ -48,6 +48,7 @@ def test_a_module_maps_to_the_distribution_that_provides_it(module, distribution
         "pkg2",
         "package_b.shapes",
         "module1",
+        "somewhere.helpers",
     ],
 )
 def test_the_standard_library_bare_namespaces_and_the_readers_own_modules_map_to_none(module):

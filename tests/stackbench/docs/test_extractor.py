@@ -973,6 +973,17 @@ def test_an_error_the_page_shows_in_a_python_block_is_what_the_example_before_it
     assert annotated.style == "script", "an annotation is code"
 
 
+def test_a_traceback_in_a_python_block_after_no_script_is_output(tmp_path):
+    (tmp_path / "failing.md").write_text(
+        "# Failing\n\n````md\n```python run\nassert 1 == 2\n```\n````\n\nThe page then shows:\n\n"
+        '```python\nTraceback (most recent call last):\n  File "<block>", line 1, in <module>\n'
+        "    assert 1 == 2\nAssertionError\n```\n"
+    )
+    shown, traceback = pages(extract_docs(tmp_path, "shapes", "1.0"))["failing.md"].examples
+    assert (traceback.style, traceback.execution_context) == ("output", "not_executable")
+    assert traceback.skip_reason == "output: a traceback of AssertionError, not code to run"
+
+
 def test_a_distribution_the_page_links_on_pypi_is_the_one_a_prefixed_module_comes_from(tmp_path):
     (tmp_path / "plugins.md").write_text(
         "# Plugins\n\nThe plugin is published as [pyshapes-colour](https://pypi.org/project/pyshapes-colour/).\n\n"
@@ -1063,6 +1074,17 @@ def test_a_package_an_example_imports_is_a_dependency_only_when_the_page_names_i
     assert session.dependencies == ["httpx"], "a session's imports too"
     assert {"httpx", "fetch", "rival", "pyshapes-colour"} <= set(analysis.prose_names)
     assert "uvicorn" not in analysis.prose_names, "a comment, a link's address, a command: not words the reader reads"
+
+
+def test_a_package_the_page_links_the_repository_of_is_named(tmp_path):
+    (tmp_path / "hooks.md").write_text(
+        "# Hooks\n\nUse the [hook extension][hooks]; it must be installed beside shapes.\n\n"
+        "[hooks]:\n    <https://github.com/shape-org/shapes-hooks.git#the-hook>\n\n"
+        "```python\nfrom shapes_hooks import Hook\n```\n"
+    )
+    analysis = pages(extract_docs(tmp_path, "shapes", "1.0"))["hooks.md"]
+    assert "shapes-hooks" in analysis.prose_names
+    assert analysis.examples[0].dependencies == ["shapes-hooks"]
 
 
 def test_a_vuepress_code_import_in_a_tab_is_the_script_of_its_file(tmp_path):

@@ -25,6 +25,7 @@ from stackbench.docs.python_code import (
     newer_syntax,
     only_entries,
     parse,
+    placeholder_path,
     prompt_line,
     reads_as_code,
     required_variables,
@@ -166,6 +167,19 @@ def test_the_last_part_of_a_dotted_name_written_as_what_goes_there_is_a_placehol
     assert fill_in("html = '<p>shapes</p>'") is None and fill_in("route('/shapes/<kind>')") is None
 
 
+def test_a_part_of_a_name_or_path_to_pick_is_filled_in():
+    assert fill_in("load(plugins=['shapes.plugins.<name>'])") == "<name>"
+    assert fill_in("html = '<div>' + text + '</div>'") is None, "markup is no placeholder"
+    assert fill_in("if a<b>c: pass") is None
+
+
+def test_a_path_of_the_readers_own_is_told_from_a_path_of_the_page():
+    assert placeholder_path('draw("path/to/drawing.svg", "out")') == "path/to/drawing.svg"
+    assert placeholder_path("draw('/path/to/drawing.svg')") == "/path/to/drawing.svg"
+    assert placeholder_path('draw("xpath/to/drawing.svg")') is None
+    assert placeholder_path('draw("drawings/path.svg")') is None
+
+
 def test_a_placeholder_inside_a_documented_output_or_a_comment_is_not_code():
     code = 'print(load())\n"""\n{\'api_key\': \'your-api-key\'}\n"""\n# use your-api-key here\n'
     assert fill_in(code) == "your-api-key"
@@ -198,6 +212,9 @@ def test_a_fragment_is_told_from_a_broken_program():
     assert fragment("@click.option('--upper')\n") == "decorators shown without the function they decorate"
     assert fragment("def connect(host: str, port: int = 80) -> Connection:") is not None
     assert fragment("if shapes.ready():\n") == "a header shown without its body"
+    assert fragment("def paint(canvas, colour) -> Stroke") == (
+        "signatures listed for reference (parameters, their types and defaults, no body to run)"
+    )
     assert fragment("print('unclosed'") is None
     assert fragment("x = 1\n") is None
 
@@ -410,3 +427,11 @@ def test_a_method_spelt_like_a_special_method_with_its_underscores_wrong_is_foun
         is None
     )
     assert found("class Cart:\n    def __init__(self):\n        pass\n") is None
+
+
+def test_a_lone_function_with_an_ellipsis_body_is_a_signature_shown():
+    assert signatures_only("def paint(canvas: Canvas, colour: Any) -> Stroke:\n    ...\n")
+    assert signatures_only('async def paint(canvas):\n    """Doc."""\n    ...\n')
+    assert not signatures_only("@brushes.register\ndef paint(canvas): ...\n"), "a decorator registers it"
+    assert not signatures_only("def paint(canvas):\n    return canvas.fill()\n"), "a body that works"
+    assert not signatures_only("def paint(canvas): ...\n\npaint(1)\n"), "the block calls it"

@@ -898,3 +898,48 @@ def test_settings_written_with_a_colon_run_but_assign_nothing_and_are_a_warning(
     result = validate_document(page(script(settings, 5)), offline).results[0]
     assert (result.status, result.severity) == ("failure", "warning")
     assert result.error_message.startswith("`GREETING:` (line 5 of the page) annotates `GREETING`")
+
+
+def test_a_method_shown_alone_whose_annotations_use_typing_names_never_imported_lacks_an_import(offline):
+    hook = (
+        "from sbdemo import greet\n\nclass Greeter(BaseOfTheReader):\n"
+        "    def hello(self, name: Optional[str] = None) -> Any:\n        return greet(name)\n"
+    )
+    pattern = "class Greeter(BaseOfTheReader):\n    def hello(self, name: MyName) -> Any:\n        return name\n"
+    result, own = validate_document(analysis(hook, pattern), offline).results
+    assert (result.status, result.severity) == ("failure", "warning")
+    assert result.suggestions.startswith("Add `from typing import Any, Optional` to the example: they are never")
+    assert result.error_message.endswith("is not defined (line 13 of the page)"), "the line the reader meets it on"
+    assert own.status == "skipped", "a pattern on the reader's own names is theirs to complete"
+
+
+def test_a_failure_inside_a_package_given_a_path_of_the_readers_own_needs_their_files(offline):
+    own, named = validate_document(
+        analysis(
+            'import sbdemo\nsbdemo.explode("path/to/your/drawing")', 'import sbdemo\nsbdemo.gret("path/to/drawing")'
+        ),
+        offline,
+    ).results
+    assert own.status == "skipped" and "their own files at `path/to/your/drawing`" in own.error_message
+    assert (named.status, named.severity) == ("failure", "error"), "the example's own mistake stays"
+
+
+def test_a_page_that_names_the_library_by_its_module_installs_nothing_more(offline):
+    named = page(
+        CodeExample(library="sb-kit", code="import sbkitmod\nprint(sbkitmod.VALUE)\n", line=10, style="script"),
+        dependencies=[],
+        requirements=[{"requirement": "sbkitmod", "line": 3}],
+    )
+    named.library = "sb-kit"
+    result = validate_document(named, offline)
+    assert outcome(result) == [("success", None)]
+    assert result.setup_problems == [], "the library's own module is no package to look for"
+
+
+def test_a_function_that_raises_a_class_the_library_exports_without_importing_it_lacks_an_import(offline):
+    hook = "def refuse(name):\n    raise GreetingRefused(name)\n"
+    sketch = "def refuse(name):\n    raise GreetingRefused(reason_of_the_reader(name))\n"
+    result, own = validate_document(analysis(hook, sketch), offline).results
+    assert (result.status, result.severity) == ("failure", "warning")
+    assert result.suggestions.startswith("Add `from sbdemo import GreetingRefused` to the example")
+    assert own.status == "success", "a sketch of the reader's own is theirs to complete"
