@@ -22,6 +22,7 @@ from stackbench.docs.python_code import (
     is_test_module,
     left_out_code,
     misspelt_special_method,
+    names_at,
     newer_syntax,
     only_entries,
     parse,
@@ -349,3 +350,12 @@ def test_a_method_spelt_like_a_special_method_with_its_underscores_wrong_is_foun
         is None
     )
     assert found("class Cart:\n    def __init__(self):\n        pass\n") is None
+
+
+def test_the_names_at_a_line_are_those_of_its_statement_and_of_a_compound_statement_its_header_alone():
+    tree = parse(
+        "from tool import host, apt\n\nif host.fact(OS) == 'debian':\n    apt.packages(\n        names=[name],\n    )\n"
+    )
+    assert names_at(tree, 3) == {"host", "OS"}
+    assert names_at(tree, 5) == {"apt", "name"}
+    assert names_at(tree, 2) == set()
