@@ -196,10 +196,39 @@ class GreetingRefused(Exception):
 '''
 
 
-def build_wheel(folder, name, version, module_source, requires=(), python_requires="", module=None):
+DEPLOY_PACKAGE = '''"""A tiny tool whose command runs the reader's deploy files, with `host` set up for them."""
+import runpy
+import sys
+
+
+class Host:
+    def __init__(self, name):
+        self.name = name
+
+    def fact(self, name):
+        return f"{name} of {self.name}"
+
+
+host = Host  # the command puts the host it runs the file against here
+
+
+def deploy(text):
+    print(f"deploy {text}")
+
+
+def main():
+    global host
+    host = Host(sys.argv[1])
+    for path in sys.argv[2:]:
+        runpy.run_path(path)
+'''
+
+
+def build_wheel(folder, name, version, module_source, requires=(), python_requires="", module=None, console_scripts=()):
     """A real wheel, built by hand (a wheel is a zip with its metadata), so tests install offline. requires are
     Requires-Dist lines (`other; extra == "fancy"`); without module_source, a wheel that only gathers its
-    requirements (a meta package); module: the package it installs, when not named like the distribution."""
+    requirements (a meta package); module: the package it installs, when not named like the distribution;
+    console_scripts are `command = module:function` lines."""
     dist = f"{name}-{version}.dist-info"
     requirements = "".join(f"Requires-Dist: {line}\n" for line in requires)
     extras = "".join(
@@ -211,6 +240,11 @@ def build_wheel(folder, name, version, module_source, requires=(), python_requir
         f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{extras}{requirements}"
         + (f"Requires-Python: {python_requires}\n" if python_requires else ""),
         f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: stackbench-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        **(
+            {f"{dist}/entry_points.txt": "[console_scripts]\n" + "".join(f"{line}\n" for line in console_scripts)}
+            if console_scripts
+            else {}
+        ),
     }
     records = []
     for path, text in files.items():

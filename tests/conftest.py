@@ -6,6 +6,7 @@ from hypothesis import HealthCheck, settings
 
 from tests.builders import (
     DEMO_PACKAGE,
+    DEPLOY_PACKAGE,
     SAMPLE_DIR,
     as_postgres,
     audit_result,
@@ -188,6 +189,7 @@ def wheelhouse(tmp_path_factory):
     build_wheel(folder, "sbdemo", "3.0.0", DEMO_PACKAGE, python_requires=">=3.99")
     build_wheel(folder, "sbdemo", "1.1.0", DEMO_PACKAGE, python_requires=">=3.9")
     build_wheel(folder, "sbdemo", "2.0.0", DEMO_PACKAGE + "\n\ndef shout(name):\n    return greet(name).upper()\n")
+    build_wheel(folder, "sbdeploy", "1.0.0", DEPLOY_PACKAGE, console_scripts=["sbdeploy = sbdeploy:main"])
     return folder
 
 

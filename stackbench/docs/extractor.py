@@ -42,6 +42,7 @@ from stackbench.docs.distributions import (
 )
 from stackbench.docs.includes import Expanded, expand, unread_include
 from stackbench.docs.page_blocks import Block, indent_of, markdown_blocks, markdown_titles, rst_blocks, slugify
+from stackbench.docs.shell_words import python_files_run, split_shell_lines
 from stackbench.docs.tutorial_text import (
     FILE_INTRO,
     OLD_CODE_INTRO,
@@ -57,6 +58,7 @@ from stackbench.formats.walkthrough import (
     RUNNABLE_STYLES,
     CodeExample,
     ExtractionAnalysis,
+    FileCommand,
     PageFile,
     PageRequirement,
     PageVariable,
@@ -332,6 +334,16 @@ def shell_variables(code: str) -> list[tuple[str, str]]:
     return variables
 
 
+def file_commands(code: str, language: str, line: int) -> list[FileCommand]:
+    """The shell block's lines that give Python files to a program, as the page shows them."""
+    commands, _ = split_shell_lines(code, console=language == "console")
+    return [
+        FileCommand(command=command, program=program, files=files, line=line)
+        for command in commands
+        for program, files in python_files_run(command)
+    ]
+
+
 def _shell_lines(code: str) -> list[str]:
     """Logical lines: continuations (a trailing backslash) joined."""
     return code.replace("\\\n", " ").split("\n")
@@ -421,6 +433,7 @@ class PageReading:
     requirements: list[PageRequirement] = field(default_factory=list)
     environment: list[PageVariable] = field(default_factory=list)
     files: list[PageFile] = field(default_factory=list)
+    file_commands: list[FileCommand] = field(default_factory=list)
     prose_names: set[str] = field(default_factory=set)  # the words of its prose that could name a package
     prerequisites: list[str] = field(default_factory=list)  # packages its prose says a feature needs installed
 
@@ -594,6 +607,7 @@ def read_blocks(
             wanted = shell_requirements(code)
             reading.requirements += [PageRequirement(requirement=r, line=line) for r in wanted]
             reading.environment += [PageVariable(name=n, value=v, line=line) for n, v in shell_variables(code)]
+            reading.file_commands += file_commands(code, language, line)
             done = " and ".join(
                 part
                 for part in (
@@ -844,6 +858,7 @@ def analyse_page(path: Path, docs_root: Path, library: str, version: str | None)
         requirements=reading.requirements,
         environment=reading.environment,
         files=reading.files,
+        file_commands=reading.file_commands,
         prose_names=sorted(reading.prose_names),
         prerequisites=reading.prerequisites,
     )
@@ -903,8 +918,11 @@ def extract_docs(
     read = [analysis for _, analysis in report.analyses]
     # A feature's prerequisite is told to every reader of the docs who uses that feature, on any page.
     everywhere = list(dict.fromkeys(installation_requirements(read) + [p for a in read for p in a.prerequisites]))
+    # A program the docs show running the reader's files (on a CLI page) runs them for every page's reader.
+    commands = [command for analysis in read for command in analysis.file_commands]
     for _, analysis in report.analyses:
         analysis.docs_requirements = everywhere
+        analysis.docs_file_commands = commands
     return report
 
 

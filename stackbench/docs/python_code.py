@@ -955,6 +955,26 @@ def _dotted(node: ast.expr) -> str | None:
     return None
 
 
+def names_at(tree: ast.Module, line: int) -> set[str]:
+    """The names the statement at a line uses (of a compound statement, those of its own lines, not its body's)."""
+    spans = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno)
+    ]
+    if not spans:
+        return set()
+    names: set[str] = set()
+    todo: list[ast.AST] = [min(spans, key=lambda node: (node.end_lineno or node.lineno) - node.lineno)]
+    while todo:
+        for child in ast.iter_child_nodes(todo.pop()):
+            if isinstance(child, ast.Name):
+                names.add(child.id)
+            if not isinstance(child, ast.stmt):
+                todo.append(child)
+    return names
+
+
 def imported_names(tree: ast.Module) -> dict[str, str]:
     """The names an example's imports bind at module level, with the module each comes from."""
     names = {}

@@ -383,3 +383,19 @@ def looks_like_command(text: str, labelled: bool, path: str | None = None) -> bo
     if known:
         return True
     return labelled and shutil.which(first, path=path) is not None
+
+
+def python_files_run(command: str) -> list[tuple[str, list[str]]]:
+    """The programs of a command line that are given Python files, each with those files (`tool inventory.py
+    deploy.py` -> ("tool", ["inventory.py", "deploy.py"])): a program that takes the reader's files by name runs
+    them itself. A `name=value` argument is a value given to the program, not a file it runs."""
+    found = []
+    for parts in shell_segments(command):
+        while parts and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", parts[0]):
+            parts.pop(0)
+        if parts and parts[0] in {"sudo", "time", "nohup", "exec", "command"}:
+            parts.pop(0)
+        files = [word for word in parts[1:] if word.endswith(".py") and "=" not in word]
+        if parts and files:
+            found.append((parts[0], files))
+    return found

@@ -212,6 +212,16 @@ class PageVariable(_Lenient):
     line: Count = 0
 
 
+class FileCommand(_Lenient):
+    """A shell line that gives Python files to a program (`tool inventory.py deploy.py`): that program runs the
+    reader's files itself, with what it sets up for them."""
+
+    command: str = Field(min_length=1, max_length=500)
+    program: str = Field(min_length=1, max_length=200)
+    files: list[str] = Field(default_factory=list)
+    line: Count = 0
+
+
 class PageFile(_Lenient):
     """A file the page shows its reader to create (a fence titled with a file name, such as `.env`)."""
 
@@ -242,6 +252,9 @@ class ExtractionAnalysis(_Lenient):
     # What the docs' installation pages and sections tell every reader to install (`pip install "lib[extra]"`): a
     # reader who followed them has it on this page too, when an example needs it.
     docs_requirements: list[str] = Field(default_factory=list)
+    # The shell lines of the page, and of every page of the docs (a CLI page), that give Python files to a program.
+    file_commands: list[FileCommand] = Field(default_factory=list)
+    docs_file_commands: list[FileCommand] = Field(default_factory=list)
     # The packages the page's prose says a feature needs installed ("requires `pydantic` to be installed"): its
     # reader installs them, and so does a reader of any other page of the docs using that feature.
     prerequisites: list[str] = Field(default_factory=list)

@@ -502,14 +502,17 @@ class Page:
             if name:
                 distributions[name] = dist.version
         try:
-            requires_python = (metadata.metadata(request.get("library", "")).get_all("Requires-Python") or [""])[0]
+            library = metadata.distribution(request.get("library", ""))
+            requires_python = (library.metadata.get_all("Requires-Python") or [""])[0]
+            console_scripts = sorted({entry.name for entry in library.entry_points if entry.group == "console_scripts"})
         except (metadata.PackageNotFoundError, ValueError):
-            requires_python = ""
+            requires_python, console_scripts = "", []
         return {
             "status": "ok",
             "python": platform.python_version(),
             "distributions": dict(sorted(distributions.items(), key=lambda item: item[0].lower())),
             "requires_python": requires_python,  # the library's: the oldest Python its readers may have
+            "console_scripts": console_scripts,  # the library's commands, which may run the reader's files
         }
 
     # -- what went wrong -------------------------------------------------------------------------------------

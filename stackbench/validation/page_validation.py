@@ -18,6 +18,7 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any
 
 from stackbench.docs import python_code
@@ -43,6 +44,14 @@ from stackbench.validation.options import ValidationError, ValidationObserver, V
 from stackbench.validation.page_process import PageProcess, materialize_request, script_request, session_request
 from stackbench.validation.page_setup import PageSetup
 from stackbench.validation.verdicts import Message
+
+# What a library says when a file meant for its command runs without it: the object the command sets up is still
+# its class (an attribute or a method looked up on the class itself), or the command or its context is missing.
+NOT_SET_UP = re.compile(
+    r"\btype object '\w+' has no attribute\b|^\w+\.\w+\(\) missing \d+ required positional argument"
+    r"|\bCLI\b|\bcommand[- ]line\b|\bcontext\b",
+    re.IGNORECASE,
+)
 
 # A session's verdict, the output the page shows for it, and what it printed.
 SessionVerdict = tuple[verdicts.Verdict, str | None, str]
@@ -194,6 +203,7 @@ class PageValidation:
             )
             self.knowledge.python = environment["python"]
             self.knowledge.requires_python = environment.get("requires_python", "")
+            self.knowledge.console_scripts = environment.get("console_scripts", [])
 
     def _joins_page(self, index: int) -> bool:
         """A script whose run counts joins the page's process: one that passed, and one that broke off (what
@@ -1037,6 +1047,9 @@ class PageValidation:
                 return verdicts.SUCCESS  # the page shows this very exception
             if self._raised_as_said(index, exc):
                 return verdicts.SUCCESS
+            command = self._command_running(index)
+            if command is not None and self._outside_command(index, exc):
+                return self._never_imported_for_command(index, command) or verdicts.outside_command(command, exc)
             return self._judge(index, exc, where)
         if status != "ok":
             return verdicts.runner_trouble(answer)
@@ -1052,6 +1065,72 @@ class PageValidation:
         if verdict.status != "success" or verdict.severity:
             return verdict
         return verdicts.judge_warnings(verdicts.docs_warnings(answer))
+
+    def _command_running(self, index: int) -> str | None:
+        """The library's own command that runs the block as a file, as the docs show it: one given the file name
+        the page gives the block; else, for a block using the library that is no program of its own (no
+        `__main__`), one the docs show giving the reader's Python files to the library's command (deploy, task
+        or hook files): the reader runs the block with that command, not with python."""
+        scripts = set(self.knowledge.console_scripts)
+        shown = [c for c in self.analysis.file_commands + self.analysis.docs_file_commands if c.program in scripts]
+        if not shown:
+            return None
+        example = self.examples[index]
+        named = {PurePosixPath(f.path).name for f in self.analysis.files if f.line == example.line}
+        for command in shown:
+            if named & {PurePosixPath(path).name for path in command.files}:
+                return command.command
+        tree = self.trees[index]
+        used = python_code.undefined_names(tree) | set(python_code.imported_names(tree)) if tree is not None else set()
+        return shown[0].command if self._library_names(index) & used and not example.has_main else None
+
+    def _library_names(self, index: int) -> set[str]:
+        """The names the page imports from the library up to the example (a fragment uses those of the blocks
+        before it, in the same file)."""
+        return {
+            name
+            for tree in self.trees[: index + 1]
+            if tree is not None
+            for name, module in python_code.imported_names(tree).items()
+            if self.knowledge.is_library_module(module)
+        }
+
+    def _outside_command(self, index: int, exc: Message) -> bool:
+        """The error is the command's missing set-up: the file's own (a name it never defines or imports, its
+        syntax, an import) the command meets too; one raised at a statement using what the file imports from the
+        library, whose message says that object is not set up (its class stands in its place: `type object 'Host'
+        has no attribute`, `Host.name() missing 1 required positional argument`) or names the command or context
+        it lacks, is the command's to set up."""
+        if any(f"builtins.{own}" in exc.get("mro", []) for own in ("NameError", "SyntaxError", "ImportError")):
+            return False
+        frames = [f for f in exc.get("frames", []) if f["where"] == "example"]
+        tree = self.trees[index]
+        if not frames or tree is None or not NOT_SET_UP.search(exc.get("message", "")):
+            return False
+        return bool(python_code.names_at(tree, frames[-1]["lineno"]) & self._library_names(index))
+
+    def _never_imported_for_command(self, index: int, command: str) -> verdicts.Verdict | None:
+        """A name of the library's that the file uses and never imports: the command runs the whole file, and
+        meets it (the plain run stopped before). A file the page names is a module of its own, with only the
+        names it imports, whatever the page's other blocks import."""
+        tree = self.trees[index]
+        assert tree is not None, "only parsed files stop outside their command"
+        own_module = any(f.line == self.examples[index].line and f.path.endswith(".py") for f in self.analysis.files)
+        free = sorted(python_code.undefined_names(tree)) if own_module else self._free_names(index)
+        resolved = self._running.request({"op": "resolve", "names": free}, 30).get("names", {}) if free else {}
+        for name in free:
+            providers = [
+                m for m in resolved.get(name, {}).get("provided_by", []) if self.knowledge.is_library_module(m)
+            ]
+            if providers and (own_module or not resolved[name].get("defined")):
+                error = self._name_error(index, name, python_code.first_uses(tree, {name})[name])
+                return verdicts.Verdict(
+                    "failure",
+                    "warning",
+                    f"{error}, once `{command}` runs the file",
+                    f"Add `from {providers[0]} import {name}` to the example: it is never imported.",
+                )
+        return None
 
     def _raised_as_said(self, index: int, exc: Message) -> bool:
         """The script raised what the page says it raises, at the statement the page says raises it or after."""

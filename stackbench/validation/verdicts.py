@@ -134,6 +134,7 @@ class PageKnowledge:
     version: str
     python: str = ""
     requires_python: str = ""  # the library's Requires-Python: which Pythons its readers may have
+    console_scripts: list[str] = field(default_factory=list)  # the commands installing the library gives its reader
     library_modules: list[str] = field(default_factory=list)
     # name -> (example index, page line) of the examples that define it, by their fate
     defined_later: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -724,6 +725,16 @@ def did_not_raise(said: str) -> Verdict:
         "warning",
         f"The page says this raises {what}; it did not.",
         "Correct what the page says about the example, or the example, so they agree.",
+    )
+
+
+def outside_command(command: str, exc: Message) -> Verdict:
+    return Verdict(
+        "skipped",
+        None,
+        f"A file the library's own command runs (`{command}`, as the docs show): run as a plain script, without "
+        f"what that command sets up for it, it stops with {exc.get('type')}: {exc.get('message', '')[:200]}. "
+        "Not a doc defect; run it with the command.",
     )
 
 

@@ -666,6 +666,18 @@ def test_the_install_lines_of_the_docs_installation_pages_and_sections_are_given
     ]
 
 
+def test_a_program_shown_running_python_files_is_read_on_its_page_and_told_to_every_page(tmp_path):
+    (tmp_path / "cli.md").write_text("# CLI\n\n```console\n$ shapes draw inventory.py site.py --fast\n```\n")
+    (tmp_path / "facts.md").write_text("# Facts\n\n```sh\nshapes @local fact files.File path=setup.py\n```\n")
+    found = pages(extract_docs(tmp_path, "shapes", "1.0"))
+    shown = found["cli.md"].file_commands
+    assert [(c.command, c.program, c.files, c.line) for c in shown] == [
+        ("shapes draw inventory.py site.py --fast", "shapes", ["inventory.py", "site.py"], 4)
+    ]
+    assert found["facts.md"].file_commands == [], "a value given to a program is no file it runs"
+    assert found["facts.md"].docs_file_commands == shown
+
+
 def test_a_package_the_prose_says_a_feature_needs_installed_is_installed_by_its_page_and_told_to_every_page(tmp_path):
     (tmp_path / "curves.md").write_text(
         "# Curves\n\nDrawing curves requires [bezier](https://example.org/bezier) to be installed.\n\n"

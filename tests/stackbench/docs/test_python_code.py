@@ -22,6 +22,7 @@ from stackbench.docs.python_code import (
     is_test_module,
     left_out_code,
     misspelt_special_method,
+    names_at,
     newer_syntax,
     only_entries,
     parse,
@@ -435,3 +436,12 @@ def test_a_lone_function_with_an_ellipsis_body_is_a_signature_shown():
     assert not signatures_only("@brushes.register\ndef paint(canvas): ...\n"), "a decorator registers it"
     assert not signatures_only("def paint(canvas):\n    return canvas.fill()\n"), "a body that works"
     assert not signatures_only("def paint(canvas): ...\n\npaint(1)\n"), "the block calls it"
+
+
+def test_the_names_at_a_line_are_those_of_its_statement_and_of_a_compound_statement_its_header_alone():
+    tree = parse(
+        "from tool import host, apt\n\nif host.fact(OS) == 'debian':\n    apt.packages(\n        names=[name],\n    )\n"
+    )
+    assert names_at(tree, 3) == {"host", "OS"}
+    assert names_at(tree, 5) == {"apt", "name"}
+    assert names_at(tree, 2) == set()

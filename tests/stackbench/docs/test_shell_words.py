@@ -3,6 +3,7 @@ from stackbench.docs.shell_words import (
     is_server_command,
     is_setup_only,
     looks_like_command,
+    python_files_run,
     shell_definitions,
     split_shell_lines,
     without_function_bodies,
@@ -65,3 +66,10 @@ def test_servers_keep_running_and_prose_is_no_command():
     assert is_server_command("uvicorn app:app --reload") and not is_server_command("npm create vite@latest app")
     assert looks_like_command("pip install x", labelled=False)
     assert not looks_like_command("make sure it works", labelled=False)
+
+
+def test_the_python_files_a_command_line_gives_a_program_are_those_it_runs_not_values_or_options():
+    assert python_files_run("FOO=1 sudo tool inventory.py deploy.py --limit web && python -m tool x=setup.py") == [
+        ("tool", ["inventory.py", "deploy.py"])
+    ]
+    assert python_files_run("tool --help") == []

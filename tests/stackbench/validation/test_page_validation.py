@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis
+from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis, FileCommand, PageFile
 from stackbench.validation.batch import validate_document
 from stackbench_site.configuration import validation_options
 from tests.builders import build_wheel
@@ -943,3 +943,32 @@ def test_a_function_that_raises_a_class_the_library_exports_without_importing_it
     assert (result.status, result.severity) == ("failure", "warning")
     assert result.suggestions.startswith("Add `from sbdemo import GreetingRefused` to the example")
     assert own.status == "success", "a sketch of the reader's own is theirs to complete"
+
+
+def test_a_file_the_librarys_command_runs_is_not_blamed_for_what_only_the_command_sets_up(offline):
+    command = FileCommand(command="sbdeploy @local deploy.py", program="sbdeploy", files=["deploy.py"], line=5)
+    uses_host = "from sbdeploy import host\n\nprint(host.fact('os'))\n"
+    never_imported = "from sbdeploy import host\n\nif host.fact('os'):\n    deploy('nginx')\n"
+    module_of_its_own = "print(host.fact('kernel'))\n"
+    shown = ExtractionAnalysis(
+        page="deploys.md",
+        library="sbdeploy",
+        version="1.0.0",
+        examples=[
+            CodeExample(library="sbdeploy", code=uses_host, line=10, style="script"),
+            CodeExample(library="sbdeploy", code=never_imported, line=20, style="script"),
+            CodeExample(library="sbdeploy", code=module_of_its_own, line=30, style="script"),
+        ],
+        files=[
+            PageFile(path="deploy.py", content=uses_host, line=10),
+            PageFile(path="facts.py", content=module_of_its_own, line=30),
+        ],
+        file_commands=[command],
+    )
+    run_by_command, missing_import, own_imports_only = validate_document(shown, offline).results
+    assert run_by_command.status == "skipped"
+    assert run_by_command.error_message.startswith("A file the library's own command runs (`sbdeploy @local deploy.py`")
+    assert (missing_import.status, missing_import.severity) == ("failure", "warning")
+    assert missing_import.suggestions.startswith("Add `from sbdeploy import deploy`")
+    assert (own_imports_only.status, own_imports_only.severity) == ("failure", "warning")
+    assert own_imports_only.suggestions.startswith("Add `from sbdeploy import host`"), "earlier blocks are other files"
