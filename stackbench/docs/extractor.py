@@ -48,6 +48,7 @@ from stackbench.docs.tutorial_text import (
     OLD_CODE_INTRO,
     OLD_CODE_LABEL,
     PATH_LIKE,
+    READERS_FUNCTION,
     READERS_NAME,
     TEMPTATION_INTRO,
     UPGRADE_PAGE,
@@ -692,6 +693,10 @@ def read_blocks(
             example.execution_context, example.skip_reason = "not_executable", magic_only
         elif shape:
             example.execution_context, example.skip_reason = "not_executable", f"A fragment: {shape}."
+            if shape == python_code.SIGNATURES_LISTED and READERS_FUNCTION.search(
+                "\n".join([heading, block.prose_before, prose_after])
+            ):
+                example.readers_names += [s.name for s in python_code.listed_signatures(code)]
         elif not_run:
             example.execution_context, example.skip_reason = "not_executable", f"Not run: {not_run}."
         elif tree is not None and python_code.awaits_at_top_level(tree):

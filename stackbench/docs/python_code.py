@@ -221,11 +221,14 @@ def newer_syntax(code: str) -> tuple[str, str] | None:
     return None
 
 
+SIGNATURES_LISTED = "signatures listed for reference (parameters, their types and defaults, no body to run)"
+
+
 def fragment(code: str) -> str | None:
     """Why code is a fragment shown for its shape, not a program: decorators shown without the function they go
     on, signatures listed for reference, or a header (`if`, `with`…) quoted without its body."""
     if signatures_only(code):
-        return "signatures listed for reference (parameters, their types and defaults, no body to run)"
+        return SIGNATURES_LISTED
     if parse(code) is not None or not code.strip():
         return None
     if parse(code.rstrip() + "\ndef _decorated(): pass\n") is not None:
@@ -239,7 +242,7 @@ def fragment(code: str) -> str | None:
 # One signature as an API reference shows it: a `def` or `class` line, a decorator or a call, its parameters in
 # parentheses (types and defaults allowed), maybe a return type, maybe the `:` of a header with no body under it.
 SIGNATURE = re.compile(
-    r"^(?:@\s*|(?:async\s+)?(?:def|class)\s+)?[A-Za-z_][\w.]*\s*\((?P<parameters>.*)\)\s*"
+    r"^(?:@\s*|(?:async\s+)?(?:def|class)\s+)?(?P<name>[A-Za-z_][\w.]*)\s*\((?P<parameters>.*)\)\s*"
     r"(?:->\s*(?P<returns>.+?))?\s*:?\s*$",
     re.DOTALL,
 )
@@ -276,6 +279,70 @@ def signatures_only(code: str) -> bool:
         if statement is None or not all(_import_or_alias(n) or _only_ellipsis([n]) for n in statement.body):
             return False
     return signatures > 0
+
+
+@dataclass(frozen=True)
+class ListedParameter:
+    name: str
+    kind: str  # inspect.Parameter's kind, by name: POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD, VAR_POSITIONAL...
+    has_default: bool
+
+
+@dataclass(frozen=True)
+class ListedSignature:
+    """One signature a reference lists: the name the reader calls (dotted when the page qualifies it) and the
+    parameters it says that takes."""
+
+    name: str
+    parameters: tuple[ListedParameter, ...]
+
+    @property
+    def is_method(self) -> bool:
+        """Listed with `self` or `cls` first: a method, found on a class, not in a module."""
+        return bool(self.parameters) and self.parameters[0].name in ("self", "cls")
+
+
+def listed_signatures(code: str) -> list[ListedSignature]:
+    """The signatures of a block that lists them for reference (see signatures_only), in order; [] for any other
+    block."""
+    if not signatures_only(code):
+        return []
+    tree = parse(code)
+    if tree is not None:
+        return [
+            ListedSignature(node.name, _listed_parameters(node.args))
+            for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+    listed = []
+    for line in _logical_lines(code) or []:
+        match = SIGNATURE.match(NAMED_KIND.sub(r"\1", line))
+        stub = parse(f"def _({match['parameters']}): pass") if match else None
+        if match and stub is not None and isinstance(stub.body[0], ast.FunctionDef):
+            listed.append(ListedSignature(match["name"], _listed_parameters(stub.body[0].args)))
+    return listed
+
+
+def _listed_parameters(arguments: ast.arguments) -> tuple[ListedParameter, ...]:
+    positional = arguments.posonlyargs + arguments.args
+    first_default = len(positional) - len(arguments.defaults)
+    listed = [
+        ListedParameter(
+            argument.arg,
+            "POSITIONAL_ONLY" if number < len(arguments.posonlyargs) else "POSITIONAL_OR_KEYWORD",
+            number >= first_default,
+        )
+        for number, argument in enumerate(positional)
+    ]
+    if arguments.vararg:
+        listed.append(ListedParameter(arguments.vararg.arg, "VAR_POSITIONAL", False))
+    listed += [
+        ListedParameter(argument.arg, "KEYWORD_ONLY", default is not None)
+        for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+    ]
+    if arguments.kwarg:
+        listed.append(ListedParameter(arguments.kwarg.arg, "VAR_KEYWORD", False))
+    return tuple(listed)
 
 
 def _import_or_alias(statement: ast.stmt) -> bool:

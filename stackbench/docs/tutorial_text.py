@@ -59,6 +59,13 @@ PROMPTED = re.compile(r"^\s*(?:\$|%|>>>|❯)\s")
 PARAGRAPH_TARGET = re.compile(r"\b(?:to|in|into|inside) (?:your|the|a) `([^`\s]+)`(?: file)?", re.IGNORECASE)
 # Prose that hands a name to the reader: "your `client`", "replace `db` with ...": their own object, not the page's.
 READERS_NAME = re.compile(r"\b(?:your(?:\s+own)?|replace)\s+`([A-Za-z_]\w*)`", re.IGNORECASE)
+# Prose that gives the reader a function to write (a custom index, your own hook, "provide a function that"): a
+# signature listed beside it is the shape of the reader's function, not one of the library's.
+READERS_FUNCTION = re.compile(
+    r"\b(?:custom|your\s+own)\b|\b(?:write|provide|implement|define|create|pass|given)\s+(?:in\s+)?(?:a|an|your)\s+"
+    r"(?:own\s+)?(?:custom\s+)?(?:function|hook|callback|handler|callable)\b",
+    re.IGNORECASE,
+)
 
 # -- what the reader's text promises, and what it leaves unclear ----------------------------------------------------
 VAGUE_PHRASES = [

@@ -36,7 +36,7 @@ def validate_document(
     try:
         for number, profile in enumerate(profiles):
             page = PageValidation(analysis, options, observer)
-            if not page.runnable:
+            if not page.runnable and not page.listed:
                 break
             on_profile = replace(options, sandbox=replace(options.sandbox, profile=profile))
             venv = (

@@ -483,6 +483,46 @@ class Page:
         positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
         return [parameter.name for parameter in parameters if parameter.kind in positional]
 
+    def op_signatures(self, request: Message) -> Message:
+        """The library's definitions of names a page lists signatures of, with their parameters (name, kind, has a
+        default), found where the reader looks: the page's names so far, the modules it imports from the library,
+        the library's top-level modules, then every submodule of them. A method (listed with `self`) is looked
+        for on the classes of those modules."""
+        modules = list(dict.fromkeys([*request.get("modules", []), *self.library_modules]))
+        places = [self.namespace, *(vars(m) for m in map(_imported, modules) if m is not None)]
+        wanted = request["names"]
+        found = {name: self._definitions(name, places, method) for name, method in wanted.items()}
+        if any(not definitions for definitions in found.values()):
+            places += [vars(m) for m in _submodules(self.library_modules)]
+            found = {name: found[name] or self._definitions(name, places, wanted[name]) for name in wanted}
+        return {"status": "ok", "definitions": found}
+
+    @staticmethod
+    def _definitions(name: str, places: list[dict[str, Any]], method: bool) -> list[Message]:
+        import inspect
+
+        owners = [o for place in places for o in place.values() if isinstance(o, type)] if method else []
+        found = [place[name] for place in places if name in place] if not method else []
+        found += [vars(owner)[name] for owner in owners if name in vars(owner)]
+        definitions: list[Message] = []
+        for definition in dict.fromkeys(map(id, found)):
+            target = next(f for f in found if id(f) == definition)
+            target = target.__func__ if isinstance(target, (classmethod, staticmethod)) else target
+            where = f"{getattr(target, '__module__', '')}.{getattr(target, '__qualname__', name)}"
+            # Only what the library defines with `def` or `class` has parameter names of its own: an object made
+            # at import (a partial, an instance) is there, with nothing a listing could name differently.
+            defined = inspect.isfunction(target) or inspect.isclass(target)
+            try:
+                parameters = inspect.signature(target).parameters.values() if defined else None
+            except (TypeError, ValueError):
+                parameters = None
+            if parameters is None:
+                definitions.append({"where": where, "parameters": None})
+                continue
+            listed = [[p.name, p.kind.name, p.default is not p.empty] for p in parameters]
+            definitions.append({"where": where, "parameters": listed})
+        return definitions
+
     def op_probe(self, request: Message) -> Message:
         """Which modules import (found without importing them)."""
         found = {}
@@ -858,6 +898,31 @@ def _has(module_name: str, name: str | None) -> bool:
     except BaseException:
         return False
     return hasattr(module, name)
+
+
+def _imported(module_name: str) -> types.ModuleType | None:
+    try:
+        return importlib.import_module(module_name)
+    except BaseException:
+        return None
+
+
+def _submodules(packages: list[str]) -> list[types.ModuleType]:
+    """Every submodule of the packages that imports (their `__main__` and tests left alone: running or
+    collecting them is no lookup)."""
+    import pkgutil
+
+    found = []
+    for top in packages:
+        package = _imported(top)
+        for info in pkgutil.walk_packages(getattr(package, "__path__", None) or [], f"{top}.", onerror=lambda _: None):
+            parts = info.name.split(".")
+            if "__main__" in parts or any(part in ("tests", "test", "conftest") for part in parts):
+                continue
+            module = _imported(info.name)
+            if module is not None:
+                found.append(module)
+    return found
 
 
 def _exports(module_name: str, name: str) -> bool:

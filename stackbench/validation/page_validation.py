@@ -112,6 +112,14 @@ class PageValidation:
         self.readers_own_names = set().union(*borrowed) - self.setup_defines
         for defines, imported in zip(self.defines, borrowed, strict=True):
             self.readers_own_names -= defines - imported
+        # Blocks that list signatures for reference, by index: not run, but checked against the library.
+        self.listed = {
+            index: python_code.listed_signatures(e.code)
+            for index, e in enumerate(self.examples)
+            if e.skip_reason == f"A fragment: {python_code.SIGNATURES_LISTED}."
+        }
+        self.listed = {index: signatures for index, signatures in self.listed.items() if signatures}
+        self.definitions: dict[str, list[Message]] | None = None
         self.state = PageState()
         self.setup_problems: list[SetupProblem] = []
         self.environment: ValidationEnvironment | None = None
@@ -173,7 +181,7 @@ class PageValidation:
     def run(self, should_stop: Callable[[], bool]) -> list[ExampleResult]:
         results = []
         try:
-            if self.runnable and self.base_failed is None:
+            if (self.runnable or self.listed) and self.base_failed is None:
                 self.process = PageProcess(self._machine, self._start_message(), should_stop)
                 self._record_environment()
                 for number, setup in enumerate(self.analysis.setup):
@@ -291,6 +299,10 @@ class PageValidation:
             verdict = self._names_never_imported(index)
             if verdict is not None:
                 return ExampleResult(**base, **verdict.result_fields(), actual_code_executed=example.code)
+        if index in self.listed and self.process is not None:
+            verdict = self._listed_verdict(index)
+            if verdict is not None:
+                return ExampleResult(**base, **verdict.result_fields(), actual_code_executed=example.code)
         if not runnable(example) or style not in RUN_STYLES:
             reason = example.skip_reason or (
                 LEGACY_SKIP_REASON if not runnable(example) else f"Not Python ({example.language})"
@@ -325,6 +337,40 @@ class PageValidation:
         if style == "tests":
             return self._tests(index, {**common, "depends_on_previous": False, "depends_on_example_indices": []})
         return self._script(index, common, depends)
+
+    def _listed_verdict(self, index: int) -> verdicts.Verdict | None:
+        """The first signature of a reference block that the library does not have as listed. A name the library
+        lacks is the reader's own when the page says so (a hook they write, a method of their class): listed to
+        show its shape."""
+        if self.definitions is None:
+            self.definitions = self._library_definitions()
+        for listed in self.listed[index]:
+            definitions = self.definitions.get(listed.name.rsplit(".", 1)[-1], [])
+            readers_own = listed.name in self.examples[index].readers_names or verdicts.READERS_OWN_NAME.search(
+                listed.name
+            )
+            if definitions:
+                verdict = verdicts.signature_difference(listed, definitions)
+            elif listed.is_method or readers_own:
+                verdict = None
+            else:
+                verdict = verdicts.signature_not_in_library(listed.name, self.analysis.library)
+            if verdict is not None:
+                return verdict
+        return None
+
+    def _library_definitions(self) -> dict[str, list[Message]]:
+        """One probe for the page: the library's definitions of every name its reference blocks list."""
+        names = {s.name.rsplit(".", 1)[-1]: s.is_method for signatures in self.listed.values() for s in signatures}
+        modules = [
+            module
+            for tree in self.trees
+            if tree is not None
+            for module in python_code.imported_modules(tree)
+            if self.knowledge.is_library_module(module)
+        ]
+        answer = self._running.request({"op": "signatures", "names": names, "modules": modules}, 60)
+        return answer.get("definitions", {})
 
     def _unsettled(self) -> set[int]:
         """Earlier examples whose definitions may not stand: they broke off, or did not run to the end."""

@@ -620,6 +620,58 @@ def optional_module(exc: Message) -> str | None:
 MODULE_IN_MESSAGE = re.compile(r"\bmodule(?: named)? ['\"`]([A-Za-z_][\w.]*)['\"`]", re.IGNORECASE)
 
 
+def signature_difference(listed: python_code.ListedSignature, definitions: list[Message]) -> Verdict | None:
+    """A signature a reference lists against the library's definitions of that name: a reader calls what the
+    page lists, so a parameter the library does not accept, or a required one the page leaves out, is a defect
+    (warning). None when one definition takes what the page lists, or none can be compared."""
+    differences = [_differences(listed, d["parameters"]) for d in definitions if d["parameters"] is not None]
+    if not differences or not all(differences):
+        return None
+    real = next(d for d in definitions if d["parameters"] is not None)
+    shown = ", ".join(_shown_parameter(p) for p in real["parameters"])
+    return Verdict(
+        "failure",
+        "warning",
+        f"`{listed.name}` {differences[0]}; its parameters are `({shown})` (`{real['where']}`).",
+        f"List the signature the library has: `{listed.name.rsplit('.', 1)[-1]}({shown})`.",
+    )
+
+
+def signature_not_in_library(name: str, library: str) -> Verdict:
+    return Verdict(
+        "failure",
+        "warning",
+        f"The library has no `{name}`: no module of {library} defines it, so a reader cannot call what the page lists.",
+        f"Name the function or class {library} has, or remove the signature.",
+    )
+
+
+def _differences(listed: python_code.ListedSignature, real: list[list[Any]]) -> str:
+    """What a reader calling the listed signature meets: a parameter the definition does not take, or a required
+    one the listing leaves out ("" when none). `self` and `cls` are the caller's object, never compared."""
+    mine = [p for p in listed.parameters if p.name not in ("self", "cls")]
+    theirs = [p for p in real if p[0] not in ("self", "cls")]
+    kinds = {kind for _, kind, _ in theirs}
+    if "VAR_POSITIONAL" not in kinds and "VAR_KEYWORD" not in kinds:
+        names = {name for name, _, _ in theirs}
+        unaccepted = [p.name for p in mine if p.kind not in ("VAR_POSITIONAL", "VAR_KEYWORD") and p.name not in names]
+        if unaccepted:
+            return f"has no parameter `{unaccepted[0]}`"
+    listed_kinds, listed_names = {p.kind for p in mine}, {p.name for p in mine}
+    for name, kind, has_default in theirs:
+        taken_by = "VAR_KEYWORD" if kind == "KEYWORD_ONLY" else "VAR_POSITIONAL"
+        if kind.startswith("VAR_") or has_default or name in listed_names or taken_by in listed_kinds:
+            continue
+        return f"needs `{name}`, which the page leaves out"
+    return ""
+
+
+def _shown_parameter(parameter: list[Any]) -> str:
+    name, kind, has_default = parameter
+    prefix = {"VAR_POSITIONAL": "*", "VAR_KEYWORD": "**"}.get(kind, "")
+    return f"{prefix}{name}{'=…' if has_default else ''}"
+
+
 def mixed_prompts(where: str) -> Verdict:
     """A block that mixes script lines with `>>>` prompt lines (where: the line it mixes them at)."""
     return Verdict(

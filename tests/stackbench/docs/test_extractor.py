@@ -1277,3 +1277,30 @@ def test_a_block_that_imports_all_it_uses_and_a_body_left_unindented_are_run(tmp
     registered, unindented = pages(extract_docs(tmp_path, "shapes", "1.0"))["board.md"].examples
     assert registered.execution_context == "sync", "an empty class its imported decorator registers is whole"
     assert unindented.execution_context == "sync", "no comment stands for the body: the reader meets the error"
+
+
+READERS_FUNCTION_PAGE = """# Indexes
+
+## Custom indexes
+
+```python
+def shape_index(options, canvas)
+```
+
+To use your own index, give the extension a function that returns it.
+
+## Built-in indexes
+
+```python
+def square_index(options, canvas)
+```
+
+The index of squares.
+"""
+
+
+def test_a_signature_listed_where_the_page_has_the_reader_write_that_function_is_the_readers_own(tmp_path):
+    (tmp_path / "indexes.md").write_text(READERS_FUNCTION_PAGE)
+    custom, built_in = pages(extract_docs(tmp_path, "shapes", "1.0"))["indexes.md"].examples
+    assert custom.readers_names == ["shape_index"]
+    assert built_in.readers_names == [], "one of the library's, to check against it"

@@ -21,6 +21,7 @@ from stackbench.docs.python_code import (
     is_sketch,
     is_test_module,
     left_out_code,
+    listed_signatures,
     misspelt_special_method,
     names_at,
     newer_syntax,
@@ -445,3 +446,19 @@ def test_the_names_at_a_line_are_those_of_its_statement_and_of_a_compound_statem
     assert names_at(tree, 3) == {"host", "OS"}
     assert names_at(tree, 5) == {"apt", "name"}
     assert names_at(tree, 2) == set()
+
+
+def test_a_reference_blocks_signatures_are_read_with_their_names_and_the_kinds_of_their_parameters():
+    listed = listed_signatures("def paint(canvas, colour='red', *layers, glossy: bool = False, **extra) -> Stroke\n")
+    assert [(s.name, s.is_method) for s in listed] == [("paint", False)]
+    assert [(p.name, p.kind, p.has_default) for p in listed[0].parameters] == [
+        ("canvas", "POSITIONAL_OR_KEYWORD", False),
+        ("colour", "POSITIONAL_OR_KEYWORD", True),
+        ("layers", "VAR_POSITIONAL", False),
+        ("glossy", "KEYWORD_ONLY", True),
+        ("extra", "VAR_KEYWORD", False),
+    ]
+    method = listed_signatures("    def on_draw(self, shape: Shape) -> None:\n        ...\n")
+    assert [(s.name, s.is_method) for s in method] == [("on_draw", True)], "shown indented, with self"
+    assert [s.name for s in listed_signatures("Square(side: float)\n")] == ["Square"], "a class, by its call"
+    assert listed_signatures("def area(side):\n    return side * side\n") == [], "code, not a listing"

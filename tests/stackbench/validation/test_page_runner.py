@@ -158,3 +158,17 @@ def test_hidden_setup_and_exported_variables_apply_from_where_they_are_given(run
 def test_the_environment_names_the_oldest_python_the_library_supports(runner):
     assert runner({"op": "environment", "library": "packaging"})["requires_python"].startswith(">=3.")
     assert runner({"op": "environment", "library": "no-such-library"})["requires_python"] == ""
+
+
+def test_a_listed_signatures_definitions_are_found_in_the_librarys_modules_and_submodules_with_their_parameters(
+    runner,
+):
+    definitions = runner(
+        {"op": "signatures", "names": {"dumps": False, "JSONDecodeError": False, "decode": True, "nowhere": False}}
+    )["definitions"]
+    dumps = definitions["dumps"][0]
+    assert dumps["where"] == "json.dumps"
+    assert dumps["parameters"][:2] == [["obj", "POSITIONAL_OR_KEYWORD", False], ["skipkeys", "KEYWORD_ONLY", True]]
+    assert definitions["JSONDecodeError"][0]["parameters"][0][0] == "msg", "a class by its constructor"
+    assert "json.decoder.JSONDecoder.decode" in [d["where"] for d in definitions["decode"]], "a method on a class"
+    assert definitions["nowhere"] == []

@@ -17,6 +17,7 @@ from stackbench.validation.verdicts import (
     raised_as_said,
     runner_trouble,
     same_exception,
+    signature_difference,
 )
 
 
@@ -367,3 +368,40 @@ def test_a_library_handed_the_readers_own_package_by_name_is_illustrative():
     assert loaded.status == "skipped" and "`my_package`" in loaded.message
     real = judge_exception(exception("ImportError", "cannot load 'shapes_extra'", where="package"), knowledge())
     assert (real.status, real.severity) == ("failure", "warning")
+
+
+PAINT = [
+    {
+        "where": "shapes.paint",
+        "parameters": [["canvas", "POSITIONAL_OR_KEYWORD", False], ["colour", "KEYWORD_ONLY", True]],
+    }
+]
+
+
+@pytest.mark.parametrize(
+    ("listing", "difference"),
+    [
+        ("def paint(canvas, colour='red')\n", None),
+        ("def paint(canvas, *, colour: str = 'red') -> Stroke:\n    ...\n", None),
+        ("def paint(canvas)\n", None),
+        ("def paint(canvas, **options)\n", None),
+        ("def paint(self, canvas)\n", None),
+        ("def paint(canvas, hue='red')\n", "`paint` has no parameter `hue`; its parameters are `(canvas, colour=…)`"),
+        ("def paint(colour='red')\n", "`paint` needs `canvas`, which the page leaves out"),
+    ],
+)
+def test_a_listed_signature_differs_when_the_reader_would_pass_what_the_library_does_not_take(listing, difference):
+    (listed,) = python_code.listed_signatures(listing)
+    verdict = signature_difference(listed, PAINT)
+    if difference is None:
+        assert verdict is None
+    else:
+        assert (verdict.status, verdict.severity) == ("failure", "warning")
+        assert verdict.message.startswith(difference)
+
+
+def test_a_listed_signature_matching_any_definition_of_its_name_or_one_without_a_signature_is_no_finding():
+    (listed,) = python_code.listed_signatures("def paint(surface)\n")
+    other = {"where": "shapes.brush.paint", "parameters": [["surface", "POSITIONAL_OR_KEYWORD", False]]}
+    assert signature_difference(listed, [*PAINT, other]) is None
+    assert signature_difference(listed, [{"where": "shapes.paint", "parameters": None}]) is None
