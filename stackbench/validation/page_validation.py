@@ -94,6 +94,10 @@ class PageState:
     typed_imports: dict[int, str] = field(default_factory=dict)
 
 
+# A heading that is one name of code, as a reference titles the section about it: `paint`, `shapes.paint()`.
+HEADING_NAME = re.compile(r"^`?(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*)(?:\(\))?`?$")
+
+
 class PageValidation:
     """One page followed in order, as its reader would."""
 
@@ -357,11 +361,24 @@ class PageValidation:
                 verdict = verdicts.signature_not_in_library(listed.name, self.analysis.library)
             if verdict is not None:
                 return verdict
+        subject = self._heading_name(index)
+        defined = any(d["parameters"] is not None for d in self.definitions.get(subject or "", []))
+        if subject and defined and subject != self.listed[index][0].name.rsplit(".", 1)[-1]:
+            return verdicts.signature_of_another(subject, self.listed[index][0].name)
         return None
+
+    def _heading_name(self, index: int) -> str | None:
+        """The function or class a reference section is about, when its heading is that name alone (`` `paint` ``)
+        and the block under it lists one signature, no method (a class's section lists its methods): the one the
+        reader expects to see there."""
+        match = HEADING_NAME.match(self.examples[index].context)
+        (first, *more) = self.listed[index]
+        return match.group(1) if match and not more and not first.is_method else None
 
     def _library_definitions(self) -> dict[str, list[Message]]:
         """One probe for the page: the library's definitions of every name its reference blocks list."""
         names = {s.name.rsplit(".", 1)[-1]: s.is_method for signatures in self.listed.values() for s in signatures}
+        names |= {name: False for name in map(self._heading_name, self.listed) if name and name not in names}
         modules = [
             module
             for tree in self.trees

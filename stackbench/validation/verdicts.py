@@ -622,19 +622,19 @@ MODULE_IN_MESSAGE = re.compile(r"\bmodule(?: named)? ['\"`]([A-Za-z_][\w.]*)['\"
 
 def signature_difference(listed: python_code.ListedSignature, definitions: list[Message]) -> Verdict | None:
     """A signature a reference lists against the library's definitions of that name: a reader calls what the
-    page lists, so a parameter the library does not accept, or a required one the page leaves out, is a defect
-    (warning). None when one definition takes what the page lists, or none can be compared."""
+    page lists, so a parameter the library does not accept is a defect (warning). A required one the page leaves
+    out is a shortened listing, which references often show: said (info), the block still not run. None when one
+    definition takes what the page lists, or none can be compared."""
     differences = [_differences(listed, d["parameters"]) for d in definitions if d["parameters"] is not None]
     if not differences or not all(differences):
         return None
     real = next(d for d in definitions if d["parameters"] is not None)
     shown = ", ".join(_shown_parameter(p) for p in real["parameters"])
-    return Verdict(
-        "failure",
-        "warning",
-        f"`{listed.name}` {differences[0]}; its parameters are `({shown})` (`{real['where']}`).",
-        f"List the signature the library has: `{listed.name.rsplit('.', 1)[-1]}({shown})`.",
-    )
+    difference = f"`{listed.name}` {differences[0]}; its parameters are `({shown})` (`{real['where']}`)."
+    fix = f"List the signature the library has: `{listed.name.rsplit('.', 1)[-1]}({shown})`."
+    if all(d.startswith("needs") for d in differences):
+        return Verdict("skipped", "info", f"A fragment: {python_code.SIGNATURES_LISTED}; {difference}", fix)
+    return Verdict("failure", "warning", difference, fix)
 
 
 def signature_not_in_library(name: str, library: str) -> Verdict:
@@ -643,6 +643,16 @@ def signature_not_in_library(name: str, library: str) -> Verdict:
         "warning",
         f"The library has no `{name}`: no module of {library} defines it, so a reader cannot call what the page lists.",
         f"Name the function or class {library} has, or remove the signature.",
+    )
+
+
+def signature_of_another(subject: str, listed: str) -> Verdict:
+    return Verdict(
+        "failure",
+        "warning",
+        f"The section is about `{subject}`, but the signature it lists is `{listed}`'s: a reader takes it for the "
+        f"signature of `{subject}`.",
+        f"List the signature of `{subject}`.",
     )
 
 

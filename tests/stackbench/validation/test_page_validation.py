@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from stackbench.docs import python_code
 from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis, FileCommand, PageFile
 from stackbench.validation.batch import validate_document
 from stackbench_site.configuration import validation_options
@@ -972,3 +973,26 @@ def test_a_file_the_librarys_command_runs_is_not_blamed_for_what_only_the_comman
     assert missing_import.suggestions.startswith("Add `from sbdeploy import deploy`")
     assert (own_imports_only.status, own_imports_only.severity) == ("failure", "warning")
     assert own_imports_only.suggestions.startswith("Add `from sbdeploy import host`"), "earlier blocks are other files"
+
+
+def test_signatures_listed_for_reference_are_checked_against_the_library(offline):
+    listed = f"A fragment: {python_code.SIGNATURES_LISTED}."
+    blocks = [
+        ("def greet(name: str) -> str\n", "`greet`"),
+        ("def greet(person: str) -> str\n", "`greet`"),
+        ("def wave(name: str) -> str\n", "`wave`"),
+        ("def on_greeting(name: str) -> None\n", "Greeting hooks"),
+        ("def explode(value: str) -> str\n", "`greet`"),
+    ]
+    examples = [
+        script(code, 10 * (n + 1), context=heading, execution_context="not_executable", skip_reason=listed)
+        for n, (code, heading) in enumerate(blocks)
+    ]
+    examples[3].readers_names = ["on_greeting"]
+    matches, unaccepted, missing, hook, another = validate_document(page(*examples), offline).results
+    assert (matches.status, matches.severity) == ("skipped", None)
+    assert (unaccepted.status, unaccepted.severity) == ("failure", "warning")
+    assert unaccepted.error_message.startswith("`greet` has no parameter `person`; its parameters are `(name)`")
+    assert missing.error_message.startswith("The library has no `wave`")
+    assert (hook.status, hook.severity) == ("skipped", None), "the page has the reader write it"
+    assert another.error_message.startswith("The section is about `greet`, but the signature it lists is `explode`")
