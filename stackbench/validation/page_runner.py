@@ -903,7 +903,7 @@ def _has(module_name: str, name: str | None) -> bool:
 def _imported(module_name: str) -> types.ModuleType | None:
     try:
         return importlib.import_module(module_name)
-    except BaseException:
+    except (Exception, SystemExit):  # a module that exits on import; the runner's own interruption goes through
         return None
 
 
