@@ -44,6 +44,7 @@ from stackbench.docs.includes import Expanded, expand, unread_include
 from stackbench.docs.page_blocks import Block, indent_of, markdown_blocks, markdown_titles, rst_blocks, slugify
 from stackbench.docs.shell_words import python_files_run, split_shell_lines
 from stackbench.docs.tutorial_text import (
+    BUILDS_ON_EARLIER,
     FILE_INTRO,
     OLD_CODE_INTRO,
     OLD_CODE_LABEL,
@@ -452,6 +453,7 @@ def read_blocks(
     """The page's blocks as its reader uses them; text is the page the blocks were read from (their lines in it)."""
     reading = PageReading()
     last_script: CodeExample | None = None
+    builds_on_earlier = False  # a sentence so far said the blocks after it build on definitions before it
     for index, block in enumerate(blocks):
         # The layout of a block nested in a list is not in block.code: indentation every line still shares is
         # on the page, in the code the reader copies. The example runs without it, and says it is there.
@@ -464,6 +466,7 @@ def read_blocks(
         line = origin.line if origin is not None else block.line
         source = origin.source if origin is not None and origin.source != page else None
         heading = block.hierarchy[-1] if block.hierarchy else ""
+        builds_on_earlier = builds_on_earlier or BUILDS_ON_EARLIER.search(block.prose_before) is not None
         common = dict(
             library=library,
             code=code,
@@ -473,6 +476,7 @@ def read_blocks(
             markdown_anchor=slugify(heading) if heading else None,
             code_block_index=index,
             snippet_source=source,
+            builds_on_earlier=builds_on_earlier,
         )
         reading.requirements += [
             PageRequirement(requirement=r, line=line) for r in prose_requirements(block.prose_before, library)

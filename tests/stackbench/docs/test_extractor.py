@@ -1277,3 +1277,32 @@ def test_a_block_that_imports_all_it_uses_and_a_body_left_unindented_are_run(tmp
     registered, unindented = pages(extract_docs(tmp_path, "shapes", "1.0"))["board.md"].examples
     assert registered.execution_context == "sync", "an empty class its imported decorator registers is whole"
     assert unindented.execution_context == "sync", "no comment stands for the body: the reader meets the error"
+
+
+BUILDS_ON_PAGE = """# Strategies
+
+```python
+import shapes
+
+board = shapes.Board()
+```
+
+Each square is drawn on it:
+
+```python
+square = board.draw("square")
+```
+
+The snippets below assume the `board` defined above:
+
+```python
+def test_it_has_a_square():
+    assert board.draw("square")
+```
+"""
+
+
+def test_blocks_after_a_sentence_saying_they_assume_a_name_defined_above_build_on_the_earlier_blocks(tmp_path):
+    (tmp_path / "strategies.md").write_text(BUILDS_ON_PAGE)
+    examples = pages(extract_docs(tmp_path, "shapes", "1.0"))["strategies.md"].examples
+    assert [e.builds_on_earlier for e in examples] == [False, False, True]
