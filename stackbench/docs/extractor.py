@@ -216,10 +216,19 @@ MODULE_COMMENT = re.compile(
 )
 
 
+# "Let's create a `cases.py` file.", "we write our tests in a `test_shapes.py` file": a sentence of the paragraph
+# before a block that names the one module it goes in, as a file the reader makes or writes in.
+PARAGRAPH_MODULE = re.compile(
+    r"\b(?:create|write|save|put|add|in|into)\b[^`.\n]{0,40}?\b(?:a|an|the|your)\s+(?:new\s+)?`([\w./-]*\w\.py)`\s+file\b",
+    re.IGNORECASE,
+)
+
+
 def _module_file(code: str, prose: str) -> str | None:
-    """The module a Python block is, when the page names it: a comment on its first line, or the sentence just
-    before it ("Create `helpers.py`:", "In `app.py`:", "save this as `tasks.py`"). A reader saves it under that
-    name, so later blocks that import it work."""
+    """The module a Python block is, when the page names it: a comment on its first line, the sentence just
+    before it ("Create `helpers.py`:", "In `app.py`:", "save this as `tasks.py`"), or the paragraph before it
+    naming the one file the reader makes ("Let's create a `helpers.py` file. It will hold …"). A reader saves it
+    under that name, so later blocks that import it work."""
     first = next((line for line in code.split("\n") if line.strip()), "")
     match = MODULE_COMMENT.match(first)
     if match:
@@ -231,7 +240,9 @@ def _module_file(code: str, prose: str) -> str | None:
     leads_in = intro is not None and sentence.endswith(":") and len(sentence[intro.end(2) + 1 :]) <= 20
     if intro and leads_in and intro.group(2).endswith(".py") and PATH_LIKE.match(intro.group(2)):
         return intro.group(2)
-    return None
+    paragraphs = [paragraph for paragraph in prose.split("\n\n") if paragraph.strip()]
+    named = set(PARAGRAPH_MODULE.findall(paragraphs[-1])) if paragraphs else set()
+    return named.pop() if len(named) == 1 else None
 
 
 def _option_file(options: dict[str, str]) -> str | None:
@@ -454,6 +465,7 @@ def read_blocks(
     reading = PageReading()
     last_script: CodeExample | None = None
     builds_on_earlier = False  # a sentence so far said the blocks after it build on definitions before it
+    test_module: str | None = None  # the file the page last named for a block of tests
     for index, block in enumerate(blocks):
         # The layout of a block nested in a list is not in block.code: indentation every line still shares is
         # on the page, in the code the reader copies. The example runs without it, and says it is there.
@@ -670,6 +682,11 @@ def read_blocks(
         # A module included from the docs' own files (literalinclude, snippets) is shown under its file's name.
         included = Path(source).name if source and source.endswith(".py") else None
         title_file = title_file or _module_file(code, block.prose_before) or included
+        tests = tree is not None and python_code.is_test_module(tree)
+        if tests:
+            # Tests the page does not name go where its reader keeps their tests: the test module it named last.
+            title_file = title_file or test_module
+            test_module = title_file if title_file and title_file.endswith(".py") else test_module
         if title_file and title_file.endswith(".py"):
             # A module the reader saves under that name: later examples import it.
             reading.files.append(PageFile(path=title_file, content=code, line=line))
@@ -679,7 +696,7 @@ def read_blocks(
             **common,
             language="python",
             # Tests (and the fixtures they use) are a module the reader saves and runs with pytest.
-            style="tests" if tree is not None and python_code.is_test_module(tree) else style,
+            style="tests" if tests else style,
             imports=imports or None,
             readers_names=readers_names,
             has_main="__main__" in code,

@@ -1307,3 +1307,44 @@ def test_blocks_after_a_sentence_saying_they_assume_a_name_defined_above_build_o
     (tmp_path / "strategies.md").write_text(BUILDS_ON_PAGE)
     examples = pages(extract_docs(tmp_path, "shapes", "1.0"))["strategies.md"].examples
     assert [e.builds_on_earlier for e in examples] == [False, False, True]
+
+
+NAMED_MODULES_PAGE = """# Shapes under test
+
+Let's create a `shape_cases.py` file. It will hold the shapes the tests use.
+
+```python
+def case_square():
+    return 2
+```
+
+We write our tests in a `test_shapes.py` file. Each test takes the cases:
+
+```python
+def test_side(side):
+    assert side > 0
+```
+
+A fixture works the same way:
+
+```python
+def test_other_side(side):
+    assert side < 10
+```
+
+Keep notes in a `notes.py` file, or in a `more_notes.py` file.
+
+```python
+print("hello")
+```
+"""
+
+
+def test_the_paragraph_before_a_block_naming_the_file_it_is_and_later_tests_going_in_the_last_named_module(tmp_path):
+    (tmp_path / "shapes.md").write_text(NAMED_MODULES_PAGE)
+    analysis = pages(extract_docs(tmp_path, "shapes", "1.0"))["shapes.md"]
+    assert [(f.path, f.line) for f in analysis.files] == [
+        ("shape_cases.py", 6),
+        ("test_shapes.py", 13),
+        ("test_shapes.py", 20),
+    ], "a paragraph naming two files names neither block"
