@@ -315,6 +315,16 @@ def _well_formed(specs: list[str]) -> list[str]:
     return wanted
 
 
+# A pip requirements file (requirements.txt, requirements-dev.txt) an example project keeps beside its code.
+REQUIREMENTS_FILE = re.compile(r"^requirements[\w.-]*\.txt$", re.IGNORECASE)
+
+
+def file_requirements(content: str) -> list[str]:
+    """The packages a pip requirements file lists: one a line, without comments and pip's options (`-r`, `-e`)."""
+    lines = (line.split(" #")[0].strip() for line in content.split("\n"))
+    return _well_formed([line for line in lines if line and not line.startswith(("#", "-"))])
+
+
 def _substitutions_whole(words: list[str]) -> list[str]:
     """A command substitution (`$(tool get-deps)`, `` `tool deps` ``) is one thing the reader's shell works out,
     however many words it spans."""
@@ -500,6 +510,21 @@ def read_blocks(
         ]
         reading.prerequisites += needed
         reading.requirements += [PageRequirement(requirement=r, line=line) for r in needed]
+        if source is not None and REQUIREMENTS_FILE.match(PurePosixPath(source).name):
+            # The requirements file of an example project the page includes: its reader installs what it lists.
+            wanted = file_requirements(code)
+            reading.requirements += [PageRequirement(requirement=r, line=line) for r in wanted]
+            reading.examples.append(
+                CodeExample(
+                    **common,
+                    language=info.language or "text",
+                    style="file",
+                    execution_context="not_executable",
+                    skip_reason=f"the requirements file {source}: what it lists is installed before the examples run",
+                )
+            )
+            last_script = None
+            continue
         old = shown_as_old_release(block, library, version, page)
         argued_against = TEMPTATION_INTRO.search(_last_sentence(block.prose_before))
         directive = info.directive

@@ -1348,3 +1348,19 @@ def test_the_paragraph_before_a_block_naming_the_file_it_is_and_later_tests_goin
         ("test_shapes.py", 13),
         ("test_shapes.py", 20),
     ], "a paragraph naming two files names neither block"
+
+
+def test_the_requirements_file_of_an_included_example_project_lists_what_its_reader_installs(tmp_path):
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "requirements.txt").write_text(
+        "# the server\nshapes[draw]\nuvicorn  # to serve it\n-r more.txt\n"
+    )
+    (tmp_path / "project" / "main.py").write_text("import uvicorn\n")
+    (tmp_path / "example.md").write_text(
+        '# Example\n\n```\n--8<-- "project/requirements.txt"\n```\n\n```py\n--8<-- "project/main.py"\n```\n'
+    )
+    analysis = pages(extract_docs(tmp_path, "shapes", "1.0"))["example.md"]
+    assert [r.requirement for r in analysis.requirements] == ["shapes[draw]", "uvicorn"]
+    listed, program = analysis.examples
+    assert (listed.execution_context, program.style) == ("not_executable", "script")
+    assert "requirements file project/requirements.txt" in listed.skip_reason
