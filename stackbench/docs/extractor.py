@@ -44,6 +44,7 @@ from stackbench.docs.includes import Expanded, expand, unread_include
 from stackbench.docs.page_blocks import Block, indent_of, markdown_blocks, markdown_titles, rst_blocks, slugify
 from stackbench.docs.shell_words import python_files_run, split_shell_lines
 from stackbench.docs.tutorial_text import (
+    BUILDS_ON_EARLIER,
     FILE_INTRO,
     OLD_CODE_INTRO,
     OLD_CODE_LABEL,
@@ -216,10 +217,19 @@ MODULE_COMMENT = re.compile(
 )
 
 
+# "Let's create a `cases.py` file.", "we write our tests in a `test_shapes.py` file": a sentence of the paragraph
+# before a block that names the one module it goes in, as a file the reader makes or writes in.
+PARAGRAPH_MODULE = re.compile(
+    r"\b(?:create|write|save|put|add|in|into)\b[^`.\n]{0,40}?\b(?:a|an|the|your)\s+(?:new\s+)?`([\w./-]*\w\.py)`\s+file\b",
+    re.IGNORECASE,
+)
+
+
 def _module_file(code: str, prose: str) -> str | None:
-    """The module a Python block is, when the page names it: a comment on its first line, or the sentence just
-    before it ("Create `helpers.py`:", "In `app.py`:", "save this as `tasks.py`"). A reader saves it under that
-    name, so later blocks that import it work."""
+    """The module a Python block is, when the page names it: a comment on its first line, the sentence just
+    before it ("Create `helpers.py`:", "In `app.py`:", "save this as `tasks.py`"), or the paragraph before it
+    naming the one file the reader makes ("Let's create a `helpers.py` file. It will hold …"). A reader saves it
+    under that name, so later blocks that import it work."""
     first = next((line for line in code.split("\n") if line.strip()), "")
     match = MODULE_COMMENT.match(first)
     if match:
@@ -231,7 +241,9 @@ def _module_file(code: str, prose: str) -> str | None:
     leads_in = intro is not None and sentence.endswith(":") and len(sentence[intro.end(2) + 1 :]) <= 20
     if intro and leads_in and intro.group(2).endswith(".py") and PATH_LIKE.match(intro.group(2)):
         return intro.group(2)
-    return None
+    paragraphs = [paragraph for paragraph in prose.split("\n\n") if paragraph.strip()]
+    named = set(PARAGRAPH_MODULE.findall(paragraphs[-1])) if paragraphs else set()
+    return named.pop() if len(named) == 1 else None
 
 
 def _option_file(options: dict[str, str]) -> str | None:
@@ -302,6 +314,16 @@ def _well_formed(specs: list[str]) -> list[str]:
             continue
         wanted.append(spec)
     return wanted
+
+
+# A pip requirements file (requirements.txt, requirements-dev.txt) an example project keeps beside its code.
+REQUIREMENTS_FILE = re.compile(r"^requirements[\w.-]*\.txt$", re.IGNORECASE)
+
+
+def file_requirements(content: str) -> list[str]:
+    """The packages a pip requirements file lists: one a line, without comments and pip's options (`-r`, `-e`)."""
+    lines = (line.split(" #")[0].strip() for line in content.split("\n"))
+    return _well_formed([line for line in lines if line and not line.startswith(("#", "-"))])
 
 
 def _substitutions_whole(words: list[str]) -> list[str]:
@@ -453,6 +475,8 @@ def read_blocks(
     """The page's blocks as its reader uses them; text is the page the blocks were read from (their lines in it)."""
     reading = PageReading()
     last_script: CodeExample | None = None
+    builds_on_earlier = False  # a sentence so far said the blocks after it build on definitions before it
+    test_module: str | None = None  # the file the page last named for a block of tests
     for index, block in enumerate(blocks):
         # The layout of a block nested in a list is not in block.code: indentation every line still shares is
         # on the page, in the code the reader copies. The example runs without it, and says it is there.
@@ -465,6 +489,7 @@ def read_blocks(
         line = origin.line if origin is not None else block.line
         source = origin.source if origin is not None and origin.source != page else None
         heading = block.hierarchy[-1] if block.hierarchy else ""
+        builds_on_earlier = builds_on_earlier or BUILDS_ON_EARLIER.search(block.prose_before) is not None
         common = dict(
             library=library,
             code=code,
@@ -474,6 +499,7 @@ def read_blocks(
             markdown_anchor=slugify(heading) if heading else None,
             code_block_index=index,
             snippet_source=source,
+            builds_on_earlier=builds_on_earlier,
         )
         reading.requirements += [
             PageRequirement(requirement=r, line=line) for r in prose_requirements(block.prose_before, library)
@@ -485,6 +511,21 @@ def read_blocks(
         ]
         reading.prerequisites += needed
         reading.requirements += [PageRequirement(requirement=r, line=line) for r in needed]
+        if source is not None and REQUIREMENTS_FILE.match(PurePosixPath(source).name):
+            # The requirements file of an example project the page includes: its reader installs what it lists.
+            wanted = file_requirements(code)
+            reading.requirements += [PageRequirement(requirement=r, line=line) for r in wanted]
+            reading.examples.append(
+                CodeExample(
+                    **common,
+                    language=info.language or "text",
+                    style="file",
+                    execution_context="not_executable",
+                    skip_reason=f"the requirements file {source}: what it lists is installed before the examples run",
+                )
+            )
+            last_script = None
+            continue
         old = shown_as_old_release(block, library, version, page)
         argued_against = TEMPTATION_INTRO.search(_last_sentence(block.prose_before))
         directive = info.directive
@@ -667,6 +708,11 @@ def read_blocks(
         # A module included from the docs' own files (literalinclude, snippets) is shown under its file's name.
         included = Path(source).name if source and source.endswith(".py") else None
         title_file = title_file or _module_file(code, block.prose_before) or included
+        tests = tree is not None and python_code.is_test_module(tree)
+        if tests:
+            # Tests the page does not name go where its reader keeps their tests: the test module it named last.
+            title_file = title_file or test_module
+            test_module = title_file if title_file and title_file.endswith(".py") else test_module
         if title_file and title_file.endswith(".py"):
             # A module the reader saves under that name: later examples import it.
             reading.files.append(PageFile(path=title_file, content=code, line=line))
@@ -676,7 +722,7 @@ def read_blocks(
             **common,
             language="python",
             # Tests (and the fixtures they use) are a module the reader saves and runs with pytest.
-            style="tests" if tree is not None and python_code.is_test_module(tree) else style,
+            style="tests" if tests else style,
             imports=imports or None,
             readers_names=readers_names,
             has_main="__main__" in code,

@@ -185,6 +185,15 @@ def is_file_path(text: str) -> bool:
     return FILE_EXTENSION.search(text) is not None
 
 
+# "The snippets below assume the `client` defined above", "in the examples that follow, `app` is the one from the
+# quickstart": the blocks after the sentence build on definitions shown before it.
+BUILDS_ON_EARLIER = re.compile(
+    r"\b(?:snippets?|examples?|blocks?|code)\s+(?:below|that follows?|which follows?|after this)\b"
+    r"[^.]*?(?:\b(?:defined|created|shown|set up|from)\s+(?:above|earlier|before|previously)\b|\bthe one (?:from|in)\b)"
+    r"|\bin the (?:snippets?|examples?|blocks?) (?:below|that follow)\b[^.]*?\bthe one (?:from|in|defined)\b",
+    re.IGNORECASE,
+)
+
 # The sentence right before a block that shows it as what not to write: "You might be tempted to use a check:",
 # "Don't do this:". The page argues against the code; the reader does not run it.
 TEMPTATION_INTRO = re.compile(r"\btempted\s+to\b|\b(?:don'?t|do\s+not)\s+do\s+(?:this|that)\b", re.IGNORECASE)

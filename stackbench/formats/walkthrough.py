@@ -176,6 +176,9 @@ class CodeExample(_Lenient):
     # For code in the syntax of a newer Python: the newest Python the page names near it ("3.12" for "on Python
     # 3.12+" in its section, its heading or its comments), which tells the reader which Python it needs.
     named_python: str | None = None
+    # The page says the blocks from a sentence before this one on build on what earlier blocks define ("the
+    # snippets below assume the `client` defined above"): its reader runs it after them, in one file.
+    builds_on_earlier: bool = False
 
     @model_validator(mode="before")
     @classmethod

@@ -880,15 +880,24 @@ class PageValidation:
         if self.trees[index] is None:
             self.state.broken.add(index)
             return ExampleResult(**common, **self._unparsed_verdict(example).result_fields())
+        carried = self._carried_in(index)
+        # What the page says it builds on the reader pastes above it, in the same file; a name that only a block
+        # not run to the end defines is then that block's failure, not a module of its own missing it.
+        carried_code = "".join(self.examples[i].code.rstrip("\n") + "\n\n" for i in carried)
+        self.knowledge.own_module = not example.builds_on_earlier
         request = {
             "op": "tests",
             "name": script_name(example, index),
             "file": self._test_file(index),
-            "code": example.code,
+            "code": carried_code + example.code,
             "timeout": self.options.timeout,
             "state": self._machine.sandbox.state,
         }
-        verdict, answer = self._run_judged(index, request, self._tests_verdict)
+
+        def judged(index: int, answer: Message) -> verdicts.Verdict:
+            return self._tests_verdict(index, _lines_shifted(answer, carried_code.count("\n")))
+
+        verdict, answer = self._run_judged(index, request, judged)
         verdict = self._unless_unwritable_file(index, verdict)
         imported = answer.get("status") == "ok" and all(f["when"] != "collect" for f in answer.get("failures", []))
         if verdict.status == "failure" and not imported:
@@ -898,6 +907,23 @@ class PageValidation:
             **verdict.result_fields(),
             execution_output=self._machine.readable(answer.get("output", "")) or None,
         )
+
+    def _carried_in(self, index: int) -> list[int]:
+        """The earlier blocks a block the page says builds on them needs, that ran to the end: those defining a
+        name it uses and does not define, and, in turn, the names those use."""
+        own = self.trees[index]
+        if not self.examples[index].builds_on_earlier or own is None:
+            return []
+        needed = python_code.undefined_names(own)
+        carried: list[int] = []
+        for other in range(index - 1, -1, -1):
+            tree, result = self.trees[other], self.state.results.get(other)
+            fine = result is not None and result.status != "skipped" and other not in self.state.broken
+            if tree is None or not fine or not needed & self.defines[other]:
+                continue
+            carried.insert(0, other)
+            needed = (needed - self.defines[other]) | python_code.undefined_names(tree)
+        return carried
 
     def _test_file(self, index: int) -> str:
         """The file the reader saves the tests in: the one the page names for the block, else a test file's name."""
@@ -1398,3 +1424,21 @@ def _async_excerpt(example: CodeExample, tree: ast.Module | None) -> bool:
     """A script shown with every line indented that awaits: `await` only stands inside an async function, so the
     indentation is that function's, which the page does not show (an excerpt, not a pasting mistake)."""
     return bool(example.shown_indent) and tree is not None and python_code.awaits_at_top_level(tree)
+
+
+def _lines_shifted(answer: Message, lines: int) -> Message:
+    """The answer of a module run with other blocks' code above the example, its lines counted from the example's
+    first line, as the page shows them."""
+    if not lines:
+        return answer
+
+    def shifted(exc: Message) -> Message:
+        frames = [
+            {**f, "lineno": f["lineno"] - lines} if f.get("where") == "example" else f for f in exc.get("frames", [])
+        ]
+        return {**exc, "frames": frames}
+
+    moved = {**answer, "failures": [{**f, "exception": shifted(f["exception"])} for f in answer.get("failures", [])]}
+    if "exception" in answer:
+        moved["exception"] = shifted(answer["exception"])
+    return moved

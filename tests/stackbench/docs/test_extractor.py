@@ -243,6 +243,7 @@ def test_the_cli_writes_one_analysis_per_page_in_the_exact_format(docs, tmp_path
         "doctest_groups",
         "shown_indent",
         "named_python",
+        "builds_on_earlier",
     }
     assert {"setup", "requirements", "environment", "files"} <= set(data)
     assert "binary.md" in done.stderr
@@ -1304,3 +1305,89 @@ def test_a_signature_listed_where_the_page_has_the_reader_write_that_function_is
     custom, built_in = pages(extract_docs(tmp_path, "shapes", "1.0"))["indexes.md"].examples
     assert custom.readers_names == ["shape_index"]
     assert built_in.readers_names == [], "one of the library's, to check against it"
+
+
+BUILDS_ON_PAGE = """# Strategies
+
+```python
+import shapes
+
+board = shapes.Board()
+```
+
+Each square is drawn on it:
+
+```python
+square = board.draw("square")
+```
+
+The snippets below assume the `board` defined above:
+
+```python
+def test_it_has_a_square():
+    assert board.draw("square")
+```
+"""
+
+
+def test_blocks_after_a_sentence_saying_they_assume_a_name_defined_above_build_on_the_earlier_blocks(tmp_path):
+    (tmp_path / "strategies.md").write_text(BUILDS_ON_PAGE)
+    examples = pages(extract_docs(tmp_path, "shapes", "1.0"))["strategies.md"].examples
+    assert [e.builds_on_earlier for e in examples] == [False, False, True]
+
+
+NAMED_MODULES_PAGE = """# Shapes under test
+
+Let's create a `shape_cases.py` file. It will hold the shapes the tests use.
+
+```python
+def case_square():
+    return 2
+```
+
+We write our tests in a `test_shapes.py` file. Each test takes the cases:
+
+```python
+def test_side(side):
+    assert side > 0
+```
+
+A fixture works the same way:
+
+```python
+def test_other_side(side):
+    assert side < 10
+```
+
+Keep notes in a `notes.py` file, or in a `more_notes.py` file.
+
+```python
+print("hello")
+```
+"""
+
+
+def test_the_paragraph_before_a_block_naming_the_file_it_is_and_later_tests_going_in_the_last_named_module(tmp_path):
+    (tmp_path / "shapes.md").write_text(NAMED_MODULES_PAGE)
+    analysis = pages(extract_docs(tmp_path, "shapes", "1.0"))["shapes.md"]
+    assert [(f.path, f.line) for f in analysis.files] == [
+        ("shape_cases.py", 6),
+        ("test_shapes.py", 13),
+        ("test_shapes.py", 20),
+    ], "a paragraph naming two files names neither block"
+
+
+def test_the_requirements_file_of_an_included_example_project_lists_what_its_reader_installs(tmp_path):
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "requirements.txt").write_text(
+        "# the server\nshapes[draw]\nuvicorn  # to serve it\n-r more.txt\n"
+    )
+    (tmp_path / "project" / "main.py").write_text("import uvicorn\n")
+    (tmp_path / "example.md").write_text(
+        '# Example\n\n```\n--8<-- "project/requirements.txt"\n```\n\n```py\n--8<-- "project/main.py"\n```\n'
+    )
+    analysis = pages(extract_docs(tmp_path, "shapes", "1.0"))["example.md"]
+    assert [r.requirement for r in analysis.requirements] == ["shapes[draw]", "uvicorn"]
+    listed, program = analysis.examples
+    assert (listed.execution_context, program.style) == ("not_executable", "script")
+    assert "requirements file project/requirements.txt" in listed.skip_reason

@@ -996,3 +996,21 @@ def test_signatures_listed_for_reference_are_checked_against_the_library(offline
     assert missing.error_message.startswith("The library has no `wave`")
     assert (hook.status, hook.severity) == ("skipped", None), "the page has the reader write it"
     assert another.error_message.startswith("The section is about `greet`, but the signature it lists is `explode`")
+
+
+def test_tests_the_page_says_build_on_earlier_blocks_run_after_them_in_one_file(offline_with_pytest):
+    greeter = "from sbdemo import greet\n\nwelcome = greet('docs')\n"
+    built_on = (
+        "def test_welcome():\n    assert welcome == 'hello docs'\n\n\ndef test_shout():\n    assert welcome == 'x'\n"
+    )
+    (carried,) = validate_document(
+        page(script(greeter, 10), shown_tests(built_on, 20, builds_on_earlier=True)),
+        offline_with_pytest,
+    ).results[1:]
+    assert carried.status == "failure" and "NameError" not in carried.error_message
+    assert carried.error_message.startswith("AssertionError") and "line 25 of the page" in carried.error_message
+    undefined = validate_document(
+        page(script("import missing_module\n\nwelcome = 1\n", 10), shown_tests(built_on, 20, builds_on_earlier=True)),
+        offline_with_pytest,
+    ).results[1]
+    assert undefined.status == "skipped" and "example 0" in undefined.error_message
