@@ -307,7 +307,16 @@ class DocPageQuerySet(models.QuerySet):
 
 
 # The page-level extra fields of an extraction analysis, kept together on the page.
-READER_SETUP_FIELDS = ("setup", "requirements", "environment", "files", "prose_names", "docs_requirements")
+READER_SETUP_FIELDS = (
+    "setup",
+    "requirements",
+    "environment",
+    "files",
+    "prose_names",
+    "docs_requirements",
+    "file_commands",
+    "docs_file_commands",
+)
 
 
 class DocPage(models.Model):
@@ -409,6 +418,9 @@ class CodeExample(models.Model):
     )
     expected_exception_line = models.PositiveIntegerField(
         null=True, blank=True, help_text="the page line the page says raises it"
+    )
+    builds_on_earlier = models.BooleanField(
+        default=False, help_text="a sentence before it says it builds on what earlier blocks define"
     )
 
     class Meta:

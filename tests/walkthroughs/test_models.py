@@ -166,7 +166,11 @@ ANALYSIS = {
 
 def test_a_doc_page_stored_from_an_analysis_reads_back_as_the_same_analysis():
     library = Library.for_name("toolz")
-    analysis = ExtractionAnalysis.model_validate(ANALYSIS)
+    command = {"command": "toolz-run deploy.py", "program": "toolz-run", "files": ["deploy.py"], "line": 4}
+    examples = [{**ANALYSIS["examples"][0], "builds_on_earlier": True}, *ANALYSIS["examples"][1:]]
+    analysis = ExtractionAnalysis.model_validate(
+        {**ANALYSIS, "examples": examples, "file_commands": [command], "docs_file_commands": [command]}
+    )
     page, outcome = DocPage.store_analysis(library, analysis, None, docs_commit="abc123")
     assert outcome == "created" and page.examples.count() == 2 and page.docs_commit == "abc123"
     assert page.analysis().model_dump(mode="json") == analysis.model_dump(mode="json")
