@@ -271,8 +271,7 @@ def signatures_only(code: str) -> bool:
         return False
     signatures = 0
     for line in lines:
-        match = SIGNATURE.match(NAMED_KIND.sub(r"\1", line))
-        if match and parse(f"def _({match['parameters']}) -> {match['returns'] or 'None'}: pass") is not None:
+        if _signature_stub(line) is not None:
             signatures += 1
             continue
         statement = parse(line)
@@ -316,11 +315,23 @@ def listed_signatures(code: str) -> list[ListedSignature]:
         ]
     listed = []
     for line in _logical_lines(code) or []:
-        match = SIGNATURE.match(NAMED_KIND.sub(r"\1", line))
-        stub = parse(f"def _({match['parameters']}): pass") if match else None
-        if match and stub is not None and isinstance(stub.body[0], ast.FunctionDef):
-            listed.append(ListedSignature(match["name"], _listed_parameters(stub.body[0].args)))
+        found = _signature_stub(line)
+        if found is not None:
+            name, stub = found
+            listed.append(ListedSignature(name, _listed_parameters(stub.args)))
     return listed
+
+
+def _signature_stub(line: str) -> tuple[str, ast.FunctionDef] | None:
+    """The name a line shows the signature of, and a stub function with its parameters and return type, when the
+    line is one (`has_tag(name: str) -> bool`, a kind in angle brackets read as its name)."""
+    match = SIGNATURE.match(NAMED_KIND.sub(r"\1", line))
+    stub = parse(f"def _({match['parameters']}) -> {match['returns'] or 'None'}: pass") if match else None
+    return (
+        (match["name"], stub.body[0])
+        if match and stub is not None and isinstance(stub.body[0], ast.FunctionDef)
+        else None
+    )
 
 
 def _listed_parameters(arguments: ast.arguments) -> tuple[ListedParameter, ...]:

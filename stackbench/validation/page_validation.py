@@ -797,22 +797,23 @@ class PageValidation:
         example imports (`tool` for `tools`), or a name the library exports (the exception a hook is to raise).
         Its run never called them; the reader who calls one gets a NameError."""
         imported, free = set(python_code.imported_names(tree)), self._free_names(index)
-        unprovided: set[str] | None = None  # asked of the page's process once, if a slip is found at all
-        exported = self._exported_by_library(free)
+        resolved: dict[str, Message] | None = None  # asked of the page's process once, when a name needs it
         for name in free:
             near = difflib.get_close_matches(name, imported, n=1, cutoff=0.8)
             if name in sys.stdlib_module_names and name not in STDLIB_MODULES_NAMED_LIKE_VARIABLES:
                 suggestion = f"Add `import {name}` to the example: its functions use `{name}`, never imported."
             elif near:
                 suggestion = f"`{name}` is not defined: the example imports `{near[0]}`; did you mean it?"
-            elif name in exported:
-                suggestion = (
-                    f"Add `from {exported[name]} import {name}` to the example: its functions use `{name}`, never "
-                    "imported."
-                )
             else:
-                continue
-            unprovided = self._unprovided(free) if unprovided is None else unprovided
+                resolved = self._resolved(free) if resolved is None else resolved
+                provider = self._library_export(name, resolved.get(name, {}))
+                if provider is None:
+                    continue
+                suggestion = (
+                    f"Add `from {provider} import {name}` to the example: its functions use `{name}`, never imported."
+                )
+            resolved = self._resolved(free) if resolved is None else resolved
+            unprovided = {n for n in free if n in resolved and not any(resolved[n].values())}
             # Met in a function or class that also uses a name nothing provides (`open_database(path)`): a
             # sketch of the reader's own, which they complete before calling it.
             if name in _met_beside(tree, unprovided - {name}):
@@ -823,20 +824,16 @@ class PageValidation:
             )
         return None
 
-    def _exported_by_library(self, names: list[str]) -> dict[str, str]:
-        """Those of names a module of the library exports (a class, not a module of its name), with that module."""
-        resolved = self._running.request({"op": "resolve", "names": names}, 30).get("names", {}) if names else {}
-        exported = {}
-        for name, found in resolved.items():
-            provider = (found.get("provided_by") or [""])[0]
-            if name[:1].isupper() and not found.get("defined") and self.knowledge.is_library_module(provider):
-                exported[name] = provider
-        return exported
+    def _resolved(self, names: list[str]) -> dict[str, Message]:
+        """Where each name comes from, as the page's process finds it: a page example, a module, the library or an
+        installed package (all empty when nothing provides it)."""
+        return self._running.request({"op": "resolve", "names": names}, 30).get("names", {}) if names else {}
 
-    def _unprovided(self, names: list[str]) -> set[str]:
-        """Those of names that nothing provides: no page example, module, library or installed package."""
-        resolved = self._running.request({"op": "resolve", "names": names}, 30).get("names", {}) if names else {}
-        return {name for name in names if name in resolved and not any(resolved[name].values())}
+    def _library_export(self, name: str, found: Message) -> str | None:
+        """The library's module that exports the name as a class (not a module of its name), if one does."""
+        provider = (found.get("provided_by") or [""])[0]
+        exported = name[:1].isupper() and not found.get("defined") and self.knowledge.is_library_module(provider)
+        return provider if exported else None
 
     def _name_error(self, index: int, name: str, line: int) -> str:
         """The NameError a reader gets at a line of the example, placed on the page."""
@@ -1206,7 +1203,7 @@ class PageValidation:
         assert tree is not None, "only parsed files stop outside their command"
         own_module = any(f.line == self.examples[index].line and f.path.endswith(".py") for f in self.analysis.files)
         free = sorted(python_code.undefined_names(tree)) if own_module else self._free_names(index)
-        resolved = self._running.request({"op": "resolve", "names": free}, 30).get("names", {}) if free else {}
+        resolved = self._resolved(free)
         for name in free:
             providers = [
                 m for m in resolved.get(name, {}).get("provided_by", []) if self.knowledge.is_library_module(m)
