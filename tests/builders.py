@@ -2,6 +2,7 @@
 processes, and the CLI. One module, so every test builds the same things the same way."""
 
 import base64
+import ctypes
 import glob
 import hashlib
 import json
@@ -124,8 +125,14 @@ def walkthrough_export(steps, title="A small tutorial", description="", first_or
     }
 
 
+def dies_with_the_test_run():
+    """For Popen's preexec_fn: the kernel kills the child when the test process ends, even by SIGKILL, so a worker
+    left by an interrupted run never takes tasks from a later run's queue (PR_SET_PDEATHSIG is prctl option 1)."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+
+
 def start_worker(env, log, queues="celery", concurrency=2):
-    """A real Celery worker process in its own process group; returns once it is ready."""
+    """A real Celery worker process in its own process group, ended with the test run; returns once it is ready."""
     with open(log, "w") as out:
         process = subprocess.Popen(
             [*worker_command(concurrency, queues), "--without-mingle", "--without-gossip"],
@@ -134,6 +141,7 @@ def start_worker(env, log, queues="celery", concurrency=2):
             stderr=subprocess.STDOUT,
             cwd=str(BASE_DIR),
             start_new_session=True,
+            preexec_fn=dies_with_the_test_run,
         )
     deadline = time.monotonic() + 60
     while "ready." not in log.read_text():

@@ -10,7 +10,7 @@ import urllib.request
 
 import pytest
 
-from tests.builders import BASE_DIR, as_postgres, free_port, wait_for
+from tests.builders import BASE_DIR, as_postgres, dies_with_the_test_run, free_port, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -65,6 +65,7 @@ def test_requests_fail_cleanly_while_the_database_restarts_and_recover_after(pri
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
+        preexec_fn=dies_with_the_test_run,
     )
     base = f"http://127.0.0.1:{port}/api/v1/runs/"
     try:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders import BASE_DIR
+from tests.builders import BASE_DIR, dies_with_the_test_run
 
 pytestmark = pytest.mark.slow
 
@@ -52,6 +52,7 @@ def test_up_starts_the_recovery_schedule_again_when_it_dies(tmp_path):
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=dies_with_the_test_run,
         )
     try:
         wait_until(lambda: "Stackbench is running" in log.read_text(), 120, "up to start")
