@@ -398,7 +398,7 @@ class PageValidation:
         only repeated an earlier failure fared as that one did); whether the example is typed verbatim."""
         knowledge = self.knowledge
         knowledge.defined_later, knowledge.defined_by_failed, knowledge.defined_by_skipped = {}, {}, {}
-        knowledge.unresolved, knowledge.beside_stand_ins = [], set()
+        knowledge.unresolved, knowledge.beside_stand_ins, knowledge.misspelt = [], set(), {}
         knowledge.verbatim = style_of(self.examples[index]) == "doctest"
         knowledge.own_module = style_of(self.examples[index]) == "tests"
         # Only a module of its own asks where else a name is defined (every other example, not just earlier ones).
@@ -439,14 +439,13 @@ class PageValidation:
         """Before blaming a missing import, look at every name the example leaves undefined: one that nothing
         provides (no page example, no module, not the library) makes the example an illustration. So does one
         that is the reader's own whatever the page does elsewhere: a name the page only imports from the reader's
-        code, or one that says it is theirs (`MyClass`), even if the page defines one by that name further on."""
+        code, or one that says it is theirs (`MyClass`), even if the page defines one by that name further on.
+        Those nothing provides, and the failing name, are looked up for a slip of a name the reader would find."""
         knowledge = self.knowledge
         knowledge.readers_names |= self._named_for_their_parameters(index, process)
-        free = [n for n in self._free_names(index) if n != verdict_exception.get("name")]
-        if not free:
-            return
-        answer = process.request({"op": "resolve", "names": free}, 30)
-        resolved = answer.get("names", {})
+        failing = verdict_exception.get("name")
+        free = [n for n in self._free_names(index) if n != failing]
+        resolved = process.request({"op": "resolve", "names": free}, 30).get("names", {}) if free else {}
         knowledge.unresolved = [
             name
             for name in free
@@ -462,6 +461,10 @@ class PageValidation:
             )
         ]
         knowledge.beside_stand_ins = _met_beside(self.trees[index], set(knowledge.unresolved))
+        provided = verdict_exception.get("importable") or verdict_exception.get("provided_by")
+        spelt = ([failing] if failing and not provided else []) + knowledge.unresolved
+        if spelt:
+            knowledge.misspelt = process.request({"op": "spellings", "names": spelt}, 60).get("spellings", {})
 
     def _named_for_their_parameters(self, index: int, process: PageProcess) -> set[str]:
         """Names the example uses without defining them that it passes as the parameter of the same name

@@ -1014,3 +1014,25 @@ def test_tests_the_page_says_build_on_earlier_blocks_run_after_them_in_one_file(
         offline_with_pytest,
     ).results[1]
     assert undefined.status == "skipped" and "example 0" in undefined.error_message
+
+
+def test_a_slip_of_a_library_name_or_a_constant_is_an_error_even_beside_stand_ins(offline):
+    letter_dropped, words_swapped, constant, plural, other_case = validate_document(
+        page(
+            script("from sbdemo import greet\nprint(greet(fancy_gret))\n", 5),
+            script("print(greet_fancy(visitor_of_nobody))\n", 10),
+            script("print(greet('x', visitor_of_nobody) or none)\n", 15),
+            script("print(old_greets(visitor_of_nobody))\n", 20),
+            script("raise greetingrefused(visitor_of_nobody)\n", 25),
+        ),
+        offline,
+    ).results
+    assert (letter_dropped.status, letter_dropped.severity) == ("failure", "error")
+    assert "misspelling of `sbdemo.fancy_greet`" in letter_dropped.suggestions
+    assert (words_swapped.status, words_swapped.severity) == ("failure", "error")
+    assert "misspelling of `sbdemo.fancy_greet`" in words_swapped.suggestions
+    assert (constant.status, constant.severity) == ("failure", "error"), "importing greet, the reader still meets none"
+    assert constant.error_message == "NameError: name 'none' is not defined"
+    assert "misspelling of `None`" in constant.suggestions
+    assert plural.status == "skipped", "a plural names the reader's own collection"
+    assert other_case.status == "skipped", "an object named after its class is the reader's own"
