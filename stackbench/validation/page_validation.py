@@ -1237,7 +1237,39 @@ class PageValidation:
             return shown_in
         if "builtins.NameError" in exc.get("mro", []):
             self._explain_names(index, exc, self._running)
-        return verdicts.judge_exception(exc, self.knowledge, where)
+        verdict = verdicts.judge_exception(exc, self.knowledge, where)
+        if verdict.status == "skipped" and "builtins.ModuleNotFoundError" in exc.get("mro", []):
+            return self._past_readers_module(index, exc.get("name") or "") or verdict
+        return verdict
+
+    def _past_readers_module(self, index: int, module: str) -> verdicts.Verdict | None:
+        """A script stopped at the import of a module that stands for the reader's own (`from my_hooks import
+        on_error`): its reader puts their module there and reads on. The first name the rest uses and never
+        imports or defines is then theirs to meet, judged as that NameError: one the library exports at its top
+        is still a missing import, and a slip of the library's name still a misspelling."""
+        tree = self.trees[index]
+        if tree is None or style_of(self.examples[index]) != "script":
+            return None
+        free = set(self._free_names(index))
+        met = sorted((n.lineno, n.col_offset, n.id) for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in free)
+        if not met:
+            return None
+        line, _, name = met[0]
+        found = self._resolved([name]).get(name, {})
+        name_error: Message = {
+            "type": "NameError",
+            "mro": ["builtins.NameError", "builtins.Exception", "builtins.BaseException", "builtins.object"],
+            "message": f"name '{name}' is not defined",
+            "name": name,
+            "importable": found.get("importable", False),
+            "provided_by": found.get("provided_by", []),
+        }
+        self._explain_names(index, name_error, self._running)
+        where = f"line {self.examples[index].line + line - 1} of the page, once `{module}` is the reader's own"
+        verdict = verdicts.judge_exception(name_error, self.knowledge, where)
+        return (
+            verdict if verdict.status == "failure" and (verdict.import_needed or verdict.severity == "error") else None
+        )
 
     def _raised_in_page_file(self, index: int, exc: Message) -> verdicts.Verdict | None:
         """An exception raised inside a module the page shows as a file, which the example imports, when the

@@ -1036,3 +1036,25 @@ def test_a_slip_of_a_library_name_or_a_constant_is_an_error_even_beside_stand_in
     assert "misspelling of `None`" in constant.suggestions
     assert plural.status == "skipped", "a plural names the reader's own collection"
     assert other_case.status == "skipped", "an object named after its class is the reader's own"
+
+
+def test_past_the_import_of_the_readers_own_module_the_first_name_never_imported_is_still_met(offline):
+    library_name, stand_in, slip, complete = validate_document(
+        page(
+            script("from my_hooks import on_error\n\nprint(greet('x'), on_error)\n", 5),
+            script("from my_hooks import on_error\n\nprint(visitor_of_nobody, greet('x'), on_error)\n", 10),
+            script("from my_hooks import on_error\n\non_error(fancy_gret)\n", 15),
+            script("from my_hooks import on_error\n\non_error('x')\n", 20),
+        ),
+        offline,
+    ).results
+    assert (library_name.status, library_name.severity) == ("failure", "warning")
+    assert library_name.error_message == (
+        "NameError: name 'greet' is not defined (line 7 of the page, once `my_hooks` is the reader's own)"
+    )
+    assert library_name.suggestions.startswith("Add `from sbdemo import greet`")
+    assert stand_in.status == "skipped", "the reader meets their own stand-in first"
+    assert (slip.status, slip.severity) == ("failure", "error")
+    assert "misspelling of `sbdemo.fancy_greet`" in slip.suggestions
+    assert complete.status == "skipped" and complete.error_message.startswith("Illustrative: imports `my_hooks`")
+
