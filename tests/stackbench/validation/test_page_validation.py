@@ -1058,3 +1058,15 @@ def test_past_the_import_of_the_readers_own_module_the_first_name_never_imported
     assert "misspelling of `sbdemo.fancy_greet`" in slip.suggestions
     assert complete.status == "skipped" and complete.error_message.startswith("Illustrative: imports `my_hooks`")
 
+
+def test_a_test_module_pytest_cannot_import_is_judged_by_the_import_that_failed(offline_with_pytest):
+    own_module, misspelt = validate_document(
+        page(
+            shown_tests("from my_app.models import Visitor\n\n\ndef test_visitor():\n    assert Visitor\n", 10),
+            shown_tests("from sbdemo import gret\n\n\ndef test_greet():\n    assert gret('x')\n", 20),
+        ),
+        offline_with_pytest,
+    ).results
+    assert own_module.status == "skipped" and own_module.error_message.startswith("Illustrative: imports `my_app")
+    assert (misspelt.status, misspelt.severity) == ("failure", "error")
+    assert misspelt.error_message.startswith("ImportError: cannot import name 'gret' from 'sbdemo'")
