@@ -722,11 +722,11 @@ class TestOutcomes:
 
     def pytest_exception_interact(self, node: Any, call: Any, report: Any) -> None:
         excinfo = call.excinfo
-        value, tb = excinfo.value, excinfo.tb
-        if report.when == "collect" and isinstance(value.__cause__, (ImportError, SyntaxError)):
+        value, tb, cause = excinfo.value, excinfo.tb, excinfo.value.__cause__
+        if report.when == "collect" and isinstance(cause, (ImportError, SyntaxError)):
             # pytest could not import the module (its CollectError): what the reader's traceback ends in, the
             # module's own import or syntax error, is what they meet.
-            value, tb = value.__cause__, value.__cause__.__traceback__
+            value, tb = cause, cause.__traceback__
         exception = self.page.describe(value, self.path, tb)
         shown = [line[1:].strip() for line in report.longreprtext.split("\n") if line.startswith("E ")]
         if exception["type"] == "FixtureLookupError" or not exception["message"].strip():
