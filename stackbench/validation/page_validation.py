@@ -303,6 +303,11 @@ class PageValidation:
             verdict = self._names_never_imported(index)
             if verdict is not None:
                 return ExampleResult(**base, **verdict.result_fields(), actual_code_executed=example.code)
+        if style == "script" and not runnable(example) and self.process is not None and self._adapted_by_reader(index):
+            self._know_names_around(index)
+            verdict = self._past_readers_module(index, python_code.fill_in(example.code) or "")
+            if verdict is not None:
+                return ExampleResult(**base, **verdict.result_fields(), actual_code_executed=example.code)
         if index in self.listed and self.process is not None:
             verdict = self._listed_verdict(index)
             if verdict is not None:
@@ -985,7 +990,7 @@ class PageValidation:
         return verdicts.SUCCESS
 
     def _adapted_by_reader(self, index: int) -> bool:
-        """Tests held back only by a value the reader puts in (their own project's name): whatever they put
+        """Code held back only by a value the reader puts in (their own project's name): whatever they put
         there, the module still has only the names it imports."""
         tree = self.trees[index]
         return (
@@ -1244,7 +1249,8 @@ class PageValidation:
 
     def _past_readers_module(self, index: int, module: str) -> verdicts.Verdict | None:
         """A script stopped at the import of a module that stands for the reader's own (`from my_hooks import
-        on_error`): its reader puts their module there and reads on. The first name the rest uses and never
+        on_error`), or held back by a value the reader puts in (`your_project`): its reader puts theirs there and
+        reads on. The first name the rest uses and never
         imports or defines is then theirs to meet, judged as that NameError: one the library exports at its top
         is still a missing import, and a slip of the library's name still a misspelling."""
         tree = self.trees[index]

@@ -1070,3 +1070,23 @@ def test_a_test_module_pytest_cannot_import_is_judged_by_the_import_that_failed(
     assert own_module.status == "skipped" and own_module.error_message.startswith("Illustrative: imports `my_app")
     assert (misspelt.status, misspelt.severity) == ("failure", "error")
     assert misspelt.error_message.startswith("ImportError: cannot import name 'gret' from 'sbdemo'")
+
+
+def test_a_script_held_back_by_the_readers_project_name_still_meets_a_library_name_it_never_imports(offline):
+    _, held_back, complete = validate_document(
+        page(
+            script("print('a block the page runs')\n", 1),
+            script(
+                "from your_project.hooks import on_error\n\nprint(greet('x'), on_error)\n",
+                5,
+                execution_context="not_executable",
+            ),
+            script(
+                "from your_project.hooks import on_error\n\non_error('x')\n", 10, execution_context="not_executable"
+            ),
+        ),
+        offline,
+    ).results
+    assert (held_back.status, held_back.severity) == ("failure", "warning")
+    assert held_back.suggestions.startswith("Add `from sbdemo import greet`")
+    assert complete.status == "skipped"
