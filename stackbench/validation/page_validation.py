@@ -1245,7 +1245,32 @@ class PageValidation:
         verdict = verdicts.judge_exception(exc, self.knowledge, where)
         if verdict.status == "skipped" and "builtins.ModuleNotFoundError" in exc.get("mro", []):
             return self._past_readers_module(index, exc.get("name") or "") or verdict
+        if verdict.status == "skipped" and "relative import" in exc.get("message", ""):
+            return self._library_source_import(index, where) or verdict
         return verdict
+
+    def _library_source_import(self, index: int, where: str) -> verdicts.Verdict | None:
+        """A relative import of the library's own module, of names that module has (`from .queue import Queue`,
+        as the library's source writes it): no package of the reader's, but a line copied from the library's
+        code. The reader's script is in no package, and imports those names from the library."""
+        tree = self.trees[index]
+        if tree is None:
+            return None
+        knowledge = self.knowledge
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or node.level != 1 or not node.module:
+                continue
+            modules = [f"{top}.{node.module}" for top in knowledge.library_modules]
+            names = [alias.name for alias in node.names]
+            found = self._resolved([*modules, *names])
+            providers = {
+                next((p for p in found.get(name, {}).get("provided_by", []) if knowledge.is_library_module(p)), "")
+                for name in names
+            }
+            if any(found.get(m, {}).get("importable") for m in modules) and len(providers) == 1 and all(providers):
+                meant = f"from {providers.pop()} import {', '.join(names)}"
+                return verdicts.library_source_import(f".{node.module}", meant, where)
+        return None
 
     def _past_readers_module(self, index: int, module: str) -> verdicts.Verdict | None:
         """A script stopped at the import of a module that stands for the reader's own (`from my_hooks import

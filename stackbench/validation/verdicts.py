@@ -702,6 +702,17 @@ def mixed_prompts(where: str) -> Verdict:
     )
 
 
+def library_source_import(relative: str, meant: str, where: str) -> Verdict:
+    """A relative import of the library's own module, copied from its source into a reader's script."""
+    return Verdict(
+        "failure",
+        "error",
+        "ImportError: attempted relative import with no known parent package" + (f" ({where})" if where else ""),
+        f"`{relative}` is the library's own module, imported as its source does: the reader's script is in no "
+        f"package. Write `{meant}`.",
+    )
+
+
 def misspelt_name(name: str, meant: str, error: str) -> Verdict:
     """A name nothing defines that is a slip of one the library or Python has."""
     return Verdict(

@@ -1090,3 +1090,24 @@ def test_a_script_held_back_by_the_readers_project_name_still_meets_a_library_na
     assert (held_back.status, held_back.severity) == ("failure", "warning")
     assert held_back.suggestions.startswith("Add `from sbdemo import greet`")
     assert complete.status == "skipped"
+
+
+def test_a_relative_import_of_the_librarys_own_module_is_a_line_copied_from_its_source(tmp_path):
+    build_wheel(
+        tmp_path,
+        "sbqueue",
+        "1.0.0",
+        "from .jobs import Job\n",
+        submodules={"jobs": "class Job:\n    pass\n"},
+    )
+    options = validation_options(timeout=10, find_links=[tmp_path], offline=True, num_workers=1)
+    examples = [
+        CodeExample(library="sbqueue", code=code, line=line, style="script")
+        for code, line in (("from .jobs import Job\n\nprint(Job())\n", 5), ("from .views import Job\n", 10))
+    ]
+    copied, readers_own = validate_document(
+        ExtractionAnalysis(page="guide.md", library="sbqueue", version="1.0.0", examples=examples), options
+    ).results
+    assert (copied.status, copied.severity) == ("failure", "error")
+    assert copied.suggestions.endswith("Write `from sbqueue import Job`.")
+    assert readers_own.status == "skipped", "the library has no such module: the reader's own package"
