@@ -232,11 +232,21 @@ def main():
 '''
 
 
-def build_wheel(folder, name, version, module_source, requires=(), python_requires="", module=None, console_scripts=()):
+def build_wheel(
+    folder,
+    name,
+    version,
+    module_source,
+    requires=(),
+    python_requires="",
+    module=None,
+    console_scripts=(),
+    submodules=None,
+):
     """A real wheel, built by hand (a wheel is a zip with its metadata), so tests install offline. requires are
     Requires-Dist lines (`other; extra == "fancy"`); without module_source, a wheel that only gathers its
     requirements (a meta package); module: the package it installs, when not named like the distribution;
-    console_scripts are `command = module:function` lines."""
+    console_scripts are `command = module:function` lines; submodules: name -> source of the package's other modules."""
     dist = f"{name}-{version}.dist-info"
     requirements = "".join(f"Requires-Dist: {line}\n" for line in requires)
     extras = "".join(
@@ -245,6 +255,7 @@ def build_wheel(folder, name, version, module_source, requires=(), python_requir
     )
     files = {
         **({f"{module or name}/__init__.py": module_source} if module_source is not None else {}),
+        **{f"{module or name}/{sub}.py": source for sub, source in (submodules or {}).items()},
         f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{extras}{requirements}"
         + (f"Requires-Python: {python_requires}\n" if python_requires else ""),
         f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: stackbench-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",

@@ -140,6 +140,7 @@ class Page:
         self.library_modules: list[str] = start.get("library_modules", [])
         # The top-level modules of the other packages the page imports from or tells its reader to install.
         self.page_packages: list[str] = start.get("page_packages", [])
+        self.offered: dict[str, str] | None = None  # the library's names, in any of its modules: name -> module
         self.module = types.ModuleType("__main__")
         self.module.__dict__["__builtins__"] = __builtins__
         sys.modules["__main__"] = self.module
@@ -497,6 +498,24 @@ class Page:
             found = {name: found[name] or self._definitions(name, places, wanted[name]) for name in wanted}
         return {"status": "ok", "definitions": found}
 
+    def op_spellings(self, request: Message) -> Message:
+        """The names nothing provides that are a slip of one the reader finds where they look: a name of the
+        library (in any of its modules) or one of Python's constants."""
+        if self.offered is None:
+            self.offered = {}
+            modules = [m for m in map(_imported, self.library_modules) if m is not None]
+            for module in [*modules, *_submodules(self.library_modules)]:
+                for name, value in vars(module).items():
+                    # Named by the top-level module that offers it, or else by the module that defines it.
+                    there = self.offered.get(name)
+                    defined_here = (
+                        there not in self.library_modules and getattr(value, "__module__", 0) == module.__name__
+                    )
+                    if not name.startswith("_") and (there is None or defined_here):
+                        self.offered[name] = module.__name__
+        slips = {name: _slip_of(name, self.offered) for name in request["names"]}
+        return {"status": "ok", "spellings": {name: meant for name, meant in slips.items() if meant}}
+
     @staticmethod
     def _definitions(name: str, places: list[dict[str, Any]], method: bool) -> list[Message]:
         import inspect
@@ -703,7 +722,12 @@ class TestOutcomes:
 
     def pytest_exception_interact(self, node: Any, call: Any, report: Any) -> None:
         excinfo = call.excinfo
-        exception = self.page.describe(excinfo.value, self.path, excinfo.tb)
+        value, tb, cause = excinfo.value, excinfo.tb, excinfo.value.__cause__
+        if report.when == "collect" and isinstance(cause, (ImportError, SyntaxError)):
+            # pytest could not import the module (its CollectError): what the reader's traceback ends in, the
+            # module's own import or syntax error, is what they meet.
+            value, tb = cause, cause.__traceback__
+        exception = self.page.describe(value, self.path, tb)
         shown = [line[1:].strip() for line in report.longreprtext.split("\n") if line.startswith("E ")]
         if exception["type"] == "FixtureLookupError" or not exception["message"].strip():
             exception["message"] = "\n".join(shown) or exception["message"]
@@ -930,6 +954,42 @@ def _exports(module_name: str, name: str) -> bool:
     if not _importable(module_name) or not _has(module_name, name):
         return False
     return not isinstance(getattr(sys.modules[module_name], name, None), types.ModuleType)
+
+
+# Python's constants, which a reader used to YAML or JSON may write in lowercase (`none`, `true`).
+PYTHON_CONSTANTS = ("None", "True", "False")
+
+
+def _slip_of(name: str, offered: dict[str, str]) -> str | None:
+    """What the name is a slip of, as `module.name` (a constant by its name): a constant in another case, a name
+    with its words in another order (`string_lower` for `lower_string`), or, from eight characters, one letter
+    added, dropped, changed or swapped (`indentifier` for `identifier`). A plural, a number, another case or a
+    short name tells a reader's own object from the library's too often to be a slip."""
+    constant = next((c for c in PYTHON_CONSTANTS if name.lower() == c.lower() and name != c), None)
+    if constant:
+        return constant
+    words = sorted(name.split("_"))
+    for candidate, module in offered.items():
+        # An object named after its class (`response` for `Response`) is the reader's own, no slip.
+        if candidate.lower() == name.lower() or any(character.isdigit() for character in name + candidate):
+            continue
+        swapped = len(words) > 1 and sorted(candidate.split("_")) == words
+        if swapped or (len(name) >= 8 and _one_edit(name, candidate)):
+            return f"{module}.{candidate}"
+    return None
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """One letter added, dropped, changed, or two neighbours swapped; a plural `s` is no slip."""
+    if len(a) == len(b):
+        differ = [i for i in range(len(a)) if a[i] != b[i]]
+        swapped = len(differ) == 2 and differ[1] == differ[0] + 1 and a[differ[0]] == b[differ[1]]
+        return len(differ) == 1 or (swapped and a[differ[1]] == b[differ[0]])
+    short, long = sorted((a, b), key=len)
+    if len(long) - len(short) != 1 or long == short + "s":
+        return False
+    at = next((i for i in range(len(short)) if short[i] != long[i]), len(short))
+    return short[at:] == long[at + 1 :]
 
 
 def _close(name: str, candidates: Iterable[object]) -> list[str]:

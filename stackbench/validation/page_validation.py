@@ -303,6 +303,11 @@ class PageValidation:
             verdict = self._names_never_imported(index)
             if verdict is not None:
                 return ExampleResult(**base, **verdict.result_fields(), actual_code_executed=example.code)
+        if style == "script" and not runnable(example) and self.process is not None and self._adapted_by_reader(index):
+            self._know_names_around(index)
+            verdict = self._past_readers_module(index, python_code.fill_in(example.code) or "")
+            if verdict is not None:
+                return ExampleResult(**base, **verdict.result_fields(), actual_code_executed=example.code)
         if index in self.listed and self.process is not None:
             verdict = self._listed_verdict(index)
             if verdict is not None:
@@ -398,7 +403,7 @@ class PageValidation:
         only repeated an earlier failure fared as that one did); whether the example is typed verbatim."""
         knowledge = self.knowledge
         knowledge.defined_later, knowledge.defined_by_failed, knowledge.defined_by_skipped = {}, {}, {}
-        knowledge.unresolved, knowledge.beside_stand_ins = [], set()
+        knowledge.unresolved, knowledge.beside_stand_ins, knowledge.misspelt = [], set(), {}
         knowledge.verbatim = style_of(self.examples[index]) == "doctest"
         knowledge.own_module = style_of(self.examples[index]) == "tests"
         # Only a module of its own asks where else a name is defined (every other example, not just earlier ones).
@@ -439,14 +444,13 @@ class PageValidation:
         """Before blaming a missing import, look at every name the example leaves undefined: one that nothing
         provides (no page example, no module, not the library) makes the example an illustration. So does one
         that is the reader's own whatever the page does elsewhere: a name the page only imports from the reader's
-        code, or one that says it is theirs (`MyClass`), even if the page defines one by that name further on."""
+        code, or one that says it is theirs (`MyClass`), even if the page defines one by that name further on.
+        Those nothing provides, and the failing name, are looked up for a slip of a name the reader would find."""
         knowledge = self.knowledge
         knowledge.readers_names |= self._named_for_their_parameters(index, process)
-        free = [n for n in self._free_names(index) if n != verdict_exception.get("name")]
-        if not free:
-            return
-        answer = process.request({"op": "resolve", "names": free}, 30)
-        resolved = answer.get("names", {})
+        failing = verdict_exception.get("name")
+        free = [n for n in self._free_names(index) if n != failing]
+        resolved = process.request({"op": "resolve", "names": free}, 30).get("names", {}) if free else {}
         knowledge.unresolved = [
             name
             for name in free
@@ -462,6 +466,10 @@ class PageValidation:
             )
         ]
         knowledge.beside_stand_ins = _met_beside(self.trees[index], set(knowledge.unresolved))
+        provided = verdict_exception.get("importable") or verdict_exception.get("provided_by")
+        spelt = ([failing] if failing and not provided else []) + knowledge.unresolved
+        if spelt:
+            knowledge.misspelt = process.request({"op": "spellings", "names": spelt}, 60).get("spellings", {})
 
     def _named_for_their_parameters(self, index: int, process: PageProcess) -> set[str]:
         """Names the example uses without defining them that it passes as the parameter of the same name
@@ -982,7 +990,7 @@ class PageValidation:
         return verdicts.SUCCESS
 
     def _adapted_by_reader(self, index: int) -> bool:
-        """Tests held back only by a value the reader puts in (their own project's name): whatever they put
+        """Code held back only by a value the reader puts in (their own project's name): whatever they put
         there, the module still has only the names it imports."""
         tree = self.trees[index]
         return (
@@ -1234,7 +1242,65 @@ class PageValidation:
             return shown_in
         if "builtins.NameError" in exc.get("mro", []):
             self._explain_names(index, exc, self._running)
-        return verdicts.judge_exception(exc, self.knowledge, where)
+        verdict = verdicts.judge_exception(exc, self.knowledge, where)
+        if verdict.status == "skipped" and "builtins.ModuleNotFoundError" in exc.get("mro", []):
+            return self._past_readers_module(index, exc.get("name") or "") or verdict
+        if verdict.status == "skipped" and "relative import" in exc.get("message", ""):
+            return self._library_source_import(index, where) or verdict
+        return verdict
+
+    def _library_source_import(self, index: int, where: str) -> verdicts.Verdict | None:
+        """A relative import of the library's own module, of names that module has (`from .queue import Queue`,
+        as the library's source writes it): no package of the reader's, but a line copied from the library's
+        code. The reader's script is in no package, and imports those names from the library."""
+        tree = self.trees[index]
+        if tree is None:
+            return None
+        knowledge = self.knowledge
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or node.level != 1 or not node.module:
+                continue
+            modules = [f"{top}.{node.module}" for top in knowledge.library_modules]
+            names = [alias.name for alias in node.names]
+            found = self._resolved([*modules, *names])
+            providers = {
+                next((p for p in found.get(name, {}).get("provided_by", []) if knowledge.is_library_module(p)), "")
+                for name in names
+            }
+            if any(found.get(m, {}).get("importable") for m in modules) and len(providers) == 1 and all(providers):
+                meant = f"from {providers.pop()} import {', '.join(names)}"
+                return verdicts.library_source_import(f".{node.module}", meant, where)
+        return None
+
+    def _past_readers_module(self, index: int, module: str) -> verdicts.Verdict | None:
+        """A script stopped at the import of a module that stands for the reader's own (`from my_hooks import
+        on_error`), or held back by a value the reader puts in (`your_project`): its reader puts theirs there and
+        reads on. The first name the rest uses and never
+        imports or defines is then theirs to meet, judged as that NameError: one the library exports at its top
+        is still a missing import, and a slip of the library's name still a misspelling."""
+        tree = self.trees[index]
+        if tree is None or style_of(self.examples[index]) != "script":
+            return None
+        free = set(self._free_names(index))
+        met = sorted((n.lineno, n.col_offset, n.id) for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in free)
+        if not met:
+            return None
+        line, _, name = met[0]
+        found = self._resolved([name]).get(name, {})
+        name_error: Message = {
+            "type": "NameError",
+            "mro": ["builtins.NameError", "builtins.Exception", "builtins.BaseException", "builtins.object"],
+            "message": f"name '{name}' is not defined",
+            "name": name,
+            "importable": found.get("importable", False),
+            "provided_by": found.get("provided_by", []),
+        }
+        self._explain_names(index, name_error, self._running)
+        where = f"line {self.examples[index].line + line - 1} of the page, once `{module}` is the reader's own"
+        verdict = verdicts.judge_exception(name_error, self.knowledge, where)
+        return (
+            verdict if verdict.status == "failure" and (verdict.import_needed or verdict.severity == "error") else None
+        )
 
     def _raised_in_page_file(self, index: int, exc: Message) -> verdicts.Verdict | None:
         """An exception raised inside a module the page shows as a file, which the example imports, when the

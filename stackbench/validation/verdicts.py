@@ -149,6 +149,8 @@ class PageKnowledge:
     extras: dict[str, str] = field(default_factory=dict)
     # names the failing example uses that nothing provides (not the one it failed on)
     unresolved: list[str] = field(default_factory=list)
+    # name -> what it is a slip of (`module.name`, a constant by its name), among the failing name and the unresolved
+    misspelt: dict[str, str] = field(default_factory=dict)
     # names the reader first meets in a function or class of the failing example that also uses an unresolved one
     beside_stand_ins: set[str] = field(default_factory=set)
     # the example is a doctest session: what the reader types, meant to be run verbatim
@@ -439,6 +441,13 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
             f"Illustrative: an excerpt from inside an async function the page does not show; `{name}` comes from "
             "that function's module.",
         )
+    # A slip of a name the reader finds where they look (`type_indentifier` for the library's `type_identifier`,
+    # `none` for None) is no stand-in of theirs: importing everything, they still get this NameError.
+    slip = next((n for n in (name, *page.unresolved) if n in page.misspelt and not readers_own_name(n, page)), None)
+    if slip:
+        return misspelt_name(
+            slip, page.misspelt[slip], error if slip == name else f"NameError: name '{slip}' is not defined"
+        )
     needed = _import_needed(exc, page)
     # The reader meets this name first: one the library or a package of the page exports at its top stops their
     # paste one import away from running, whatever stand-ins for their own objects the block uses after it. A
@@ -690,6 +699,27 @@ def mixed_prompts(where: str) -> Verdict:
         f"The example mixes script lines with `>>>` prompt lines ({where}): pasted into a file, the prompts are a "
         "SyntaxError; typed at the interpreter, the lines without a prompt are not run.",
         "Show the example either as a session (every statement after `>>>` or `...`) or as a script (no prompts).",
+    )
+
+
+def library_source_import(relative: str, meant: str, where: str) -> Verdict:
+    """A relative import of the library's own module, copied from its source into a reader's script."""
+    return Verdict(
+        "failure",
+        "error",
+        "ImportError: attempted relative import with no known parent package" + (f" ({where})" if where else ""),
+        f"`{relative}` is the library's own module, imported as its source does: the reader's script is in no "
+        f"package. Write `{meant}`.",
+    )
+
+
+def misspelt_name(name: str, meant: str, error: str) -> Verdict:
+    """A name nothing defines that is a slip of one the library or Python has."""
+    return Verdict(
+        "failure",
+        "error",
+        error,
+        f"`{name}` is defined nowhere: it is a misspelling of `{meant}`. Fix the spelling.",
     )
 
 

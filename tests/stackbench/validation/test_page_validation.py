@@ -1014,3 +1014,100 @@ def test_tests_the_page_says_build_on_earlier_blocks_run_after_them_in_one_file(
         offline_with_pytest,
     ).results[1]
     assert undefined.status == "skipped" and "example 0" in undefined.error_message
+
+
+def test_a_slip_of_a_library_name_or_a_constant_is_an_error_even_beside_stand_ins(offline):
+    letter_dropped, words_swapped, constant, plural, other_case = validate_document(
+        page(
+            script("from sbdemo import greet\nprint(greet(fancy_gret))\n", 5),
+            script("print(greet_fancy(visitor_of_nobody))\n", 10),
+            script("print(greet('x', visitor_of_nobody) or none)\n", 15),
+            script("print(old_greets(visitor_of_nobody))\n", 20),
+            script("raise greetingrefused(visitor_of_nobody)\n", 25),
+        ),
+        offline,
+    ).results
+    assert (letter_dropped.status, letter_dropped.severity) == ("failure", "error")
+    assert "misspelling of `sbdemo.fancy_greet`" in letter_dropped.suggestions
+    assert (words_swapped.status, words_swapped.severity) == ("failure", "error")
+    assert "misspelling of `sbdemo.fancy_greet`" in words_swapped.suggestions
+    assert (constant.status, constant.severity) == ("failure", "error"), "importing greet, the reader still meets none"
+    assert constant.error_message == "NameError: name 'none' is not defined"
+    assert "misspelling of `None`" in constant.suggestions
+    assert plural.status == "skipped", "a plural names the reader's own collection"
+    assert other_case.status == "skipped", "an object named after its class is the reader's own"
+
+
+def test_past_the_import_of_the_readers_own_module_the_first_name_never_imported_is_still_met(offline):
+    library_name, stand_in, slip, complete = validate_document(
+        page(
+            script("from my_hooks import on_error\n\nprint(greet('x'), on_error)\n", 5),
+            script("from my_hooks import on_error\n\nprint(visitor_of_nobody, greet('x'), on_error)\n", 10),
+            script("from my_hooks import on_error\n\non_error(fancy_gret)\n", 15),
+            script("from my_hooks import on_error\n\non_error('x')\n", 20),
+        ),
+        offline,
+    ).results
+    assert (library_name.status, library_name.severity) == ("failure", "warning")
+    assert library_name.error_message == (
+        "NameError: name 'greet' is not defined (line 7 of the page, once `my_hooks` is the reader's own)"
+    )
+    assert library_name.suggestions.startswith("Add `from sbdemo import greet`")
+    assert stand_in.status == "skipped", "the reader meets their own stand-in first"
+    assert (slip.status, slip.severity) == ("failure", "error")
+    assert "misspelling of `sbdemo.fancy_greet`" in slip.suggestions
+    assert complete.status == "skipped" and complete.error_message.startswith("Illustrative: imports `my_hooks`")
+
+
+def test_a_test_module_pytest_cannot_import_is_judged_by_the_import_that_failed(offline_with_pytest):
+    own_module, misspelt = validate_document(
+        page(
+            shown_tests("from my_app.models import Visitor\n\n\ndef test_visitor():\n    assert Visitor\n", 10),
+            shown_tests("from sbdemo import gret\n\n\ndef test_greet():\n    assert gret('x')\n", 20),
+        ),
+        offline_with_pytest,
+    ).results
+    assert own_module.status == "skipped" and own_module.error_message.startswith("Illustrative: imports `my_app")
+    assert (misspelt.status, misspelt.severity) == ("failure", "error")
+    assert misspelt.error_message.startswith("ImportError: cannot import name 'gret' from 'sbdemo'")
+
+
+def test_a_script_held_back_by_the_readers_project_name_still_meets_a_library_name_it_never_imports(offline):
+    _, held_back, complete = validate_document(
+        page(
+            script("print('a block the page runs')\n", 1),
+            script(
+                "from your_project.hooks import on_error\n\nprint(greet('x'), on_error)\n",
+                5,
+                execution_context="not_executable",
+            ),
+            script(
+                "from your_project.hooks import on_error\n\non_error('x')\n", 10, execution_context="not_executable"
+            ),
+        ),
+        offline,
+    ).results
+    assert (held_back.status, held_back.severity) == ("failure", "warning")
+    assert held_back.suggestions.startswith("Add `from sbdemo import greet`")
+    assert complete.status == "skipped"
+
+
+def test_a_relative_import_of_the_librarys_own_module_is_a_line_copied_from_its_source(tmp_path):
+    build_wheel(
+        tmp_path,
+        "sbqueue",
+        "1.0.0",
+        "from .jobs import Job\n",
+        submodules={"jobs": "class Job:\n    pass\n"},
+    )
+    options = validation_options(timeout=10, find_links=[tmp_path], offline=True, num_workers=1)
+    examples = [
+        CodeExample(library="sbqueue", code=code, line=line, style="script")
+        for code, line in (("from .jobs import Job\n\nprint(Job())\n", 5), ("from .views import Job\n", 10))
+    ]
+    copied, readers_own = validate_document(
+        ExtractionAnalysis(page="guide.md", library="sbqueue", version="1.0.0", examples=examples), options
+    ).results
+    assert (copied.status, copied.severity) == ("failure", "error")
+    assert copied.suggestions.endswith("Write `from sbqueue import Job`.")
+    assert readers_own.status == "skipped", "the library has no such module: the reader's own package"
