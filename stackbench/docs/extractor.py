@@ -53,6 +53,7 @@ from stackbench.docs.tutorial_text import (
     READERS_NAME,
     TEMPTATION_INTRO,
     UPGRADE_PAGE,
+    UPGRADE_TARGET,
     named_python,
     release_named,
 )
@@ -403,16 +404,29 @@ def placeholder_reason(code: str, tree: ast.Module | None, indented: bool = Fals
     return None
 
 
+def about_upgrading(block: Block, page: str) -> bool:
+    """The block is on a page about upgrading (its file name or a heading above it says so)."""
+    return bool(UPGRADE_PAGE.search(page) or any(UPGRADE_PAGE.search(title) for title in block.hierarchy))
+
+
 def shown_as_old_release(block: Block, library: str, version: str | None, page: str) -> str | None:
     """What a block on a page about upgrading shows instead of the validated release's code ("the 1.x API"),
-    when its tab or title, its heading or the sentence before it present it as the old release's; None for the
-    new code, and on pages about anything else."""
-    if not (UPGRADE_PAGE.search(page) or any(UPGRADE_PAGE.search(title) for title in block.hierarchy)):
+    when its tab or title, the paragraph that only labels it (`**v1.x:**`), its heading or the sentence before it
+    present it as the old release's; None for the new code, and on pages about anything else."""
+    if not about_upgrading(block, page):
         return None
-    named = [block.info.label, block.info.attribute("title") or "", block.hierarchy[-1] if block.hierarchy else ""]
+    label_paragraph = _last_sentence(block.prose_before).strip().strip("*_").strip()
+    named = [
+        block.info.label,
+        block.info.attribute("title") or "",
+        label_paragraph,
+        block.hierarchy[-1] if block.hierarchy else "",
+    ]
     own_name = re.compile(rf"^\s*{re.escape(library)}\s+", re.IGNORECASE)
     matches = [OLD_CODE_LABEL.match(own_name.sub("", label)) for label in named if label]
     matches.append(OLD_CODE_INTRO.match(_last_sentence(block.prose_before)))
+    # The release the page moves its reader to: code labelled with it is the new code, on any later release too.
+    targets = [release_named(m) for m in map(UPGRADE_TARGET.search, block.hierarchy) if m is not None]
     for match in matches:
         if match is None:
             continue
@@ -420,7 +434,8 @@ def shown_as_old_release(block: Block, library: str, version: str | None, page: 
         if release is None:
             return "the code from before the change"
         # The nearest label that names a release decides: the validated one's (or a newer one's) code runs.
-        return f"the {release} API" if _older(release, version) else None
+        older = _older(release, version) and not any(target and not _older(release, target) for target in targets)
+        return f"the {release} API" if older else None
     return None
 
 
@@ -437,9 +452,10 @@ def _comparison_only(old: str) -> str:
 
 
 def _older(release: str, version: str | None) -> bool:
-    """A release docs name ("1.x", "1.4") is older than the validated version, compared on the parts it names."""
+    """A release docs name ("1.x", "1.4") is older than version (the validated one, or another a page names),
+    compared on the parts it names."""
     try:
-        validated = Version(version or "").release
+        validated = Version((version or "").removesuffix(".x")).release
     except InvalidVersion:
         return False
     named = tuple(int(part) for part in release.removesuffix(".x").split("."))
@@ -729,6 +745,11 @@ def read_blocks(
             shown_indent=shown_indent,
             named_python=_python_named_near(code, block),
         )
+        if tree is not None and about_upgrading(block, page):
+            # A page about upgrading shows the reader's own code changed: a value a block uses and never makes
+            # (`limiter`, `bucket`) is their existing object. A class (`Limiter`) is still one to import.
+            held = {name for name in python_code.undefined_names(tree) if not name.lstrip("_")[:1].isupper()}
+            example.readers_names = sorted(set(readers_names) | held)
         not_run = placeholder_reason(code, tree, shown_indent > 0)
         shape = python_code.fragment(code)
         if old:

@@ -428,12 +428,14 @@ class PageValidation:
                     knowledge.defined_by_skipped[name] = (origin, self.examples[origin].line, reason)
 
     def _free_names(self, index: int) -> list[str]:
-        """Names the example uses that nothing on the page before it defines."""
+        """Names the example uses that nothing on the page before it defines, and those the page says are the
+        reader's own there, whatever an earlier block named so."""
         tree = self.trees[index]
         if tree is None:
             return []
         earlier = set(self.setup_defines).union(*self.defines[:index]) if index else set(self.setup_defines)
-        return sorted(python_code.undefined_names(tree) - (earlier - self.readers_own_names))
+        readers = self.readers_own_names | set(self.examples[index].readers_names)
+        return sorted(python_code.undefined_names(tree) - (earlier - readers))
 
     def _explain_names(self, index: int, verdict_exception: Message, process: PageProcess) -> None:
         """Before blaming a missing import, look at every name the example leaves undefined: one that nothing
@@ -447,20 +449,23 @@ class PageValidation:
             return
         answer = process.request({"op": "resolve", "names": free}, 30)
         resolved = answer.get("names", {})
-        knowledge.unresolved = [
-            name
-            for name in free
-            if name in resolved
-            and not any(resolved[name].values())
-            and (
-                name in self.readers_own_names
-                or (
-                    (name not in knowledge.defined_later or verdicts.readers_own_name(name, knowledge))
-                    and name not in knowledge.defined_by_failed
-                    and name not in knowledge.defined_by_skipped
-                )
+
+        def stand_in(name: str) -> bool:
+            # A name the page presents as the reader's own object stands in for it, whatever module shares its
+            # name and whatever a block the page did not run made by that name.
+            if name not in resolved or resolved[name].get("defined"):
+                return False
+            if name in self.readers_own_names:
+                return not any(resolved[name].values())
+            if verdicts.readers_own_name(name, knowledge):
+                return name not in knowledge.defined_by_failed
+            return not any(resolved[name].values()) and not (
+                name in knowledge.defined_later
+                or name in knowledge.defined_by_failed
+                or name in knowledge.defined_by_skipped
             )
-        ]
+
+        knowledge.unresolved = [name for name in free if stand_in(name)]
         knowledge.beside_stand_ins = _met_beside(self.trees[index], set(knowledge.unresolved))
 
     def _named_for_their_parameters(self, index: int, process: PageProcess) -> set[str]:

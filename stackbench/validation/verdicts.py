@@ -439,7 +439,8 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
             f"Illustrative: an excerpt from inside an async function the page does not show; `{name}` comes from "
             "that function's module.",
         )
-    needed = _import_needed(exc, page)
+    # A name the page says is the reader's own object is never one to import, whatever module shares its name.
+    needed = None if readers_own_name(name, page) else _import_needed(exc, page)
     # The reader meets this name first: one the library or a package of the page exports at its top stops their
     # paste one import away from running, whatever stand-ins for their own objects the block uses after it. A
     # module used by its name (`json.dumps(payload)`) or a name from deep inside a package reads as a sketch; so

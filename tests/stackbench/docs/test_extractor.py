@@ -550,6 +550,33 @@ def test_code_a_page_about_upgrading_shows_as_the_old_releases_is_not_run_and_th
     assert read["ponds.md"].examples[0].skip_reason is None, "a page about anything else runs all its code"
 
 
+LABELLED_UPGRADE_PAGE = """# Moving to Shapes 2.0
+
+## Filling
+
+**v1.x:**
+
+```python
+from shapes import fill_all
+fill_all(pond)
+```
+
+**v2.0:**
+
+```python
+pond.fill(level=Level.FULL)
+```
+"""
+
+
+def test_a_paragraph_that_only_labels_a_block_with_an_old_release_marks_it_and_the_pages_target_runs(tmp_path):
+    (tmp_path / "moving.md").write_text(LABELLED_UPGRADE_PAGE)
+    old, new = pages(extract_docs(tmp_path, "shapes", "2.3.0"))["moving.md"].examples
+    assert old.skip_reason == "Not run: it shows the 1.x API for comparison, on a page about upgrading."
+    assert new.skip_reason is None, "2.0 is the release the page moves its reader to, older than 2.3.0 or not"
+    assert new.readers_names == ["pond"], "the reader's own pond, being upgraded; the class is still imported"
+
+
 PROSE_INSTALLS_PAGE = """# Renderers
 
 Install the `fast` extra to draw with the fast renderer:

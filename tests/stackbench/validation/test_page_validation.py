@@ -669,6 +669,21 @@ def test_a_name_that_says_it_is_the_readers_is_theirs_even_where_the_page_define
     assert (pages.status, pages.severity) == ("failure", "warning"), "the page's own name is only defined later"
 
 
+def test_a_name_the_page_calls_the_readers_stands_for_it_whatever_module_or_unrun_block_shares_its_name(offline):
+    module, unrun = validate_document(
+        page(
+            script("import sbdemo\n\nqueue.put(sbdemo.greet('docs'))\n", 5, readers_names=["queue"]),
+            script("visitor = the_crowd.first()\n", 10),
+            script("print(greet(visitor))\n", 15, readers_names=["visitor"]),
+        ),
+        offline,
+    ).results[::2]
+    assert module.status == "skipped" and module.error_message.startswith("Illustrative: uses `queue`"), (
+        "the reader's queue, not the standard library's module to import"
+    )
+    assert unrun.status == "skipped" and "`visitor`" in unrun.error_message, "a stand-in besides a missing import"
+
+
 def test_a_name_passed_as_the_parameter_it_is_named_after_stands_for_the_readers_value(offline):
     unimported, other, later = validate_document(
         page(
