@@ -48,6 +48,7 @@ from stackbench.docs.tutorial_text import (
     FILE_INTRO,
     OLD_CODE_INTRO,
     OLD_CODE_LABEL,
+    OLDER_RELEASES_ONLY,
     PATH_LIKE,
     READERS_FUNCTION,
     READERS_NAME,
@@ -439,11 +440,23 @@ def shown_as_old_release(block: Block, library: str, version: str | None, page: 
     return None
 
 
+def _tagged_to_raise(block: Block, tree: ast.Module) -> str | None:
+    """What a notebook cell tagged to raise (MyST's `:tags: [raises-exception]`) is expected to raise: an exception
+    ("Exception"), as the page shows it stop with an error. None when the cell catches the error itself, or the
+    text before it says the error only comes with older releases of something (`only ... versions < 2.0`)."""
+    tags = {tag.strip(" '\"") for tag in block.options.get("tags", "").strip("[]").split(",")}
+    if RAISES_TAG not in tags or python_code.handles_exceptions(tree):
+        return None
+    return None if OLDER_RELEASES_ONLY.search(block.prose_before) else "Exception"
+
+
 def _last_sentence(prose: str) -> str:
     """The sentence right before a block: the last of its last paragraph."""
     return re.split(r"(?<=[.!?])\s+", prose.strip().split("\n")[-1])[-1]
 
 
+# The tag of a notebook cell whose error the page shows (MyST-NB, Jupyter Book): the kernel goes on after it.
+RAISES_TAG = "raises-exception"
 ARGUED_AGAINST = "Not run: the page shows it as what the reader might be tempted to write, to argue against it."
 
 
@@ -773,7 +786,9 @@ def read_blocks(
             if raises:
                 example.expected_exception, example.expected_exception_line = raises[0], line + raises[1] - 1
             else:
-                example.expected_exception = python_code.introduced_as_failing(_last_sentence(block.prose_before), tree)
+                example.expected_exception = python_code.introduced_as_failing(
+                    _last_sentence(block.prose_before), tree
+                ) or _tagged_to_raise(block, tree)
             if example.style == "tests" and example.expected_exception is None:
                 example.expected_exception = python_code.said_after_to_fail(
                     block.prose_after or prose_after

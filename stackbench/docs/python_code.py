@@ -82,6 +82,9 @@ RAISES_INTRO = re.compile(
     r"errors?\s+out)\b[^:]*:\s*$",
     re.IGNORECASE,
 )
+# A sentence that opens on the verb tells the reader what to do ("Fail fast instead with `blocking=False`:"): it
+# says what the code makes happen, not that the block stops with an error.
+INSTRUCTION = re.compile(r"^\W*(?:fail|raise|throw)\b", re.IGNORECASE)
 NEGATED = re.compile(r"\b(?:not|never|no\s+longer|without)\b|n't\b", re.IGNORECASE)
 
 
@@ -791,16 +794,21 @@ def said_to_raise(code: str, tree: ast.Module) -> tuple[str, int] | None:
 def introduced_as_failing(sentence: str, tree: ast.Module) -> str | None:
     """The exception the sentence right before a block says the whole block raises ("Exception" when it names
     none); None when the sentence says no such thing, or the block handles the exception itself."""
-    if not RAISES_INTRO.search(sentence) or NEGATED.search(sentence):
+    if not RAISES_INTRO.search(sentence) or NEGATED.search(sentence) or INSTRUCTION.match(sentence):
         return None
-    handles = any(
+    if handles_exceptions(tree):
+        return None
+    return _exception_named(sentence)
+
+
+def handles_exceptions(tree: ast.Module) -> bool:
+    """The block catches exceptions itself (a `try`, `with pytest.raises(...)`, `with suppress(...)`): an error in
+    it does not stop it."""
+    return any(
         isinstance(node, (ast.Try, ast.TryStar))
         or (isinstance(node, (ast.With, ast.AsyncWith)) and re.search(r"raises|suppress", ast.unparse(node.items[0])))
         for node in ast.walk(tree)
     )
-    if handles:
-        return None
-    return _exception_named(sentence)
 
 
 # The sentence right after a block saying the block fails: "This code does not work and ...", "The test above

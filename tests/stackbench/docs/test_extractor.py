@@ -761,6 +761,12 @@ except ValueError:
 def check(side):
     Square(side)  # raises ValueError for a negative side
 ```
+
+Fail fast instead, with `strict=True`:
+
+```python
+Square(2, strict=True)
+```
 """
 
 
@@ -775,7 +781,54 @@ def test_an_example_the_text_says_fails_expects_that_exception(tmp_path):
         (None, None),
         (None, None),
         (None, None),
-    ], "a negation, a handled exception and a comment inside a function say nothing about the example"
+        (None, None),
+    ], "a negation, a handled exception, a comment inside a function and an instruction say nothing about it"
+
+
+TAGGED_CELLS_PAGE = """---
+file_format: mystnb
+---
+
+# Mistakes
+
+A negative side:
+
+```{code-cell} python
+:tags: [raises-exception]
+
+from shapes import Square
+Square(-1)
+```
+
+```{code-cell} python
+:tags: [raises-exception]
+
+try:
+    Square(-1)
+except ValueError as error:
+    print(error)
+```
+
+This only happens with shapes versions < 1.2; later ones round the side:
+
+```{code-cell} python
+:tags: [raises-exception]
+
+Square(0.5)
+```
+
+```{code-cell} python
+Square(2)
+```
+"""
+
+
+def test_a_notebook_cell_tagged_to_raise_expects_an_exception_unless_it_catches_it_or_only_old_releases_raise(
+    tmp_path,
+):
+    (tmp_path / "cells.md").write_text(TAGGED_CELLS_PAGE)
+    examples = pages(extract_docs(tmp_path, "shapes", "1.3"))["cells.md"].examples
+    assert [e.expected_exception for e in examples] == ["Exception", None, None, None]
 
 
 NOT_PYTHON_PAGE = """# Notebook
