@@ -121,6 +121,7 @@ EXTRA_NAMED = re.compile(
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
 EXPORT = re.compile(r"^\s*(?:\$\s+)?export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 FILE_TITLE = re.compile(r"^[\w./~-]*\.?[\w-]+(?:\.[\w-]+)*$")
+MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!])")
 
 
 @dataclass
@@ -199,11 +200,13 @@ FILE_COMMENT = re.compile(r"^\s*(?:#|//|;)\s*([\w./~-]+\.(?:toml|ya?ml|json|ini|
 
 
 def _title_file(info: FenceInfo, code: str) -> str | None:
-    """The file a block shows: named in its title (```toml title="config.toml"), or, for a data file, in a
-    comment on its first line (# config.toml)."""
-    title = info.attribute("title")
-    if title and FILE_TITLE.match(title) and ("." in title or "/" in title):
-        return title
+    """The file a block shows: named in its title or its tab (```toml title="config.toml", ```python
+    tab="hooks.py", markdown escapes rendered: `\\_\\_init\\_\\_.py` reads `__init__.py`), or, for a data file, in
+    a comment on its first line (# config.toml)."""
+    for attribute in ("title", "tab"):
+        title = MARKDOWN_ESCAPE.sub(r"\1", info.attribute(attribute) or "")
+        if title and FILE_TITLE.match(title) and ("." in title or "/" in title):
+            return title
     if info.language not in PYTHON_TAGS and info.language not in SHELL_TAGS:
         first = next((line for line in code.split("\n") if line.strip()), "")
         match = FILE_COMMENT.match(first)
@@ -374,10 +377,14 @@ def _shell_lines(code: str) -> list[str]:
     return code.replace("\\\n", " ").split("\n")
 
 
-def placeholder_reason(code: str, tree: ast.Module | None, indented: bool = False) -> str | None:
+def placeholder_reason(
+    code: str, tree: ast.Module | None, indented: bool = False, module_file: bool = False
+) -> str | None:
     """Why a program cannot run as written: a value the reader must put in, or code they must fill in, or code
     the block leaves out (indented: the page shows every line of it indented), or a file the docs' build includes
-    there and the docs do not ship (the reader sees that file, never the directive)."""
+    there and the docs do not ship (the reader sees that file, never the directive). A module the page names
+    (module_file: a hook file a program loads) is whole as shown: a class of it whose body is `...` is the empty
+    subclass the program gets."""
     include = unread_include(code)
     if include:
         return f"it includes `{include}`, a file the docs' build puts there and the docs do not ship"
@@ -394,7 +401,7 @@ def placeholder_reason(code: str, tree: ast.Module | None, indented: bool = Fals
         return "it opens on a lone `...`: the code of the file before it is left out"
     if tree is not None and python_code.class_body_excerpt(tree, indented):
         return "it only declares fields: the body of a class, shown without the class"
-    if tree is not None and python_code.is_sketch(tree):
+    if tree is not None and not module_file and python_code.is_sketch(tree):
         return "it only sketches classes whose bodies are `...` (their fields left out)"
     entries = python_code.only_entries(tree) if tree is not None else None
     if entries:
@@ -763,7 +770,7 @@ def read_blocks(
             # (`limiter`, `bucket`) is their existing object. A class (`Limiter`) is still one to import.
             held = {name for name in python_code.undefined_names(tree) if not name.lstrip("_")[:1].isupper()}
             example.readers_names = sorted(set(readers_names) | held)
-        not_run = placeholder_reason(code, tree, shown_indent > 0)
+        not_run = placeholder_reason(code, tree, shown_indent > 0, bool(title_file and title_file.endswith(".py")))
         shape = python_code.fragment(code)
         if old:
             example.execution_context, example.skip_reason = "not_executable", _comparison_only(old)

@@ -745,9 +745,10 @@ class PageValidation:
         if (
             example.shown_indent
             and not _async_excerpt(example, tree)
-            and (verdict.status == "success" or verdict.builds_on is not None)
+            and (verdict.status == "success" or verdict.builds_on is not None or self._module_path(index) is not None)
         ):
-            # Its own defect, whatever it builds on: the reader's paste stops at its first line.
+            # Its own defect, whatever it builds on: the reader's paste stops at its first line. A module the page
+            # names stops there whatever it stands for or would raise: whatever loads the file meets the indent first.
             verdict = verdicts.shown_indented(example.shown_indent)
         if verdict.status == "failure" and answer.get("status") != "ok" and index not in self.state.repaired:
             self.state.broken.add(index)
@@ -760,14 +761,21 @@ class PageValidation:
             expected_output=expected if verdict.severity and expected else None,
         )
 
+    def _module_path(self, index: int) -> str | None:
+        """The path of the Python module the page shows this block as (a file it names), if it does."""
+        return next(
+            (f.path for f in self.analysis.files if f.line == self.examples[index].line and f.path.endswith(".py")),
+            None,
+        )
+
     def _module_without_imports(self, index: int, tree: ast.Module) -> verdicts.Verdict | None:
         """A block the page shows as a module file is a module of its own: the reader's Python runs it with the
         names it imports, not those of the page's other files. A name only another file defines, and this one
         never imports, is a NameError for every reader, though the page's shared process has it."""
-        paths = {f.line: f.path for f in self.analysis.files if f.path.endswith(".py")}
-        path = paths.get(self.examples[index].line)
+        path = self._module_path(index)
         if path is None:
             return None
+        paths = {f.line: f.path for f in self.analysis.files if f.path.endswith(".py")}
         by_file: dict[str, tuple[int, int]] = {}
         elsewhere = set(self.setup_defines)
         for other, example in enumerate(self.examples):

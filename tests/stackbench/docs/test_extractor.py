@@ -1010,6 +1010,21 @@ def test_testsetup_blocks_name_the_doctest_groups_they_set_up(tmp_path):
     assert [e.doctest_groups for e in page.examples] == [["shapes"], ["default"]]
 
 
+def test_a_tab_naming_a_module_makes_it_a_file_and_its_empty_subclass_is_the_whole_module_the_program_loads(
+    tmp_path,
+):
+    (tmp_path / "hooks.md").write_text(
+        '# Hooks\n\n```python tab="src/kit/\\_\\_init\\_\\_.py"\n    from shapes import Hook\n\n\n'
+        "    class PaintHook(Hook):\n        ...\n```\n\n"
+        "```python\nfrom shapes import Hook\n\n\nclass Cube(Hook):\n    ...\n```\n"
+    )
+    read = pages(extract_docs(tmp_path, "shapes", "1.0"))["hooks.md"]
+    assert [(f.path, f.line) for f in read.files] == [("src/kit/__init__.py", 4)]
+    named, sketch = read.examples
+    assert (named.execution_context, named.shown_indent) == ("sync", 4)
+    assert sketch.skip_reason.startswith("Not run: it only sketches classes"), "shown alone, it is a sketch"
+
+
 def test_a_block_whose_lines_are_all_indented_on_the_page_runs_dedented_and_keeps_the_indent_it_shows(tmp_path):
     (tmp_path / "page.md").write_text(
         "# Indented\n\n```python\n    import shapes\n\n    shapes.draw()\n```\n\n"

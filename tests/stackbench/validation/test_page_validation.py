@@ -755,6 +755,22 @@ def test_a_script_the_page_shows_indented_runs_dedented_and_is_a_warning(offline
     assert result.results[0].suggestions == "Remove the indentation from the block's lines."
 
 
+def test_a_module_the_page_names_shown_indented_is_that_warning_whatever_it_stands_for_or_raises(offline):
+    result = validate_document(
+        page(
+            script("from ._helpers import version\n", 10, shown_indent=4),
+            script("from sbdemo import greet\n\ngreet(1, 2)\n", 20, shown_indent=4),
+            files=[
+                {"path": "kit/__init__.py", "content": "from ._helpers import version\n", "line": 10},
+                {"path": "kit/setup.py", "content": "from sbdemo import greet\n\ngreet(1, 2)\n", "line": 20},
+            ],
+        ),
+        offline,
+    )
+    assert outcome(result) == [("failure", "warning"), ("failure", "warning")]
+    assert all("indented by 4 spaces" in r.error_message for r in result.results), "whatever loads it meets that first"
+
+
 def test_an_indented_block_that_awaits_is_an_excerpt_of_an_unseen_async_function_not_a_pasting_mistake(offline):
     result = validate_document(
         page(
