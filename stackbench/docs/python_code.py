@@ -979,6 +979,13 @@ def _locally_bound(tree: ast.Module) -> set[str]:
     return names
 
 
+def unused_definitions(tree: ast.Module) -> set[str]:
+    """The classes and functions an example defines and never uses itself."""
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    made = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    return made - used
+
+
 def undefined_names(tree: ast.Module) -> set[str]:
     """Names the example uses without defining them (nor being builtins)."""
     used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}

@@ -92,6 +92,8 @@ class PageState:
     repaired: dict[int, str] = field(default_factory=dict)
     # sessions that only lacked imports -> the imports the reader typed before going on (they stay in the session)
     typed_imports: dict[int, str] = field(default_factory=dict)
+    # scripts that raised the exception the page says they raise -> that exception ("TypeError: its message")
+    shown_errors: dict[int, str] = field(default_factory=dict)
 
 
 # A heading that is one name of code, as a reference titles the section about it: `paint`, `shapes.paint()`.
@@ -1143,9 +1145,9 @@ class PageValidation:
             frames = [f for f in exc.get("frames", []) if f["where"] == "example"]
             where = f"line {example.line + frames[-1]['lineno'] - 1} of the page" if frames else ""
             if expected and verdicts.exception_type(expected) == exc.get("type"):
-                return verdicts.SUCCESS  # the page shows this very exception
+                return self._shown_error_raised(index, exc)  # the page shows this very exception
             if self._raised_as_said(index, exc):
-                return verdicts.SUCCESS
+                return self._shown_error_raised(index, exc)
             command = self._command_running(index)
             if command is not None and self._outside_command(index, exc):
                 return self._never_imported_for_command(index, command) or verdicts.outside_command(command, exc)
@@ -1230,6 +1232,19 @@ class PageValidation:
                     f"Add `from {providers[0]} import {name}` to the example: it is never imported.",
                 )
         return None
+
+    def _shown_error_raised(self, index: int, exc: Message) -> verdicts.Verdict:
+        """A script raised the error the page shows. When it is word for word the error the last such script
+        raised, and the class or function this one defines goes unused, it calls the earlier one's instead: the
+        page shows the same failure twice, and the reader never sees the one this block is about."""
+        error = f"{exc.get('type')}: {exc.get('message')}".rstrip(": ")
+        earlier = max(self.state.shown_errors, default=None)
+        self.state.shown_errors[index] = error
+        tree = self.trees[index]
+        unused = sorted(python_code.unused_definitions(tree)) if tree is not None else []
+        if earlier is None or self.state.shown_errors[earlier] != error or not unused:
+            return verdicts.SUCCESS
+        return verdicts.repeats_shown_error(error, earlier, self.examples[earlier].line, unused[0])
 
     def _raised_as_said(self, index: int, exc: Message) -> bool:
         """The script raised what the page says it raises, at the statement the page says raises it or after."""

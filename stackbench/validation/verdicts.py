@@ -791,6 +791,16 @@ def did_not_raise(said: str) -> Verdict:
     )
 
 
+def repeats_shown_error(error: str, index: int, line: int, unused: str) -> Verdict:
+    return Verdict(
+        "failure",
+        "warning",
+        f"It raises the very error example {index} (line {line}) raised, `{error[:200]}`, and never uses "
+        f"`{unused}`, which it defines: the page shows the same failure twice, not the one this block is about.",
+        f"Use `{unused}` in the statement that is to fail.",
+    )
+
+
 def outside_command(command: str, exc: Message) -> Verdict:
     return Verdict(
         "skipped",

@@ -771,6 +771,24 @@ def test_a_module_the_page_names_shown_indented_is_that_warning_whatever_it_stan
     assert all("indented by 4 spaces" in r.error_message for r in result.results), "whatever loads it meets that first"
 
 
+def test_a_block_shown_failing_that_repeats_the_last_shown_error_without_using_what_it_defines_is_a_warning(offline):
+    result = validate_document(
+        page(
+            script("from sbdemo import greet\n\ngreet(1, 2)\n", 10, expected_exception="TypeError"),
+            script(
+                "def welcome(name):\n    return greet(name, name)\n\ngreet(1, 2)\n", 20, expected_exception="TypeError"
+            ),
+            script(
+                "def welcome(name):\n    return greet(name, name)\n\nwelcome(1)\n", 30, expected_exception="TypeError"
+            ),
+        ),
+        offline,
+    )
+    assert outcome(result) == [("success", None), ("failure", "warning"), ("success", None)]
+    assert "very error example 0 (line 10) raised" in result.results[1].error_message
+    assert result.results[1].suggestions == "Use `welcome` in the statement that is to fail."
+
+
 def test_an_indented_block_that_awaits_is_an_excerpt_of_an_unseen_async_function_not_a_pasting_mistake(offline):
     result = validate_document(
         page(
