@@ -141,7 +141,8 @@ class PageKnowledge:
     defined_by_failed: dict[str, tuple[int, int]] = field(default_factory=dict)
     defined_by_skipped: dict[str, tuple[int, int, str]] = field(default_factory=dict)
     # module -> ("installed" | "failed" | "unpublished" | "unnamed" (published, but the page never names it, so
-    # not installed) | "page" | "unknown", the requirement tried or looked up)
+    # not installed) | "page" | "project" (the package the page's pyproject.toml points its entry points to) |
+    # "unknown", the requirement tried or looked up)
     modules: dict[str, tuple[str, str]] = field(default_factory=dict)
     # the modules the page's install lines bring besides the library (the names they are likely imported under)
     told_modules: list[str] = field(default_factory=list)
@@ -340,6 +341,13 @@ def _missing_module(exc: Message, page: PageKnowledge, in_docs: bool, error: str
             "warning",
             error,
             f"Needs `{requirement}`, which could not be installed (see the page's setup problems).",
+        )
+    if state == "project":
+        return Verdict(
+            "skipped",
+            None,
+            f"Illustrative: imports `{module}`, the reader's own project (the entry points of the page's "
+            "pyproject.toml name it).",
         )
     if state == "unpublished" or (state == "unknown" and in_docs and not requirement):
         return Verdict(
