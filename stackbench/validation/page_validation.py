@@ -1354,16 +1354,20 @@ class PageValidation:
         (or by leaving its integration None). A reader the page names the package to (or the library's extra
         that brings it) installs it and runs again; so does the validator, once per package, and a pass then
         only notes that the page never said to install it (unless the docs' installation pages did: the reader
-        followed them first). One the page never names stays a failure, whose
-        verdict says what to install. rerun() runs the example again: (verdict, answer)."""
+        followed them first). So does the reader of a module of the library named after the package it adapts
+        (`extras/aiohttp_limiter.py` for aiohttp): they use that package already. One the page never names stays
+        a failure, whose verdict says what to install. rerun() runs the example again: (verdict, answer)."""
         if verdict.status != "failure":
             return verdict, answer
         exceptions = [answer.get("exception")] + [f.get("exception") for f in answer.get("failures", [])]
-        module = next(filter(None, (verdicts.optional_module(exc) for exc in exceptions if exc)), None)
+        module, exc = next(
+            ((found, exc) for exc in exceptions if exc for found in [verdicts.optional_module(exc)] if found),
+            (None, None),
+        )
         distribution = distribution_for(module) if module else None
         if not module or not distribution or module in self.state.tried_optional:
             return verdict, answer
-        if not self._installs.told(module, distribution):
+        if not (self._installs.told(module, distribution) or verdicts.adapter_of(module, exc or {})):
             return verdict, answer
         self.state.tried_optional.add(module)
         requirement = self._installs.requirement_for(module, distribution)
@@ -1374,7 +1378,9 @@ class PageValidation:
             return verdict, answer
         self._running.restart()  # the library was imported without the package: import it anew
         second, retried = rerun()
-        if second.status == "failure" or self._installs.installed_by_docs(module, distribution):
+        if second.status == "failure":
+            return self._with_optional_dependency(second, retried, rerun)  # the next package it needs, if any
+        if self._installs.installed_by_docs(module, distribution):
             return second, retried
         return verdicts.Verdict(
             "success",

@@ -608,6 +608,14 @@ def docs_warnings(answer: Message) -> list[Message]:
     ]
 
 
+def adapter_of(module: str, exc: Message) -> bool:
+    """The library's module that failed to import `module` is named after it (`extras/aiohttp_limiter.py` for
+    aiohttp): an adapter to that package, whose reader uses the package already."""
+    frames = exc.get("frames") or []
+    words = re.split(r"[/\\._-]", frames[-1].get("filename", "")) if frames else []
+    return module.split(".")[0] in words
+
+
 def optional_module(exc: Message) -> str | None:
     """The module a library went looking for and did not find (an optional dependency), if that is the failure."""
     if exc.get("none_module"):
