@@ -391,7 +391,7 @@ def placeholder_reason(
     value = python_code.fill_in(python_code.without_documented_output(code, tree))
     if value:
         return f"it holds the placeholder `{value}`, which the reader replaces with their own value"
-    line = python_code.ellipsis_gap(tree) if tree is not None else python_code.ellipsis_syntax_gap(code)
+    line = python_code.ellipsis_gap(tree, code) if tree is not None else python_code.ellipsis_syntax_gap(code)
     if line is not None:
         return f"its line {line} has `...` where the reader fills in their own code"
     line = python_code.skeleton_body(code) if tree is None else None

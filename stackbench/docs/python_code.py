@@ -466,16 +466,23 @@ def fill_in(code: str) -> str | None:
     return match.group(0) if match else None
 
 
-def ellipsis_gap(tree: ast.Module) -> int | None:
+# A comment that says what a library makes of a value (`baz = ...  # interpreted as a check with no arguments`):
+# the value is the point of the line, not a gap the reader fills.
+VALUE_EXPLAINED = re.compile(r"#\s*(?:(?:is|are|gets?)\s+)?(?:interpreted|treated|taken|read)\s+as\b", re.IGNORECASE)
+
+
+def ellipsis_gap(tree: ast.Module, code: str = "") -> int | None:
     """The line of a `...` standing for code or a value the reader supplies (`client = Client(...)`, `x = ...`,
-    `columns = [...]`, `assert total == ...`), if any. Type hints (`tuple[int, ...]`), slices, stub bodies (`def f(): ...`) and
-    `Field(...)` are not gaps."""
+    `columns = [...]`, `assert total == ...`), if any. Type hints (`tuple[int, ...]`), slices, stub bodies (`def f(): ...`),
+    `Field(...)` and an assigned `...` whose comment in code says what the library makes of it are not gaps."""
     in_subscripts = {id(n) for node in ast.walk(tree) if isinstance(node, ast.Subscript) for n in ast.walk(node.slice)}
+    explained = {line for line, comment in _comments(code) or [] if VALUE_EXPLAINED.match(comment)}
     for node in ast.walk(tree):
         if (
             isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
             and _is_ellipsis(node.value)
             and not (isinstance(node, ast.AnnAssign) and _in_class_body(tree, node))
+            and node.lineno not in explained
         ):
             return node.lineno
         if (
