@@ -20,6 +20,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import statistics
 import sys
 import tarfile
@@ -99,7 +100,7 @@ def measure(library: dict, labels: list[dict], workers: int, output: Path) -> di
         for e in a.examples
     }
     for analysis in analyses:
-        for place, key in shown_at_includes(docs, analysis).items():
+        for place, key in [*shown_at_includes(docs, analysis).items(), *at_directive_options(docs, analysis).items()]:
             starts.setdefault(place, key)
     unique_lines: dict[tuple[str, int], list[tuple[str, int, str]]] = {}
     for key in starts.values():
@@ -171,6 +172,29 @@ def shown_at_includes(docs: Path, analysis) -> dict[tuple[str, int, str], tuple[
             after = min((origins[n].line for n in own if n >= place), default=before)
             for line in range(before, after + 1):
                 aliases.setdefault((analysis.page, line, ""), block_key(analysis, example))
+    return aliases
+
+
+DIRECTIVE_OPTION = re.compile(r"^\s*:[\w-]+:")
+
+
+def at_directive_options(docs: Path, analysis) -> dict[tuple[str, int, str], tuple[str, int, str]]:
+    """A label may give a MyST directive's block at its first content line, an option (`:tags: [...]`), where the
+    tool gives the code's first line after the options: the option lines (and blank lines after them) stand for
+    the block."""
+    lines = (docs / analysis.page).read_text(encoding="utf-8", errors="replace").split("\n")
+    aliases: dict[tuple[str, int, str], tuple[str, int, str]] = {}
+    for example in analysis.examples:
+        if example.snippet_source:
+            continue
+        number = example.line - 1
+        while 1 <= number <= len(lines) and (
+            not lines[number - 1].strip() or DIRECTIVE_OPTION.match(lines[number - 1])
+        ):
+            if DIRECTIVE_OPTION.match(lines[number - 1]):
+                for line in range(number, example.line):
+                    aliases.setdefault((analysis.page, line, ""), block_key(analysis, example))
+            number -= 1
     return aliases
 
 

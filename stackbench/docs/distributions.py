@@ -4,6 +4,7 @@ page's prose names a package, which is what tells its reader to install it."""
 
 import re
 import sys
+import tomllib
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 
@@ -136,6 +137,26 @@ def laid_out_modules(paths: Iterable[str]) -> set[str]:
     to look up on an index, where one of that name may well exist."""
     python_paths = [PurePosixPath(path) for path in paths if path.endswith(".py")]
     return {part.removesuffix(".py") for path in python_paths for part in path.parts}
+
+
+def entry_point_modules(files: Iterable[tuple[str, str]]) -> set[str]:
+    """The top-level modules the entry points of a pyproject.toml the page shows point to (`[project.scripts]
+    cli = "pkg.cli:main"`, gui-scripts, entry-points groups), from (path, content) pairs: the package of the
+    reader's own project, which that file describes, never one to look up on an index."""
+    modules: set[str] = set()
+    for path, content in files:
+        if PurePosixPath(path).name != "pyproject.toml":
+            continue
+        try:
+            project = tomllib.loads(content).get("project", {})
+        except tomllib.TOMLDecodeError:
+            continue
+        groups = [project.get("scripts", {}), project.get("gui-scripts", {}), *project.get("entry-points", {}).values()]
+        references = [value for group in groups if isinstance(group, dict) for value in group.values()]
+        modules |= {
+            ref.split(":")[0].split(".")[0].strip() for ref in references if isinstance(ref, str) and ":" in ref
+        }
+    return modules - {""}
 
 
 # A word of prose as a package may be written in it: dirty-equals, sqlalchemy_utils, azure.identity, lib[extra,other].

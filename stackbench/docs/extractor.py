@@ -48,11 +48,13 @@ from stackbench.docs.tutorial_text import (
     FILE_INTRO,
     OLD_CODE_INTRO,
     OLD_CODE_LABEL,
+    OLDER_RELEASES_ONLY,
     PATH_LIKE,
     READERS_FUNCTION,
     READERS_NAME,
     TEMPTATION_INTRO,
     UPGRADE_PAGE,
+    UPGRADE_TARGET,
     named_python,
     release_named,
 )
@@ -119,6 +121,7 @@ EXTRA_NAMED = re.compile(
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
 EXPORT = re.compile(r"^\s*(?:\$\s+)?export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 FILE_TITLE = re.compile(r"^[\w./~-]*\.?[\w-]+(?:\.[\w-]+)*$")
+MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!])")
 
 
 @dataclass
@@ -197,11 +200,13 @@ FILE_COMMENT = re.compile(r"^\s*(?:#|//|;)\s*([\w./~-]+\.(?:toml|ya?ml|json|ini|
 
 
 def _title_file(info: FenceInfo, code: str) -> str | None:
-    """The file a block shows: named in its title (```toml title="config.toml"), or, for a data file, in a
-    comment on its first line (# config.toml)."""
-    title = info.attribute("title")
-    if title and FILE_TITLE.match(title) and ("." in title or "/" in title):
-        return title
+    """The file a block shows: named in its title or its tab (```toml title="config.toml", ```python
+    tab="hooks.py", markdown escapes rendered: `\\_\\_init\\_\\_.py` reads `__init__.py`), or, for a data file, in
+    a comment on its first line (# config.toml)."""
+    for attribute in ("title", "tab"):
+        title = MARKDOWN_ESCAPE.sub(r"\1", info.attribute(attribute) or "")
+        if title and FILE_TITLE.match(title) and ("." in title or "/" in title):
+            return title
     if info.language not in PYTHON_TAGS and info.language not in SHELL_TAGS:
         first = next((line for line in code.split("\n") if line.strip()), "")
         match = FILE_COMMENT.match(first)
@@ -372,17 +377,21 @@ def _shell_lines(code: str) -> list[str]:
     return code.replace("\\\n", " ").split("\n")
 
 
-def placeholder_reason(code: str, tree: ast.Module | None, indented: bool = False) -> str | None:
+def placeholder_reason(
+    code: str, tree: ast.Module | None, indented: bool = False, module_file: bool = False
+) -> str | None:
     """Why a program cannot run as written: a value the reader must put in, or code they must fill in, or code
     the block leaves out (indented: the page shows every line of it indented), or a file the docs' build includes
-    there and the docs do not ship (the reader sees that file, never the directive)."""
+    there and the docs do not ship (the reader sees that file, never the directive). A module the page names
+    (module_file: a hook file a program loads) is whole as shown: a class of it whose body is `...` is the empty
+    subclass the program gets."""
     include = unread_include(code)
     if include:
         return f"it includes `{include}`, a file the docs' build puts there and the docs do not ship"
     value = python_code.fill_in(python_code.without_documented_output(code, tree))
     if value:
         return f"it holds the placeholder `{value}`, which the reader replaces with their own value"
-    line = python_code.ellipsis_gap(tree) if tree is not None else python_code.ellipsis_syntax_gap(code)
+    line = python_code.ellipsis_gap(tree, code) if tree is not None else python_code.ellipsis_syntax_gap(code)
     if line is not None:
         return f"its line {line} has `...` where the reader fills in their own code"
     line = python_code.skeleton_body(code) if tree is None else None
@@ -392,7 +401,7 @@ def placeholder_reason(code: str, tree: ast.Module | None, indented: bool = Fals
         return "it opens on a lone `...`: the code of the file before it is left out"
     if tree is not None and python_code.class_body_excerpt(tree, indented):
         return "it only declares fields: the body of a class, shown without the class"
-    if tree is not None and python_code.is_sketch(tree):
+    if tree is not None and not module_file and python_code.is_sketch(tree):
         return "it only sketches classes whose bodies are `...` (their fields left out)"
     entries = python_code.only_entries(tree) if tree is not None else None
     if entries:
@@ -403,16 +412,29 @@ def placeholder_reason(code: str, tree: ast.Module | None, indented: bool = Fals
     return None
 
 
+def about_upgrading(block: Block, page: str) -> bool:
+    """The block is on a page about upgrading (its file name or a heading above it says so)."""
+    return bool(UPGRADE_PAGE.search(page) or any(UPGRADE_PAGE.search(title) for title in block.hierarchy))
+
+
 def shown_as_old_release(block: Block, library: str, version: str | None, page: str) -> str | None:
     """What a block on a page about upgrading shows instead of the validated release's code ("the 1.x API"),
-    when its tab or title, its heading or the sentence before it present it as the old release's; None for the
-    new code, and on pages about anything else."""
-    if not (UPGRADE_PAGE.search(page) or any(UPGRADE_PAGE.search(title) for title in block.hierarchy)):
+    when its tab or title, the paragraph that only labels it (`**v1.x:**`), its heading or the sentence before it
+    present it as the old release's; None for the new code, and on pages about anything else."""
+    if not about_upgrading(block, page):
         return None
-    named = [block.info.label, block.info.attribute("title") or "", block.hierarchy[-1] if block.hierarchy else ""]
+    label_paragraph = _last_sentence(block.prose_before).strip().strip("*_").strip()
+    named = [
+        block.info.label,
+        block.info.attribute("title") or "",
+        label_paragraph,
+        block.hierarchy[-1] if block.hierarchy else "",
+    ]
     own_name = re.compile(rf"^\s*{re.escape(library)}\s+", re.IGNORECASE)
     matches = [OLD_CODE_LABEL.match(own_name.sub("", label)) for label in named if label]
     matches.append(OLD_CODE_INTRO.match(_last_sentence(block.prose_before)))
+    # The release the page moves its reader to: code labelled with it is the new code, on any later release too.
+    targets = [release_named(m) for m in map(UPGRADE_TARGET.search, block.hierarchy) if m is not None]
     for match in matches:
         if match is None:
             continue
@@ -420,8 +442,19 @@ def shown_as_old_release(block: Block, library: str, version: str | None, page: 
         if release is None:
             return "the code from before the change"
         # The nearest label that names a release decides: the validated one's (or a newer one's) code runs.
-        return f"the {release} API" if _older(release, version) else None
+        older = _older(release, version) and not any(target and not _older(release, target) for target in targets)
+        return f"the {release} API" if older else None
     return None
+
+
+def _tagged_to_raise(block: Block, tree: ast.Module) -> str | None:
+    """What a notebook cell tagged to raise (MyST's `:tags: [raises-exception]`) is expected to raise: an exception
+    ("Exception"), as the page shows it stop with an error. None when the cell catches the error itself, or the
+    text before it says the error only comes with older releases of something (`only ... versions < 2.0`)."""
+    tags = {tag.strip(" '\"") for tag in block.options.get("tags", "").strip("[]").split(",")}
+    if RAISES_TAG not in tags or python_code.handles_exceptions(tree):
+        return None
+    return None if OLDER_RELEASES_ONLY.search(block.prose_before) else "Exception"
 
 
 def _last_sentence(prose: str) -> str:
@@ -429,6 +462,8 @@ def _last_sentence(prose: str) -> str:
     return re.split(r"(?<=[.!?])\s+", prose.strip().split("\n")[-1])[-1]
 
 
+# The tag of a notebook cell whose error the page shows (MyST-NB, Jupyter Book): the kernel goes on after it.
+RAISES_TAG = "raises-exception"
 ARGUED_AGAINST = "Not run: the page shows it as what the reader might be tempted to write, to argue against it."
 
 
@@ -437,9 +472,10 @@ def _comparison_only(old: str) -> str:
 
 
 def _older(release: str, version: str | None) -> bool:
-    """A release docs name ("1.x", "1.4") is older than the validated version, compared on the parts it names."""
+    """A release docs name ("1.x", "1.4") is older than version (the validated one, or another a page names),
+    compared on the parts it names."""
     try:
-        validated = Version(version or "").release
+        validated = Version((version or "").removesuffix(".x")).release
     except InvalidVersion:
         return False
     named = tuple(int(part) for part in release.removesuffix(".x").split("."))
@@ -729,7 +765,12 @@ def read_blocks(
             shown_indent=shown_indent,
             named_python=_python_named_near(code, block),
         )
-        not_run = placeholder_reason(code, tree, shown_indent > 0)
+        if tree is not None and about_upgrading(block, page):
+            # A page about upgrading shows the reader's own code changed: a value a block uses and never makes
+            # (`limiter`, `bucket`) is their existing object. A class (`Limiter`) is still one to import.
+            held = {name for name in python_code.undefined_names(tree) if not name.lstrip("_")[:1].isupper()}
+            example.readers_names = sorted(set(readers_names) | held)
+        not_run = placeholder_reason(code, tree, shown_indent > 0, bool(title_file and title_file.endswith(".py")))
         shape = python_code.fragment(code)
         if old:
             example.execution_context, example.skip_reason = "not_executable", _comparison_only(old)
@@ -752,7 +793,9 @@ def read_blocks(
             if raises:
                 example.expected_exception, example.expected_exception_line = raises[0], line + raises[1] - 1
             else:
-                example.expected_exception = python_code.introduced_as_failing(_last_sentence(block.prose_before), tree)
+                example.expected_exception = python_code.introduced_as_failing(
+                    _last_sentence(block.prose_before), tree
+                ) or _tagged_to_raise(block, tree)
             if example.style == "tests" and example.expected_exception is None:
                 example.expected_exception = python_code.said_after_to_fail(
                     block.prose_after or prose_after

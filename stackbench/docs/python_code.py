@@ -82,6 +82,9 @@ RAISES_INTRO = re.compile(
     r"errors?\s+out)\b[^:]*:\s*$",
     re.IGNORECASE,
 )
+# A sentence that opens on the verb tells the reader what to do ("Fail fast instead with `blocking=False`:"): it
+# says what the code makes happen, not that the block stops with an error.
+INSTRUCTION = re.compile(r"^\W*(?:fail|raise|throw)\b", re.IGNORECASE)
 NEGATED = re.compile(r"\b(?:not|never|no\s+longer|without)\b|n't\b", re.IGNORECASE)
 
 
@@ -463,16 +466,23 @@ def fill_in(code: str) -> str | None:
     return match.group(0) if match else None
 
 
-def ellipsis_gap(tree: ast.Module) -> int | None:
+# A comment that says what a library makes of a value (`baz = ...  # interpreted as a check with no arguments`):
+# the value is the point of the line, not a gap the reader fills.
+VALUE_EXPLAINED = re.compile(r"#\s*(?:(?:is|are|gets?)\s+)?(?:interpreted|treated|taken|read)\s+as\b", re.IGNORECASE)
+
+
+def ellipsis_gap(tree: ast.Module, code: str = "") -> int | None:
     """The line of a `...` standing for code or a value the reader supplies (`client = Client(...)`, `x = ...`,
-    `columns = [...]`, `assert total == ...`), if any. Type hints (`tuple[int, ...]`), slices, stub bodies (`def f(): ...`) and
-    `Field(...)` are not gaps."""
+    `columns = [...]`, `assert total == ...`), if any. Type hints (`tuple[int, ...]`), slices, stub bodies (`def f(): ...`),
+    `Field(...)` and an assigned `...` whose comment in code says what the library makes of it are not gaps."""
     in_subscripts = {id(n) for node in ast.walk(tree) if isinstance(node, ast.Subscript) for n in ast.walk(node.slice)}
+    explained = {line for line, comment in _comments(code) or [] if VALUE_EXPLAINED.match(comment)}
     for node in ast.walk(tree):
         if (
             isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
             and _is_ellipsis(node.value)
             and not (isinstance(node, ast.AnnAssign) and _in_class_body(tree, node))
+            and node.lineno not in explained
         ):
             return node.lineno
         if (
@@ -791,16 +801,21 @@ def said_to_raise(code: str, tree: ast.Module) -> tuple[str, int] | None:
 def introduced_as_failing(sentence: str, tree: ast.Module) -> str | None:
     """The exception the sentence right before a block says the whole block raises ("Exception" when it names
     none); None when the sentence says no such thing, or the block handles the exception itself."""
-    if not RAISES_INTRO.search(sentence) or NEGATED.search(sentence):
+    if not RAISES_INTRO.search(sentence) or NEGATED.search(sentence) or INSTRUCTION.match(sentence):
         return None
-    handles = any(
+    if handles_exceptions(tree):
+        return None
+    return _exception_named(sentence)
+
+
+def handles_exceptions(tree: ast.Module) -> bool:
+    """The block catches exceptions itself (a `try`, `with pytest.raises(...)`, `with suppress(...)`): an error in
+    it does not stop it."""
+    return any(
         isinstance(node, (ast.Try, ast.TryStar))
         or (isinstance(node, (ast.With, ast.AsyncWith)) and re.search(r"raises|suppress", ast.unparse(node.items[0])))
         for node in ast.walk(tree)
     )
-    if handles:
-        return None
-    return _exception_named(sentence)
 
 
 # The sentence right after a block saying the block fails: "This code does not work and ...", "The test above
@@ -969,6 +984,13 @@ def _locally_bound(tree: ast.Module) -> set[str]:
         elif isinstance(node, ast.ExceptHandler) and node.name:
             names.add(node.name)
     return names
+
+
+def unused_definitions(tree: ast.Module) -> set[str]:
+    """The classes and functions an example defines and never uses itself."""
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    made = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    return made - used
 
 
 def undefined_names(tree: ast.Module) -> set[str]:

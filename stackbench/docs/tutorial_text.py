@@ -223,6 +223,18 @@ OLD_CODE_INTRO = re.compile(
 )
 
 
+# The release a page about upgrading moves its reader to, as its title names it: "Migrating to Shapes 4.0",
+# "Upgrading to v2". Code labelled with that release is the new code, whatever later release is validated.
+UPGRADE_TARGET = re.compile(r"\bto\s+(?:[A-Za-z][\w.-]*\s+)?" + _RELEASE.format("release") + r"\b", re.IGNORECASE)
+
+
+# Text that limits what it says to older releases of something: "only applicable for pandas versions < 2.0",
+# "this only happens before 3.1".
+OLDER_RELEASES_ONLY = re.compile(
+    r"\bonly\b[^.]*?(?:\\?<=?|\bolder than\b|\bbefore\b|\bprior to\b)\s*v?\d+(?:\.\d+)*", re.IGNORECASE
+)
+
+
 def release_named(match: re.Match[str]) -> str | None:
-    """The release an OLD_CODE_LABEL or OLD_CODE_INTRO match names ("1.x"), if it names one."""
+    """The release an OLD_CODE_LABEL, OLD_CODE_INTRO or UPGRADE_TARGET match names ("1.x"), if it names one."""
     return match.group("release") or match.group("release_dotted")

@@ -488,7 +488,8 @@ class Page:
         """The library's definitions of names a page lists signatures of, with their parameters (name, kind, has a
         default), found where the reader looks: the page's names so far, the modules it imports from the library,
         the library's top-level modules, then every submodule of them. A method (listed with `self`) is looked
-        for on the classes of those modules."""
+        for on the classes of those modules; so is a name no module defines, which the page lists as its reader
+        calls it on an instance (without `self`)."""
         modules = list(dict.fromkeys([*request.get("modules", []), *self.library_modules]))
         places = [self.namespace, *(vars(m) for m in map(_imported, modules) if m is not None)]
         wanted = request["names"]
@@ -496,6 +497,7 @@ class Page:
         if any(not definitions for definitions in found.values()):
             places += [vars(m) for m in _submodules(self.library_modules)]
             found = {name: found[name] or self._definitions(name, places, wanted[name]) for name in wanted}
+            found = {name: found[name] or self._definitions(name, places, True) for name in wanted}
         return {"status": "ok", "definitions": found}
 
     def op_spellings(self, request: Message) -> Message:

@@ -6,7 +6,13 @@ fails is one setup problem of the page; what each module's fate was goes to the 
 
 from packaging.requirements import Requirement
 
-from stackbench.docs.distributions import distribution_for, laid_out_modules, module_names_of, normalized
+from stackbench.docs.distributions import (
+    distribution_for,
+    entry_point_modules,
+    laid_out_modules,
+    module_names_of,
+    normalized,
+)
 from stackbench.formats.results import SetupProblem
 from stackbench.formats.walkthrough import ExtractionAnalysis
 from stackbench.validation.document_sandbox import DocumentSandbox, Install
@@ -39,6 +45,8 @@ class PageSetup:
         self.docs_names = docs_names(analysis)
         # Modules the page itself shows as files (hello.py): the reader's own, never looked up on an index.
         self.page_modules = laid_out_modules(f.path for f in analysis.files)
+        # Modules the entry points of the page's pyproject.toml name: the reader's own project, files or not.
+        self.project_modules = entry_point_modules((f.path, f.content) for f in analysis.files)
 
     def install(self, modules: list[str]) -> Install | None:
         """Everything the page and the modules its examples import need; the library's failed install, if it
@@ -91,6 +99,8 @@ class PageSetup:
             distribution = distribution_for(module)
             if module.split(".")[0] in self.page_modules:
                 self.knowledge.modules[module] = ("page", "")
+            elif module.split(".")[0] in self.project_modules and not found.get(module):
+                self.knowledge.modules[module] = ("project", "")
             elif distribution and normalized(distribution) in failed_by_page:
                 self.knowledge.modules[module] = ("failed", failed_by_page[normalized(distribution)])
             elif found.get(module):

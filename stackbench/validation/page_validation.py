@@ -92,6 +92,8 @@ class PageState:
     repaired: dict[int, str] = field(default_factory=dict)
     # sessions that only lacked imports -> the imports the reader typed before going on (they stay in the session)
     typed_imports: dict[int, str] = field(default_factory=dict)
+    # scripts that raised the exception the page says they raise -> that exception ("TypeError: its message")
+    shown_errors: dict[int, str] = field(default_factory=dict)
 
 
 # A heading that is one name of code, as a reference titles the section about it: `paint`, `shapes.paint()`.
@@ -433,12 +435,14 @@ class PageValidation:
                     knowledge.defined_by_skipped[name] = (origin, self.examples[origin].line, reason)
 
     def _free_names(self, index: int) -> list[str]:
-        """Names the example uses that nothing on the page before it defines."""
+        """Names the example uses that nothing on the page before it defines, and those the page says are the
+        reader's own there, whatever an earlier block named so."""
         tree = self.trees[index]
         if tree is None:
             return []
         earlier = set(self.setup_defines).union(*self.defines[:index]) if index else set(self.setup_defines)
-        return sorted(python_code.undefined_names(tree) - (earlier - self.readers_own_names))
+        readers = self.readers_own_names | set(self.examples[index].readers_names)
+        return sorted(python_code.undefined_names(tree) - (earlier - readers))
 
     def _explain_names(self, index: int, verdict_exception: Message, process: PageProcess) -> None:
         """Before blaming a missing import, look at every name the example leaves undefined: one that nothing
@@ -451,20 +455,23 @@ class PageValidation:
         failing = verdict_exception.get("name")
         free = [n for n in self._free_names(index) if n != failing]
         resolved = process.request({"op": "resolve", "names": free}, 30).get("names", {}) if free else {}
-        knowledge.unresolved = [
-            name
-            for name in free
-            if name in resolved
-            and not any(resolved[name].values())
-            and (
-                name in self.readers_own_names
-                or (
-                    (name not in knowledge.defined_later or verdicts.readers_own_name(name, knowledge))
-                    and name not in knowledge.defined_by_failed
-                    and name not in knowledge.defined_by_skipped
-                )
+
+        def stand_in(name: str) -> bool:
+            # A name the page presents as the reader's own object stands in for it, whatever module shares its
+            # name and whatever a block the page did not run made by that name.
+            if name not in resolved or resolved[name].get("defined"):
+                return False
+            if name in self.readers_own_names:
+                return not any(resolved[name].values())
+            if verdicts.readers_own_name(name, knowledge):
+                return name not in knowledge.defined_by_failed
+            return not any(resolved[name].values()) and not (
+                name in knowledge.defined_later
+                or name in knowledge.defined_by_failed
+                or name in knowledge.defined_by_skipped
             )
-        ]
+
+        knowledge.unresolved = [name for name in free if stand_in(name)]
         knowledge.beside_stand_ins = _met_beside(self.trees[index], set(knowledge.unresolved))
         provided = verdict_exception.get("importable") or verdict_exception.get("provided_by")
         spelt = ([failing] if failing and not provided else []) + knowledge.unresolved
@@ -748,9 +755,10 @@ class PageValidation:
         if (
             example.shown_indent
             and not _async_excerpt(example, tree)
-            and (verdict.status == "success" or verdict.builds_on is not None)
+            and (verdict.status == "success" or verdict.builds_on is not None or self._module_path(index) is not None)
         ):
-            # Its own defect, whatever it builds on: the reader's paste stops at its first line.
+            # Its own defect, whatever it builds on: the reader's paste stops at its first line. A module the page
+            # names stops there whatever it stands for or would raise: whatever loads the file meets the indent first.
             verdict = verdicts.shown_indented(example.shown_indent)
         if verdict.status == "failure" and answer.get("status") != "ok" and index not in self.state.repaired:
             self.state.broken.add(index)
@@ -763,14 +771,21 @@ class PageValidation:
             expected_output=expected if verdict.severity and expected else None,
         )
 
+    def _module_path(self, index: int) -> str | None:
+        """The path of the Python module the page shows this block as (a file it names), if it does."""
+        return next(
+            (f.path for f in self.analysis.files if f.line == self.examples[index].line and f.path.endswith(".py")),
+            None,
+        )
+
     def _module_without_imports(self, index: int, tree: ast.Module) -> verdicts.Verdict | None:
         """A block the page shows as a module file is a module of its own: the reader's Python runs it with the
         names it imports, not those of the page's other files. A name only another file defines, and this one
         never imports, is a NameError for every reader, though the page's shared process has it."""
-        paths = {f.line: f.path for f in self.analysis.files if f.path.endswith(".py")}
-        path = paths.get(self.examples[index].line)
+        path = self._module_path(index)
         if path is None:
             return None
+        paths = {f.line: f.path for f in self.analysis.files if f.path.endswith(".py")}
         by_file: dict[str, tuple[int, int]] = {}
         elsewhere = set(self.setup_defines)
         for other, example in enumerate(self.examples):
@@ -1138,9 +1153,9 @@ class PageValidation:
             frames = [f for f in exc.get("frames", []) if f["where"] == "example"]
             where = f"line {example.line + frames[-1]['lineno'] - 1} of the page" if frames else ""
             if expected and verdicts.exception_type(expected) == exc.get("type"):
-                return verdicts.SUCCESS  # the page shows this very exception
+                return self._shown_error_raised(index, exc)  # the page shows this very exception
             if self._raised_as_said(index, exc):
-                return verdicts.SUCCESS
+                return self._shown_error_raised(index, exc)
             command = self._command_running(index)
             if command is not None and self._outside_command(index, exc):
                 return self._never_imported_for_command(index, command) or verdicts.outside_command(command, exc)
@@ -1225,6 +1240,19 @@ class PageValidation:
                     f"Add `from {providers[0]} import {name}` to the example: it is never imported.",
                 )
         return None
+
+    def _shown_error_raised(self, index: int, exc: Message) -> verdicts.Verdict:
+        """A script raised the error the page shows. When it is word for word the error the last such script
+        raised, and the class or function this one defines goes unused, it calls the earlier one's instead: the
+        page shows the same failure twice, and the reader never sees the one this block is about."""
+        error = f"{exc.get('type')}: {exc.get('message')}".rstrip(": ")
+        earlier = max(self.state.shown_errors, default=None)
+        self.state.shown_errors[index] = error
+        tree = self.trees[index]
+        unused = sorted(python_code.unused_definitions(tree)) if tree is not None else []
+        if earlier is None or self.state.shown_errors[earlier] != error or not unused:
+            return verdicts.SUCCESS
+        return verdicts.repeats_shown_error(error, earlier, self.examples[earlier].line, unused[0])
 
     def _raised_as_said(self, index: int, exc: Message) -> bool:
         """The script raised what the page says it raises, at the statement the page says raises it or after."""
@@ -1392,16 +1420,20 @@ class PageValidation:
         (or by leaving its integration None). A reader the page names the package to (or the library's extra
         that brings it) installs it and runs again; so does the validator, once per package, and a pass then
         only notes that the page never said to install it (unless the docs' installation pages did: the reader
-        followed them first). One the page never names stays a failure, whose
-        verdict says what to install. rerun() runs the example again: (verdict, answer)."""
+        followed them first). So does the reader of a module of the library named after the package it adapts
+        (`extras/aiohttp_limiter.py` for aiohttp): they use that package already. One the page never names stays
+        a failure, whose verdict says what to install. rerun() runs the example again: (verdict, answer)."""
         if verdict.status != "failure":
             return verdict, answer
         exceptions = [answer.get("exception")] + [f.get("exception") for f in answer.get("failures", [])]
-        module = next(filter(None, (verdicts.optional_module(exc) for exc in exceptions if exc)), None)
+        module, exc = next(
+            ((found, exc) for exc in exceptions if exc for found in [verdicts.optional_module(exc)] if found),
+            (None, None),
+        )
         distribution = distribution_for(module) if module else None
         if not module or not distribution or module in self.state.tried_optional:
             return verdict, answer
-        if not self._installs.told(module, distribution):
+        if not (self._installs.told(module, distribution) or verdicts.adapter_of(module, exc or {})):
             return verdict, answer
         self.state.tried_optional.add(module)
         requirement = self._installs.requirement_for(module, distribution)
@@ -1412,7 +1444,9 @@ class PageValidation:
             return verdict, answer
         self._running.restart()  # the library was imported without the package: import it anew
         second, retried = rerun()
-        if second.status == "failure" or self._installs.installed_by_docs(module, distribution):
+        if second.status == "failure":
+            return self._with_optional_dependency(second, retried, rerun)  # the next package it needs, if any
+        if self._installs.installed_by_docs(module, distribution):
             return second, retried
         return verdicts.Verdict(
             "success",

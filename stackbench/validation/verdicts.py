@@ -141,7 +141,8 @@ class PageKnowledge:
     defined_by_failed: dict[str, tuple[int, int]] = field(default_factory=dict)
     defined_by_skipped: dict[str, tuple[int, int, str]] = field(default_factory=dict)
     # module -> ("installed" | "failed" | "unpublished" | "unnamed" (published, but the page never names it, so
-    # not installed) | "page" | "unknown", the requirement tried or looked up)
+    # not installed) | "page" | "project" (the package the page's pyproject.toml points its entry points to) |
+    # "unknown", the requirement tried or looked up)
     modules: dict[str, tuple[str, str]] = field(default_factory=dict)
     # the modules the page's install lines bring besides the library (the names they are likely imported under)
     told_modules: list[str] = field(default_factory=list)
@@ -343,6 +344,13 @@ def _missing_module(exc: Message, page: PageKnowledge, in_docs: bool, error: str
             error,
             f"Needs `{requirement}`, which could not be installed (see the page's setup problems).",
         )
+    if state == "project":
+        return Verdict(
+            "skipped",
+            None,
+            f"Illustrative: imports `{module}`, the reader's own project (the entry points of the page's "
+            "pyproject.toml name it).",
+        )
     if state == "unpublished" or (state == "unknown" and in_docs and not requirement):
         return Verdict(
             "skipped",
@@ -448,7 +456,8 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
         return misspelt_name(
             slip, page.misspelt[slip], error if slip == name else f"NameError: name '{slip}' is not defined"
         )
-    needed = _import_needed(exc, page)
+    # A name the page says is the reader's own object is never one to import, whatever module shares its name.
+    needed = None if readers_own_name(name, page) else _import_needed(exc, page)
     # The reader meets this name first: one the library or a package of the page exports at its top stops their
     # paste one import away from running, whatever stand-ins for their own objects the block uses after it. A
     # module used by its name (`json.dumps(payload)`) or a name from deep inside a package reads as a sketch; so
@@ -606,6 +615,14 @@ def docs_warnings(answer: Message) -> list[Message]:
         for w in answer.get("warnings", [])
         if not re.search(r"site-packages|dist-packages|/lib/python\d", w.get("filename") or "")
     ]
+
+
+def adapter_of(module: str, exc: Message) -> bool:
+    """The library's module that failed to import `module` is named after it (`extras/aiohttp_limiter.py` for
+    aiohttp): an adapter to that package, whose reader uses the package already."""
+    frames = exc.get("frames") or []
+    words = re.split(r"[/\\._-]", frames[-1].get("filename", "")) if frames else []
+    return module.split(".")[0] in words
 
 
 def optional_module(exc: Message) -> str | None:
@@ -817,6 +834,16 @@ def did_not_raise(said: str) -> Verdict:
         "warning",
         f"The page says this raises {what}; it did not.",
         "Correct what the page says about the example, or the example, so they agree.",
+    )
+
+
+def repeats_shown_error(error: str, index: int, line: int, unused: str) -> Verdict:
+    return Verdict(
+        "failure",
+        "warning",
+        f"It raises the very error example {index} (line {line}) raised, `{error[:200]}`, and never uses "
+        f"`{unused}`, which it defines: the page shows the same failure twice, not the one this block is about.",
+        f"Use `{unused}` in the statement that is to fail.",
     )
 
 

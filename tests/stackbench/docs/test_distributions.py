@@ -2,6 +2,7 @@ import pytest
 
 from stackbench.docs.distributions import (
     distribution_for,
+    entry_point_modules,
     laid_out_modules,
     module_names_of,
     names_extra,
@@ -92,3 +93,16 @@ def test_prose_names_a_package_by_a_whole_word_in_any_case_or_by_the_module_it_p
 def test_every_folder_and_module_of_a_laid_out_file_is_the_readers_own_and_other_files_name_none():
     paths = ["app.py", "src/shop/__init__.py", "src/shop/cart.py", "settings.toml", ".env"]
     assert laid_out_modules(paths) == {"app", "src", "shop", "__init__", "cart"}
+
+
+def test_the_entry_points_of_a_pyproject_the_page_shows_name_the_readers_own_project_modules():
+    pyproject = (
+        '[project]\nname = "shop"\n\n[project.scripts]\nshop = "shop.cli:main"\n\n'
+        '[project.gui-scripts]\nshop-gui = "shopgui:run"\n\n[project.entry-points.plugins]\ncart = "carts.plugin:Cart"\n'
+    )
+    files = [
+        ("pyproject.toml", pyproject),
+        ("other.toml", '[project.scripts]\nx = "nope:main"\n'),
+        ("pyproject.toml", "["),
+    ]
+    assert entry_point_modules(files) == {"shop", "shopgui", "carts"}

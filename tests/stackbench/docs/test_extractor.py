@@ -550,6 +550,33 @@ def test_code_a_page_about_upgrading_shows_as_the_old_releases_is_not_run_and_th
     assert read["ponds.md"].examples[0].skip_reason is None, "a page about anything else runs all its code"
 
 
+LABELLED_UPGRADE_PAGE = """# Moving to Shapes 2.0
+
+## Filling
+
+**v1.x:**
+
+```python
+from shapes import fill_all
+fill_all(pond)
+```
+
+**v2.0:**
+
+```python
+pond.fill(level=Level.FULL)
+```
+"""
+
+
+def test_a_paragraph_that_only_labels_a_block_with_an_old_release_marks_it_and_the_pages_target_runs(tmp_path):
+    (tmp_path / "moving.md").write_text(LABELLED_UPGRADE_PAGE)
+    old, new = pages(extract_docs(tmp_path, "shapes", "2.3.0"))["moving.md"].examples
+    assert old.skip_reason == "Not run: it shows the 1.x API for comparison, on a page about upgrading."
+    assert new.skip_reason is None, "2.0 is the release the page moves its reader to, older than 2.3.0 or not"
+    assert new.readers_names == ["pond"], "the reader's own pond, being upgraded; the class is still imported"
+
+
 PROSE_INSTALLS_PAGE = """# Renderers
 
 Install the `fast` extra to draw with the fast renderer:
@@ -734,6 +761,12 @@ except ValueError:
 def check(side):
     Square(side)  # raises ValueError for a negative side
 ```
+
+Fail fast instead, with `strict=True`:
+
+```python
+Square(2, strict=True)
+```
 """
 
 
@@ -748,7 +781,54 @@ def test_an_example_the_text_says_fails_expects_that_exception(tmp_path):
         (None, None),
         (None, None),
         (None, None),
-    ], "a negation, a handled exception and a comment inside a function say nothing about the example"
+        (None, None),
+    ], "a negation, a handled exception, a comment inside a function and an instruction say nothing about it"
+
+
+TAGGED_CELLS_PAGE = """---
+file_format: mystnb
+---
+
+# Mistakes
+
+A negative side:
+
+```{code-cell} python
+:tags: [raises-exception]
+
+from shapes import Square
+Square(-1)
+```
+
+```{code-cell} python
+:tags: [raises-exception]
+
+try:
+    Square(-1)
+except ValueError as error:
+    print(error)
+```
+
+This only happens with shapes versions < 1.2; later ones round the side:
+
+```{code-cell} python
+:tags: [raises-exception]
+
+Square(0.5)
+```
+
+```{code-cell} python
+Square(2)
+```
+"""
+
+
+def test_a_notebook_cell_tagged_to_raise_expects_an_exception_unless_it_catches_it_or_only_old_releases_raise(
+    tmp_path,
+):
+    (tmp_path / "cells.md").write_text(TAGGED_CELLS_PAGE)
+    examples = pages(extract_docs(tmp_path, "shapes", "1.3"))["cells.md"].examples
+    assert [e.expected_exception for e in examples] == ["Exception", None, None, None]
 
 
 NOT_PYTHON_PAGE = """# Notebook
@@ -928,6 +1008,21 @@ def test_testsetup_blocks_name_the_doctest_groups_they_set_up(tmp_path):
     page = pages(extract_docs(tmp_path, "shapes", "1.0"))["page.md"]
     assert [s.groups for s in page.setup] == [["shapes"], ["*"]]
     assert [e.doctest_groups for e in page.examples] == [["shapes"], ["default"]]
+
+
+def test_a_tab_naming_a_module_makes_it_a_file_and_its_empty_subclass_is_the_whole_module_the_program_loads(
+    tmp_path,
+):
+    (tmp_path / "hooks.md").write_text(
+        '# Hooks\n\n```python tab="src/kit/\\_\\_init\\_\\_.py"\n    from shapes import Hook\n\n\n'
+        "    class PaintHook(Hook):\n        ...\n```\n\n"
+        "```python\nfrom shapes import Hook\n\n\nclass Cube(Hook):\n    ...\n```\n"
+    )
+    read = pages(extract_docs(tmp_path, "shapes", "1.0"))["hooks.md"]
+    assert [(f.path, f.line) for f in read.files] == [("src/kit/__init__.py", 4)]
+    named, sketch = read.examples
+    assert (named.execution_context, named.shown_indent) == ("sync", 4)
+    assert sketch.skip_reason.startswith("Not run: it only sketches classes"), "shown alone, it is a sketch"
 
 
 def test_a_block_whose_lines_are_all_indented_on_the_page_runs_dedented_and_keeps_the_indent_it_shows(tmp_path):

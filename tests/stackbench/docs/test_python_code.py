@@ -118,6 +118,13 @@ def test_an_ellipsis_in_a_type_a_slice_a_stub_or_a_required_field_is_no_gap(code
     assert ellipsis_gap(parse(code)) is None
 
 
+def test_an_assigned_ellipsis_whose_comment_says_what_the_library_makes_of_it_is_a_value_not_a_gap():
+    code = "class Options:\n    strict = True\n    extra = ...  # interpreted as a check with no arguments\n"
+    assert ellipsis_gap(parse(code), code) is None
+    shown = "class Options:\n    extra = ...  # your value\n"
+    assert ellipsis_gap(parse(shown), shown) == 2
+
+
 @pytest.mark.parametrize(
     "code, line",
     [

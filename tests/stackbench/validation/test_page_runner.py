@@ -164,11 +164,17 @@ def test_a_listed_signatures_definitions_are_found_in_the_librarys_modules_and_s
     runner,
 ):
     definitions = runner(
-        {"op": "signatures", "names": {"dumps": False, "JSONDecodeError": False, "decode": True, "nowhere": False}}
+        {
+            "op": "signatures",
+            "names": {"dumps": False, "JSONDecodeError": False, "decode": True, "raw_decode": False, "nowhere": False},
+        }
     )["definitions"]
     dumps = definitions["dumps"][0]
     assert dumps["where"] == "json.dumps"
     assert dumps["parameters"][:2] == [["obj", "POSITIONAL_OR_KEYWORD", False], ["skipkeys", "KEYWORD_ONLY", True]]
     assert definitions["JSONDecodeError"][0]["parameters"][0][0] == "msg", "a class by its constructor"
     assert "json.decoder.JSONDecoder.decode" in [d["where"] for d in definitions["decode"]], "a method on a class"
+    assert "json.decoder.JSONDecoder.raw_decode" in [d["where"] for d in definitions["raw_decode"]], (
+        "a method the page lists as called on an instance, without `self`"
+    )
     assert definitions["nowhere"] == []

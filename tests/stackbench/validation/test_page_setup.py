@@ -43,6 +43,12 @@ def test_the_readers_own_modules_are_never_looked_up_on_an_index(offline):
     assert result.status == "skipped" and "`myapp`" in result.error_message
 
 
+def test_a_module_the_entry_points_of_the_pages_pyproject_name_is_the_readers_project_though_an_index_has_one(offline):
+    pyproject = {"path": "pyproject.toml", "content": '[project.scripts]\nshop = "shop.cli:main"\n', "line": 3}
+    result = validate_document(analysis("from shop.cli import main\nmain()", files=[pyproject]), offline).results[0]
+    assert result.status == "skipped" and "the reader's own project" in result.error_message
+
+
 def test_an_install_line_no_installer_takes_is_one_setup_problem_of_its_page_and_fails_no_example(offline, tmp_path):
     with_line = analysis(
         "import sbdemo\nprint(sbdemo.greet('a'))",

@@ -669,6 +669,21 @@ def test_a_name_that_says_it_is_the_readers_is_theirs_even_where_the_page_define
     assert (pages.status, pages.severity) == ("failure", "warning"), "the page's own name is only defined later"
 
 
+def test_a_name_the_page_calls_the_readers_stands_for_it_whatever_module_or_unrun_block_shares_its_name(offline):
+    module, unrun = validate_document(
+        page(
+            script("import sbdemo\n\nqueue.put(sbdemo.greet('docs'))\n", 5, readers_names=["queue"]),
+            script("visitor = the_crowd.first()\n", 10),
+            script("print(greet(visitor))\n", 15, readers_names=["visitor"]),
+        ),
+        offline,
+    ).results[::2]
+    assert module.status == "skipped" and module.error_message.startswith("Illustrative: uses `queue`"), (
+        "the reader's queue, not the standard library's module to import"
+    )
+    assert unrun.status == "skipped" and "`visitor`" in unrun.error_message, "a stand-in besides a missing import"
+
+
 def test_a_name_passed_as_the_parameter_it_is_named_after_stands_for_the_readers_value(offline):
     unimported, other, later = validate_document(
         page(
@@ -738,6 +753,40 @@ def test_a_script_the_page_shows_indented_runs_dedented_and_is_a_warning(offline
     assert "indented by 4 spaces" in result.results[0].error_message
     assert "IndentationError" in result.results[0].error_message
     assert result.results[0].suggestions == "Remove the indentation from the block's lines."
+
+
+def test_a_module_the_page_names_shown_indented_is_that_warning_whatever_it_stands_for_or_raises(offline):
+    result = validate_document(
+        page(
+            script("from ._helpers import version\n", 10, shown_indent=4),
+            script("from sbdemo import greet\n\ngreet(1, 2)\n", 20, shown_indent=4),
+            files=[
+                {"path": "kit/__init__.py", "content": "from ._helpers import version\n", "line": 10},
+                {"path": "kit/setup.py", "content": "from sbdemo import greet\n\ngreet(1, 2)\n", "line": 20},
+            ],
+        ),
+        offline,
+    )
+    assert outcome(result) == [("failure", "warning"), ("failure", "warning")]
+    assert all("indented by 4 spaces" in r.error_message for r in result.results), "whatever loads it meets that first"
+
+
+def test_a_block_shown_failing_that_repeats_the_last_shown_error_without_using_what_it_defines_is_a_warning(offline):
+    result = validate_document(
+        page(
+            script("from sbdemo import greet\n\ngreet(1, 2)\n", 10, expected_exception="TypeError"),
+            script(
+                "def welcome(name):\n    return greet(name, name)\n\ngreet(1, 2)\n", 20, expected_exception="TypeError"
+            ),
+            script(
+                "def welcome(name):\n    return greet(name, name)\n\nwelcome(1)\n", 30, expected_exception="TypeError"
+            ),
+        ),
+        offline,
+    )
+    assert outcome(result) == [("success", None), ("failure", "warning"), ("success", None)]
+    assert "very error example 0 (line 10) raised" in result.results[1].error_message
+    assert result.results[1].suggestions == "Use `welcome` in the statement that is to fail."
 
 
 def test_an_indented_block_that_awaits_is_an_excerpt_of_an_unseen_async_function_not_a_pasting_mistake(offline):

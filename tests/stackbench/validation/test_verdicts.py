@@ -5,6 +5,7 @@ from stackbench.formats.walkthrough import CodeExample
 from stackbench.validation.verdicts import (
     SUCCESS,
     PageKnowledge,
+    adapter_of,
     docs_warnings,
     exception_type,
     judge_exception,
@@ -289,6 +290,16 @@ def test_an_optional_dependency_is_the_module_a_package_looked_for():
     missing = exception("ModuleNotFoundError", name="rich", where="package")
     assert optional_module(missing) == "rich" and optional_module(exception("ModuleNotFoundError", name="x")) is None
     assert optional_module({"none_module": "pkg.integrations.yaml"}) == "yaml"
+
+
+def test_a_library_module_named_after_the_package_it_failed_to_import_is_an_adapter_to_it():
+    def raised_in(filename):
+        return {"frames": [{"where": "package", "filename": filename, "lineno": 3, "name": "<module>"}]}
+
+    assert adapter_of("aiohttp", raised_in("/venv/site-packages/shapes/extras/aiohttp_shapes.py"))
+    assert adapter_of("redis", raised_in("/venv/site-packages/shapes/backends/redis.py"))
+    assert not adapter_of("aiohttp", raised_in("/venv/site-packages/shapes/core.py")), "the core needs it: optional"
+    assert not adapter_of("aiohttp", {}), "no frame, no module named after it"
 
 
 def test_a_package_whose_own_import_error_says_what_to_install_names_its_optional_dependency():
