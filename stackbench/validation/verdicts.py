@@ -610,8 +610,15 @@ def optional_module(exc: Message) -> str | None:
         named = MODULE_IN_MESSAGE.search(exc.get("message") or "")
         return exc.get("name") or (named.group(1) if named else None)
     if "builtins.ImportError" in exc.get("mro", []) and in_package and not exc.get("missing"):
-        # Or an ImportError of its own that says what to install ("Using X requires pydantic to be installed").
-        needed = required_installed(exc.get("message") or "")
+        # Or an ImportError of its own that says what to install ("Using X requires pydantic to be installed"), or
+        # that rewords the import which failed under it ("Install the x package to use X", from No module named 'x').
+        needed = required_installed(exc.get("message") or "") + [
+            named.group(1)
+            for cause in exc.get("causes", [])
+            if "builtins.ModuleNotFoundError" in cause["mro"]
+            for named in [MODULE_IN_MESSAGE.search(cause["message"])]
+            if named
+        ]
         return needed[0] if needed else None
     return None
 
