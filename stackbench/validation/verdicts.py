@@ -98,6 +98,12 @@ QUOTED_MODULE = re.compile(r"""['"`]([A-Za-z_][\w.]*)['"`]""")
 # one is the example's mistake (a task's method called on a function never decorated), never an old Python.
 NEVER_GAIN_ATTRIBUTES = {"builtins.function", "builtins.method", "builtins.coroutine"}
 MISSING_FILE = {"builtins.FileNotFoundError", "builtins.PermissionError", "builtins.NotADirectoryError"}
+# A line of code that writes a file (`p.write_text(...)`, `open(name, "w")`, `df.to_csv(...)`): what it writes
+# the reader need not have, only the folder it goes in.
+WRITES_FILE = re.compile(
+    r"\.(?:write_text|write_bytes|touch|to_csv|to_json|to_parquet|to_excel|savefig)\s*\(|"
+    r"\bopen\s*\([^)]*?['\"][wax][bt+]*['\"]"
+)
 
 
 @dataclass
@@ -202,6 +208,15 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
 
     if "builtins.SyntaxError" in mro and in_docs:
         return Verdict("failure", "error", error, f"Fix the {kind} in the example.")
+    if mro & MISSING_FILE and exc.get("folder_missing") and WRITES_FILE.search(_failing_line(frames)):
+        folder = exc["folder_missing"]
+        return Verdict(
+            "failure",
+            "error",
+            error,
+            f"The example writes into the folder `{folder}`, which the page never creates: create it first "
+            f"(`Path({folder!r}).mkdir(parents=True, exist_ok=True)`), or say the reader needs it.",
+        )
     environment = _environment_need(exc, mro, message)
     if environment:
         return Verdict("skipped", None, f"Needs the reader's environment: {environment}. Not a doc defect.")
@@ -271,6 +286,11 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
             f"check that the example's input is valid for {page.release}.",
         )
     return Verdict("failure", "error", error, "Fix the example so it runs as documented.")
+
+
+def _failing_line(frames: list[Message]) -> str:
+    """The line of the example (or of a file of the page) where the exception was raised, as the traceback shows it."""
+    return next((f.get("line") or "" for f in reversed(frames) if f["where"] in ("example", "page")), "")
 
 
 def _sentence(text: str) -> str:
