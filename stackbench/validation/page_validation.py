@@ -16,6 +16,7 @@ import difflib
 import os
 import re
 import sys
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -607,6 +608,9 @@ class PageValidation:
                     # page shows in another format.
                     alone = verdicts.judge_output(failure["want"], failure["stdout"], where)
                     verdict = verdict if alone.status == "failure" else alone
+                if verdict.status == "failure":
+                    # What it printed comes from an object an earlier example failed to make (anew).
+                    verdict = self._built_on_unmade(failure["source"]) or verdict
                 printed, expected = f"{shown}\n{failure['got']}", failure["want"]
             if verdict.status == "failure":
                 later = len(failures) - number - 1
@@ -619,6 +623,14 @@ class PageValidation:
         if noted:
             return noted
         return verdicts.judge_warnings(verdicts.docs_warnings(answer)), None, answer.get("output", "")
+
+    def _built_on_unmade(self, source: str) -> verdicts.Verdict | None:
+        """The cascade of a statement that uses a name whose last definition failed or was not run."""
+        try:
+            names = python_code.undefined_names(ast.parse(textwrap.dedent(source)))
+        except SyntaxError:
+            return None
+        return verdicts.builds_on_unmade(sorted(names), self.knowledge)
 
     def _fresh_session(
         self, index: int, first: tuple[verdicts.Verdict, str | None, str, Message]

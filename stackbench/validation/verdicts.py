@@ -415,7 +415,13 @@ def _cascade(exc: Message, mro: set[str], page: PageKnowledge) -> Verdict | None
         return None
     if "builtins.ModuleNotFoundError" in mro:
         return None
-    for name in (exc.get("missing"), exc.get("name")):
+    return builds_on_unmade([exc.get("missing"), exc.get("name")], page)
+
+
+def builds_on_unmade(names: list[str | None], page: PageKnowledge) -> Verdict | None:
+    """The first of the names whose last definition before the example is in one that failed or was not run: what
+    the example does with it (an error naming it, an output that differs) is that example's doing, counted there."""
+    for name in names:
         if name in page.defined_by_failed:
             index, line = page.defined_by_failed[name]
             return Verdict(
