@@ -23,7 +23,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from stackbench.docs import python_code
-from stackbench.docs.distributions import distribution_for, laid_out_modules
+from stackbench.docs.distributions import laid_out_modules
 from stackbench.formats.results import ExampleResult, SetupProblem, ValidationEnvironment, ValidationResult
 from stackbench.formats.walkthrough import RUNNABLE_STYLES as RUN_STYLES
 from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis
@@ -1344,7 +1344,7 @@ class PageValidation:
             return verdict, answer
         exceptions = [answer.get("exception")] + [f.get("exception") for f in answer.get("failures", [])]
         module = next(filter(None, (verdicts.optional_module(exc) for exc in exceptions if exc)), None)
-        distribution = distribution_for(module) if module else None
+        distribution = self._installs.distribution_of(module) if module else None
         if not module or not distribution or module in self.state.tried_optional:
             return verdict, answer
         if not self._installs.told(module, distribution):

@@ -11,6 +11,7 @@ that keep running (servers)."""
 
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -418,7 +419,7 @@ def _cascade(exc: Message, mro: set[str], page: PageKnowledge) -> Verdict | None
     return builds_on_unmade([exc.get("missing"), exc.get("name")], page)
 
 
-def builds_on_unmade(names: list[str | None], page: PageKnowledge) -> Verdict | None:
+def builds_on_unmade(names: Sequence[str | None], page: PageKnowledge) -> Verdict | None:
     """The first of the names whose last definition before the example is in one that failed or was not run: what
     the example does with it (an error naming it, an output that differs) is that example's doing, counted there."""
     for name in names:
@@ -634,7 +635,9 @@ def optional_module(exc: Message) -> str | None:
     if "builtins.ModuleNotFoundError" in exc.get("mro", []) and in_package:
         # A library that raises the error itself often gives no name, only a message that names the module.
         named = MODULE_IN_MESSAGE.search(exc.get("message") or "")
-        return exc.get("name") or (named.group(1) if named else None)
+        module = exc.get("name") or (named.group(1) if named else None)
+        # A namespace (google) names no package: the line that failed imports the one meant (google.cloud.x).
+        return _imported_under(frames[-1].get("line") or "", module) if module in NAMESPACES else module
     if "builtins.ImportError" in exc.get("mro", []) and in_package and not exc.get("missing"):
         # Or an ImportError of its own that says what to install ("Using X requires pydantic to be installed"), or
         # that rewords the import which failed under it ("Install the x package to use X", from No module named 'x').
@@ -647,6 +650,17 @@ def optional_module(exc: Message) -> str | None:
         ]
         return needed[0] if needed else None
     return None
+
+
+def _imported_under(line: str, top: str) -> str:
+    """What a line of code imports under a top-level name, to its last part (`from google.cloud import bigquery`:
+    google.cloud.bigquery, which may be a module or a name in one); the name itself when it imports nothing there."""
+    match = re.match(
+        rf"\s*(?:from\s+({re.escape(top)}(?:\.\w+)*)\s+import\s+(\w+)|import\s+({re.escape(top)}(?:\.\w+)*))", line
+    )
+    if not match:
+        return top
+    return f"{match.group(1)}.{match.group(2)}" if match.group(1) else match.group(3)
 
 
 # `Module 'attrs' not installed`, `No module named 'yaml'`: a message that names the missing module.

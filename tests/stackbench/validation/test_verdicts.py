@@ -313,6 +313,14 @@ def test_a_package_that_rewords_its_failed_import_names_the_module_that_failed_u
     )
 
 
+def test_a_missing_namespace_is_the_module_the_failing_line_imports_from_it():
+    missing = exception("ModuleNotFoundError", "No module named 'zope'", "package", name="zope")
+    missing["frames"][-1]["line"] = "from zope.cloud import shapes"
+    assert optional_module(missing) == "zope.cloud.shapes"
+    missing["frames"][-1]["line"] = "import zope.cloud.shapes.curves as curves"
+    assert optional_module(missing) == "zope.cloud.shapes.curves"
+
+
 def test_a_package_that_raises_the_missing_module_error_itself_names_the_module_in_its_message():
     raised = exception("ModuleNotFoundError", "Module 'toml' not installed. Run 'pip install cfg[toml]'", "package")
     assert optional_module(raised) == "toml"
