@@ -609,7 +609,8 @@ class PageValidation:
                     alone = verdicts.judge_output(failure["want"], failure["stdout"], where)
                     verdict = verdict if alone.status == "failure" else alone
                 if verdict.status == "failure":
-                    # What it printed comes from an object an earlier example failed to make (anew).
+                    # What it printed comes from an object the page makes (anew) in an earlier example that could
+                    # not run here; one that failed made what it defined before it broke, so that output is its own.
                     verdict = self._built_on_unmade(failure["source"]) or verdict
                 printed, expected = f"{shown}\n{failure['got']}", failure["want"]
             if verdict.status == "failure":
@@ -625,12 +626,12 @@ class PageValidation:
         return verdicts.judge_warnings(verdicts.docs_warnings(answer)), None, answer.get("output", "")
 
     def _built_on_unmade(self, source: str) -> verdicts.Verdict | None:
-        """The cascade of a statement that uses a name whose last definition failed or was not run."""
+        """The cascade of a statement that uses a name whose last definition was not run."""
         try:
             names = python_code.undefined_names(ast.parse(textwrap.dedent(source)))
         except SyntaxError:
             return None
-        return verdicts.builds_on_unmade(sorted(names), self.knowledge)
+        return verdicts.builds_on_unmade(sorted(names), self.knowledge, failed=False)
 
     def _fresh_session(
         self, index: int, first: tuple[verdicts.Verdict, str | None, str, Message]

@@ -419,11 +419,12 @@ def _cascade(exc: Message, mro: set[str], page: PageKnowledge) -> Verdict | None
     return builds_on_unmade([exc.get("missing"), exc.get("name")], page)
 
 
-def builds_on_unmade(names: Sequence[str | None], page: PageKnowledge) -> Verdict | None:
-    """The first of the names whose last definition before the example is in one that failed or was not run: what
-    the example does with it (an error naming it, an output that differs) is that example's doing, counted there."""
+def builds_on_unmade(names: Sequence[str | None], page: PageKnowledge, failed: bool = True) -> Verdict | None:
+    """The first of the names whose last definition before the example is in one that was not run (or failed, when
+    failed: an error naming the name says it was never made): what the example does with it is that example's
+    doing, counted there."""
     for name in names:
-        if name in page.defined_by_failed:
+        if failed and name in page.defined_by_failed:
             index, line = page.defined_by_failed[name]
             return Verdict(
                 "skipped",
