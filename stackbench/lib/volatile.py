@@ -1,6 +1,6 @@
 """Values that change from one run of the same code to the next (times, dates, memory addresses, ids, durations,
-temporary paths), each defined once with the mask it is shown as, and RUN_TO_RUN: the one table of them, in the
-order they are masked. Output comparison masks it before it tells a difference in format from a real one
+temporary paths, generated names), each defined once with the mask it is shown as, and RUN_TO_RUN: the one table
+of them, in the order they are masked. Output comparison masks it before it tells a difference in format from a real one
 (output_compare); a finding's identity across runs masks it before it is hashed (fingerprints)."""
 
 import re
@@ -34,6 +34,9 @@ TEMPORARY_PATH = (re.compile(r"(?<![\w/])/(?:private/)?(?:tmp|var/tmp|var/folder
 PATH = (re.compile(r"(?<![\w`])(?:/[\w.@+-]+){2,}/?"), "<path>")
 # A hex id (uuid4().hex, a request id): both letters and digits, so a long number is not one.
 HEX_ID = (re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{12,}\b"), "<id>")
+# A name a library makes up for what it generates (a query's table alias `a3`, a temporary table `t94228042`): one
+# letter and a counter or a random number, which the next run numbers otherwise.
+GENERATED_NAME = (re.compile(r"\b[a-z]\d+\b"), "<name>")
 
 # Every run-to-run value, in the order they are masked: a temporary path whole, a timestamp before the date and
 # the clock it holds, a uuid before the hex ids it is made of. Paths and URLs are not in it: what they name is often what a page
@@ -52,6 +55,7 @@ RUN_TO_RUN = [
     HEX_ID,
     DURATION,
     PROCESS_ID,
+    GENERATED_NAME,
     LONG_DECIMAL,
 ]
 

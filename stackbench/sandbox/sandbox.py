@@ -38,6 +38,7 @@ import os
 import re
 import secrets
 import shutil
+import socket
 import subprocess
 import tempfile
 import time
@@ -405,7 +406,11 @@ class Sandbox:
         )
         (etc / "group").write_text(f"root:x:0:\nreader:x:{READER_UID}:\nnogroup:x:65534:\n")
         (etc / "resolv.conf").write_text(f"nameserver {SLIRP_DNS}\n")
-        (etc / "hosts").write_text("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
+        # The machine's own name too, as every system lists it: a program that looks itself up (a JVM finding its
+        # local address) finds it, as on the reader's machine.
+        (etc / "hosts").write_text(
+            f"127.0.0.1\tlocalhost\n127.0.1.1\t{socket.gethostname()}\n::1\tlocalhost ip6-localhost ip6-loopback\n"
+        )
         (etc / "empty").touch(mode=0o444)
         if self._owner is not None:
             for name in ("home", "home/work", "home/.npm-global", "home/.npm-global/bin", "tmp", "state"):

@@ -591,6 +591,7 @@ class Page:
                     "lineno": frame.lineno or 0,
                     "name": frame.name,
                     "where": self.where(frame.filename, current),
+                    "line": frame.line or "",
                 }
             )
         if isinstance(exc, SyntaxError) and exc.filename:
@@ -640,6 +641,11 @@ class Page:
         if isinstance(exc, OSError):
             info["errno"] = exc.errno
             info["filename"] = str(exc.filename) if exc.filename is not None else None
+        if isinstance(exc, FileNotFoundError) and exc.filename is not None:
+            # A folder of the reader's working folder that is not there: a file written into it cannot be made.
+            folder = os.path.dirname(os.path.abspath(os.fsdecode(exc.filename)))
+            if folder.startswith(os.getcwd() + os.sep) and not os.path.isdir(folder):
+                info["folder_missing"] = os.path.relpath(folder)
         return info
 
     def _none_module(self, tb: types.TracebackType, name: str) -> str | None:

@@ -128,6 +128,13 @@ class PageSetup:
                 self.knowledge.modules[module] = (state, requirement)
         return base_failed
 
+    def distribution_of(self, module: str) -> str | None:
+        """The distribution that provides the module: by its name; or, for a module of a namespace
+        (google.cloud.x.y), the one of the library's extras named after it or a package above it (google-cloud-x)."""
+        parts = module.split(".")
+        named = (normalized("-".join(parts[:length])) for length in range(len(parts), 1, -1))
+        return distribution_for(module) or next((name for name in named if name in self.extras), None)
+
     def told(self, module: str, distribution: str) -> bool:
         """The page names the package the module comes from, or the library's extra that brings it; or the docs'
         installation pages install it, which its reader followed first."""

@@ -16,13 +16,14 @@ import difflib
 import os
 import re
 import sys
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
 from stackbench.docs import python_code
-from stackbench.docs.distributions import distribution_for, laid_out_modules
+from stackbench.docs.distributions import laid_out_modules
 from stackbench.formats.results import ExampleResult, SetupProblem, ValidationEnvironment, ValidationResult
 from stackbench.formats.walkthrough import RUNNABLE_STYLES as RUN_STYLES
 from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis
@@ -622,6 +623,10 @@ class PageValidation:
                     # page shows in another format.
                     alone = verdicts.judge_output(failure["want"], failure["stdout"], where)
                     verdict = verdict if alone.status == "failure" else alone
+                if verdict.status == "failure":
+                    # What it printed comes from an object the page makes (anew) in an earlier example that could
+                    # not run here; one that failed made what it defined before it broke, so that output is its own.
+                    verdict = self._built_on_unmade(failure["source"]) or verdict
                 printed, expected = f"{shown}\n{failure['got']}", failure["want"]
             if verdict.status == "failure":
                 later = len(failures) - number - 1
@@ -634,6 +639,14 @@ class PageValidation:
         if noted:
             return noted
         return verdicts.judge_warnings(verdicts.docs_warnings(answer)), None, answer.get("output", "")
+
+    def _built_on_unmade(self, source: str) -> verdicts.Verdict | None:
+        """The cascade of a statement that uses a name whose last definition was not run."""
+        try:
+            names = python_code.undefined_names(ast.parse(textwrap.dedent(source)))
+        except SyntaxError:
+            return None
+        return verdicts.builds_on_unmade(sorted(names), self.knowledge, failed=False)
 
     def _fresh_session(
         self, index: int, first: tuple[verdicts.Verdict, str | None, str, Message]
@@ -1430,7 +1443,7 @@ class PageValidation:
             ((found, exc) for exc in exceptions if exc for found in [verdicts.optional_module(exc)] if found),
             (None, None),
         )
-        distribution = distribution_for(module) if module else None
+        distribution = self._installs.distribution_of(module) if module else None
         if not module or not distribution or module in self.state.tried_optional:
             return verdict, answer
         if not (self._installs.told(module, distribution) or verdicts.adapter_of(module, exc or {})):

@@ -11,6 +11,7 @@ that keep running (servers)."""
 
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,6 +99,12 @@ QUOTED_MODULE = re.compile(r"""['"`]([A-Za-z_][\w.]*)['"`]""")
 # one is the example's mistake (a task's method called on a function never decorated), never an old Python.
 NEVER_GAIN_ATTRIBUTES = {"builtins.function", "builtins.method", "builtins.coroutine"}
 MISSING_FILE = {"builtins.FileNotFoundError", "builtins.PermissionError", "builtins.NotADirectoryError"}
+# A line of code that writes a file (`p.write_text(...)`, `open(name, "w")`, `df.to_csv(...)`): what it writes
+# the reader need not have, only the folder it goes in.
+WRITES_FILE = re.compile(
+    r"\.(?:write_text|write_bytes|touch|to_csv|to_json|to_parquet|to_excel|savefig)\s*\(|"
+    r"\bopen\s*\([^)]*?['\"][wax][bt+]*['\"]"
+)
 
 
 @dataclass
@@ -205,6 +212,15 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
 
     if "builtins.SyntaxError" in mro and in_docs:
         return Verdict("failure", "error", error, f"Fix the {kind} in the example.")
+    if mro & MISSING_FILE and exc.get("folder_missing") and WRITES_FILE.search(_failing_line(frames)):
+        folder = exc["folder_missing"]
+        return Verdict(
+            "failure",
+            "error",
+            error,
+            f"The example writes into the folder `{folder}`, which the page never creates: create it first "
+            f"(`Path({folder!r}).mkdir(parents=True, exist_ok=True)`), or say the reader needs it.",
+        )
     environment = _environment_need(exc, mro, message)
     if environment:
         return Verdict("skipped", None, f"Needs the reader's environment: {environment}. Not a doc defect.")
@@ -274,6 +290,11 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
             f"check that the example's input is valid for {page.release}.",
         )
     return Verdict("failure", "error", error, "Fix the example so it runs as documented.")
+
+
+def _failing_line(frames: list[Message]) -> str:
+    """The line of the example (or of a file of the page) where the exception was raised, as the traceback shows it."""
+    return next((f.get("line") or "" for f in reversed(frames) if f["where"] in ("example", "page")), "")
 
 
 def _sentence(text: str) -> str:
@@ -405,8 +426,15 @@ def _cascade(exc: Message, mro: set[str], page: PageKnowledge) -> Verdict | None
         return None
     if "builtins.ModuleNotFoundError" in mro:
         return None
-    for name in (exc.get("missing"), exc.get("name")):
-        if name in page.defined_by_failed:
+    return builds_on_unmade([exc.get("missing"), exc.get("name")], page)
+
+
+def builds_on_unmade(names: Sequence[str | None], page: PageKnowledge, failed: bool = True) -> Verdict | None:
+    """The first of the names whose last definition before the example is in one that was not run (or failed, when
+    failed: an error naming the name says it was never made): what the example does with it is that example's
+    doing, counted there."""
+    for name in names:
+        if failed and name in page.defined_by_failed:
             index, line = page.defined_by_failed[name]
             return Verdict(
                 "skipped",
@@ -634,12 +662,32 @@ def optional_module(exc: Message) -> str | None:
     if "builtins.ModuleNotFoundError" in exc.get("mro", []) and in_package:
         # A library that raises the error itself often gives no name, only a message that names the module.
         named = MODULE_IN_MESSAGE.search(exc.get("message") or "")
-        return exc.get("name") or (named.group(1) if named else None)
+        module = exc.get("name") or (named.group(1) if named else None)
+        # A namespace (google) names no package: the line that failed imports the one meant (google.cloud.x).
+        return _imported_under(frames[-1].get("line") or "", module) if module in NAMESPACES else module
     if "builtins.ImportError" in exc.get("mro", []) and in_package and not exc.get("missing"):
-        # Or an ImportError of its own that says what to install ("Using X requires pydantic to be installed").
-        needed = required_installed(exc.get("message") or "")
+        # Or an ImportError of its own that says what to install ("Using X requires pydantic to be installed"), or
+        # that rewords the import which failed under it ("Install the x package to use X", from No module named 'x').
+        needed = required_installed(exc.get("message") or "") + [
+            named.group(1)
+            for cause in exc.get("causes", [])
+            if "builtins.ModuleNotFoundError" in cause["mro"]
+            for named in [MODULE_IN_MESSAGE.search(cause["message"])]
+            if named
+        ]
         return needed[0] if needed else None
     return None
+
+
+def _imported_under(line: str, top: str) -> str:
+    """What a line of code imports under a top-level name, to its last part (`from google.cloud import bigquery`:
+    google.cloud.bigquery, which may be a module or a name in one); the name itself when it imports nothing there."""
+    match = re.match(
+        rf"\s*(?:from\s+({re.escape(top)}(?:\.\w+)*)\s+import\s+(\w+)|import\s+({re.escape(top)}(?:\.\w+)*))", line
+    )
+    if not match:
+        return top
+    return f"{match.group(1)}.{match.group(2)}" if match.group(1) else match.group(3)
 
 
 # `Module 'attrs' not installed`, `No module named 'yaml'`: a message that names the missing module.

@@ -40,6 +40,7 @@ def test_what_doctest_accepts_and_layout_alone_are_the_same(expected, actual):
         ("Mon Jan  1 10:00:00 2024", "Tue Mar  4 11:22:33 2026"),
         ("wrote /tmp/tmpab12cd/out.txt", "wrote /tmp/tmpzz99yy/out.txt"),
         ("job 5f1c2d3e4b5a6978 done", "job 0a9b8c7d6e5f4a3b done"),
+        ("SELECT `q7`.`n` FROM VALUES (1) AS `q7`(`n`)", "SELECT `q1`.`n` FROM VALUES (1) AS `q1`(`n`)"),
         (
             'Traceback (most recent call last):\n  File "/Users/author/proj/app.py", line 41, in <module>\n'
             "    run()\nValueError: no",

@@ -7,6 +7,7 @@ from stackbench.lib.volatile import (
     DATE,
     DURATION,
     EPOCH,
+    GENERATED_NAME,
     HEX_ID,
     LONG_DECIMAL,
     OBJECT_ADDRESS,
@@ -43,6 +44,7 @@ from stackbench.lib.volatile import (
         (OBJECT_ADDRESS, "<Foo object at 0x7f..>", "<Foo object at <addr>>"),
         (TEMPORARY_PATH, "PosixPath('/tmp/pytest-of-root/pytest-3/x0')", "PosixPath('<tmp>')"),
         (TEMPORARY_PATH, "in /var/folders/x1/abc/T/tmpq", "in <tmp>"),
+        (GENERATED_NAME, "FROM `t4711` AS `t4711` JOIN q2 ON", "FROM `<name>` AS `<name>` JOIN <name> ON"),
     ],
 )
 def test_each_run_to_run_value_is_shown_as_its_mask(value, text, shown):

@@ -84,6 +84,11 @@ def test_npm_installs_from_the_registry_land_in_the_readers_prefix(terminal):
     assert installed.ok and "is-number" in installed.output, installed.output
 
 
+def test_the_machine_finds_its_own_name_as_a_readers_does(terminal):
+    found = terminal().run('getent hosts "$(hostname)"')
+    assert found.ok and "127.0.1.1" in found.output, found.output
+
+
 def test_a_daemon_does_not_outlive_its_run(make_sandbox, root_worker):
     sandbox = make_sandbox()
     term = Terminal(sandbox)

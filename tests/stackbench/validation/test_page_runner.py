@@ -111,7 +111,13 @@ def test_a_failure_says_where_and_what_could_provide_a_missing_name(runner):
     answer = runner({"op": "script", "name": "d.py", "state": runner.state, "code": "x = 1\ndumps({})\n"})
     exc = answer["exception"]
     assert exc["type"] == "NameError" and exc["name"] == "dumps" and exc["provided_by"] == ["json"]
-    assert exc["frames"][-1] == {"filename": "d.py", "lineno": 2, "name": "<module>", "where": "example"}
+    assert exc["frames"][-1] == {
+        "filename": "d.py",
+        "lineno": 2,
+        "name": "<module>",
+        "where": "example",
+        "line": "dumps({})",
+    }
 
 
 def test_a_failure_names_the_exceptions_behind_it_nearest_first(runner):

@@ -3,6 +3,8 @@
 import pytest
 
 from stackbench.validation.batch import validate_all, validate_document
+from stackbench.validation.page_setup import PageSetup
+from stackbench.validation.verdicts import PageKnowledge
 from tests.stackbench.validation.example_pages import analysis, outcome
 
 pytestmark = pytest.mark.slow
@@ -61,3 +63,11 @@ def test_an_install_line_no_installer_takes_is_one_setup_problem_of_its_page_and
     assert first.results[0].status == "success", "what does not need the install still runs"
     assert first.results[1].status == "skipped" and "`sbextra`" in first.results[1].error_message, "its own verdict"
     assert outcome(second) == [("success", None)] and second.setup_problems == []
+
+
+def test_a_module_of_a_namespace_comes_from_the_librarys_extra_named_after_its_package():
+    setup = PageSetup(analysis("import sbdemo"), None, PageKnowledge("sbdemo", "1.0.0"), [])
+    setup.extras = {"zope-cloud-shapes": "shapes"}
+    assert setup.distribution_of("zope.cloud.shapes.curves") == "zope-cloud-shapes"
+    assert setup.distribution_of("zope.other") is None
+    assert setup.distribution_of("yaml") == "PyYAML"

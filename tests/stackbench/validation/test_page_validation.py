@@ -72,6 +72,28 @@ def test_an_exit_the_example_spells_out_is_what_it_shows_and_a_computed_one_is_h
     assert (fared.status, fared.severity) == ("failure", "error") and "status 4" in fared.error_message
 
 
+def test_an_output_that_differs_because_an_earlier_example_could_not_make_its_object_anew_is_counted_there(offline):
+    result = validate_document(
+        page(
+            script("from sbdemo import greet\nwords = greet('a')\n", 5),
+            script("raise ConnectionError('no server here')\nwords = greet('b')\n", 10),
+            session(">>> print(words)\nhello b\n", 15),
+        ),
+        offline,
+    )
+    assert outcome(result) == [("success", None), ("skipped", None), ("skipped", None)]
+    assert result.results[2].error_message.startswith("Builds on example 1 (line 10), which is not run: Needs the")
+
+
+def test_a_file_written_into_a_folder_the_page_never_creates_is_an_error_and_one_read_is_the_readers(offline):
+    written, read = validate_document(
+        analysis("open('reports/week.txt', 'w').write('ok')", "print(open('inbox/mail.txt').read())"), offline
+    ).results
+    assert (written.status, written.severity) == ("failure", "error")
+    assert written.suggestions.startswith("The example writes into the folder `reports`, which the page never creates")
+    assert (read.status, read.severity) == ("skipped", None), "a file read is the reader's own"
+
+
 def test_an_exception_raised_inside_the_installed_package_is_a_warning(offline):
     result = validate_document(analysis("import sbdemo\nsbdemo.explode(3)"), offline).results[0]
     assert (result.status, result.severity) == ("failure", "warning")

@@ -310,6 +310,28 @@ def test_a_package_whose_own_import_error_says_what_to_install_names_its_optiona
     )
 
 
+def test_a_package_that_rewords_its_failed_import_names_the_module_that_failed_under_it():
+    not_found = {"type": "ModuleNotFoundError", "mro": ["builtins.ModuleNotFoundError", "builtins.ImportError"]}
+    reworded = exception(
+        "ImportError",
+        "Drawing curves needs the curves add-on",
+        "package",
+        causes=[{**not_found, "message": "No module named 'shapes_curves'"}],
+    )
+    assert optional_module(reworded) == "shapes_curves"
+    assert (
+        optional_module({**reworded, "causes": [{**not_found, "mro": ["builtins.KeyError"], "message": "'x'"}]}) is None
+    )
+
+
+def test_a_missing_namespace_is_the_module_the_failing_line_imports_from_it():
+    missing = exception("ModuleNotFoundError", "No module named 'zope'", "package", name="zope")
+    missing["frames"][-1]["line"] = "from zope.cloud import shapes"
+    assert optional_module(missing) == "zope.cloud.shapes"
+    missing["frames"][-1]["line"] = "import zope.cloud.shapes.curves as curves"
+    assert optional_module(missing) == "zope.cloud.shapes.curves"
+
+
 def test_a_package_that_raises_the_missing_module_error_itself_names_the_module_in_its_message():
     raised = exception("ModuleNotFoundError", "Module 'toml' not installed. Run 'pip install cfg[toml]'", "package")
     assert optional_module(raised) == "toml"
