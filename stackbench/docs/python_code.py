@@ -300,6 +300,13 @@ class ListedSignature:
         """Listed with `self` or `cls` first: a method, found on a class, not in a module."""
         return bool(self.parameters) and self.parameters[0].name in ("self", "cls")
 
+    @property
+    def is_hook(self) -> bool:
+        """Named with double underscores on both sides (`__getattr__`, `__init__`): a hook Python calls on the
+        reader's class or module, which they write; no library exports it for them to call."""
+        name = self.name.rsplit(".", 1)[-1]
+        return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
 
 def listed_signatures(code: str) -> list[ListedSignature]:
     """The signatures of a block that lists them for reference (see signatures_only), in order; [] for any other

@@ -355,7 +355,7 @@ class PageValidation:
             )
             if definitions:
                 verdict = verdicts.signature_difference(listed, definitions)
-            elif listed.is_method or readers_own:
+            elif listed.is_method or listed.is_hook or readers_own:
                 verdict = None
             else:
                 verdict = verdicts.signature_not_in_library(listed.name, self.analysis.library)

@@ -983,19 +983,21 @@ def test_signatures_listed_for_reference_are_checked_against_the_library(offline
         ("def wave(name: str) -> str\n", "`wave`"),
         ("def on_greeting(name: str) -> None\n", "Greeting hooks"),
         ("def explode(value: str) -> str\n", "`greet`"),
+        ("def __getattr__(name: str) -> object\n", "Lazy attributes of your module"),
     ]
     examples = [
         script(code, 10 * (n + 1), context=heading, execution_context="not_executable", skip_reason=listed)
         for n, (code, heading) in enumerate(blocks)
     ]
     examples[3].readers_names = ["on_greeting"]
-    matches, unaccepted, missing, hook, another = validate_document(page(*examples), offline).results
+    matches, unaccepted, missing, hook, another, special = validate_document(page(*examples), offline).results
     assert (matches.status, matches.severity) == ("skipped", None)
     assert (unaccepted.status, unaccepted.severity) == ("failure", "warning")
     assert unaccepted.error_message.startswith("`greet` has no parameter `person`; its parameters are `(name)`")
     assert missing.error_message.startswith("The library has no `wave`")
     assert (hook.status, hook.severity) == ("skipped", None), "the page has the reader write it"
     assert another.error_message.startswith("The section is about `greet`, but the signature it lists is `explode`")
+    assert (special.status, special.severity) == ("skipped", None), "Python calls it on the reader's module"
 
 
 def test_tests_the_page_says_build_on_earlier_blocks_run_after_them_in_one_file(offline_with_pytest):
