@@ -388,6 +388,12 @@ def placeholder_reason(code: str, tree: ast.Module | None, indented: bool = Fals
     line = python_code.skeleton_body(code) if tree is None else None
     if line is not None:
         return f"the body under its line {line} is only a comment, where the reader writes their own code"
+    prose = python_code.prose_gap(code) if tree is None else None
+    if prose is not None:
+        return f"its line {prose[0]} has words (`{prose[1]}`) where the reader writes their own code"
+    line = python_code.body_excerpt(tree) if tree is not None else None
+    if line is not None:
+        return f"its line {line} returns or yields outside a function: lines from a function's body, without it"
     if tree is not None and python_code.left_out_code(tree):
         return "it opens on a lone `...`: the code of the file before it is left out"
     if tree is not None and python_code.class_body_excerpt(tree, indented):

@@ -7,6 +7,7 @@ import builtins
 import doctest
 import io
 import itertools
+import keyword
 import re
 import tokenize
 import typing
@@ -509,6 +510,40 @@ def ellipsis_gap(tree: ast.Module) -> int | None:
     return None
 
 
+def body_excerpt(tree: ast.Module) -> int | None:
+    """The line of a `yield` or `return` outside any function: lines from a function's body (an operation's
+    `yield`s), shown without the function they belong to. Python refuses them at the top of a module."""
+    pending: list[ast.AST] = list(tree.body)
+    while pending:
+        node = pending.pop(0)
+        if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Return)):
+            return node.lineno
+        if not isinstance(node, SCOPES):
+            pending.extend(ast.iter_child_nodes(node))
+    return None
+
+
+# Words in parentheses where code goes (`def check(function code here)`): prose standing for the reader's code.
+PROSE_IN_PARENTHESES = re.compile(r"\(\s*([a-z]+(?: [a-z]+){2,})\s*\)")
+
+
+def prose_gap(code: str) -> tuple[int, str] | None:
+    """(line, words) of a phrase in parentheses that keeps code from parsing (`(function code here)`): three
+    words or more, none a keyword of Python, which never puts names side by side."""
+    try:
+        compile(code, "<example>", "exec", flags=PARSE_FLAGS)
+        return None
+    except SyntaxError as exc:
+        failing = exc.lineno or 0
+    except ValueError:
+        return None
+    lines = code.split("\n")
+    match = PROSE_IN_PARENTHESES.search(lines[failing - 1]) if 0 < failing <= len(lines) else None
+    if match is None or any(keyword.iskeyword(word) for word in match.group(1).split()):
+        return None
+    return failing, match.group(1)
+
+
 def left_out_code(tree: ast.Module) -> bool:
     """A block that opens on a lone `...`: the file's code before it is left out (the block edits a file the page
     built earlier), so what follows may use names only that code defines. (A `...` further down leaves out what
@@ -619,7 +654,8 @@ def ellipsis_syntax_gap(code: str) -> int | None:
         failing = exc.lineno
     except ValueError:
         return None
-    if parse(PSEUDO_ELLIPSIS.sub("_", code)) is None and parse(_entries_filled(code)) is None:
+    filled = (PSEUDO_ELLIPSIS.sub("_", code), _entries_filled(code), _entries_filled(code, "**_"))
+    if all(parse(variant) is None for variant in filled):
         return None
     lines = code.split("\n")
     gaps = [number for number, line in enumerate(lines, 1) if PSEUDO_ELLIPSIS.search(line)]
@@ -714,9 +750,10 @@ def without_leading_magics(code: str) -> str | None:
 ELIDED_ENTRIES = re.compile(r"^(\s*)(?:\.\.\.|…)\s*,?\s*$", re.MULTILINE)
 
 
-def _entries_filled(code: str) -> str:
-    """The code with each `...` that stands alone on its line read as one entry among others (`_,`)."""
-    return PSEUDO_ELLIPSIS.sub("_", ELIDED_ENTRIES.sub(r"\1_,", code))
+def _entries_filled(code: str, entry: str = "_") -> str:
+    """The code with each `...` that stands alone on its line read as one entry among others (`_,`), or (entry
+    `**_`) as the call's other keyword arguments, where it follows keywords (`path="/x",` then `...,`)."""
+    return PSEUDO_ELLIPSIS.sub("_", ELIDED_ENTRIES.sub(rf"\1{entry},", code))
 
 
 def _is_ellipsis(node: ast.AST | None) -> bool:

@@ -795,6 +795,46 @@ def test_ipython_magics_and_ellipsis_pseudo_code_are_not_run_as_python_and_say_w
     assert broken.execution_context == "sync", "a plain syntax error is still the page's to fix"
 
 
+PSEUDO_CODE_PAGE = """# Painters
+
+A painter is a generator function that yields its strokes:
+
+```python
+yield Stroke("red")
+yield Stroke("blue", width=2)
+```
+
+A painter can hand over to another one:
+
+```python
+yield from shapes.tile._strokes(
+    colour="red",
+    ...,
+)
+```
+
+Check the canvas first:
+
+```python
+import shapes
+def canvas_ready(your checks go here)
+shapes.paint(canvas_ready())
+```
+"""
+
+
+def test_pseudo_code_of_a_functions_body_other_arguments_or_words_is_not_run_and_says_why(tmp_path):
+    (tmp_path / "painters.md").write_text(PSEUDO_CODE_PAGE)
+    body, arguments, words = pages(extract_docs(tmp_path, "shapes", "1.0"))["painters.md"].examples
+    assert body.skip_reason == (
+        "Not run: its line 1 returns or yields outside a function: lines from a function's body, without it."
+    )
+    assert arguments.skip_reason == "Not run: its line 3 has `...` where the reader fills in their own code."
+    assert words.skip_reason == (
+        "Not run: its line 2 has words (`your checks go here`) where the reader writes their own code."
+    )
+
+
 SKELETON_PAGE = """# Plugins
 
 Write your plugin by subclassing `Plugin`:
