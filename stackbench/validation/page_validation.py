@@ -781,14 +781,22 @@ class PageValidation:
         """A block not run to the end (it builds on one that is not run, or stands in for the reader's code) whose
         names from `typing` nothing on the page imports: wherever the reader pastes it, those are a NameError one
         import away, whatever the rest of it needs. A block that says it is a pattern on the reader's own names
-        (`MyID`) is theirs to complete, imports and all."""
+        (`MyID`) is theirs to complete, imports and all; so is one whose reader stops first at a name of another
+        module it never imports (the library's, a package's): it leaves its imports out, not typing's alone."""
         free = self._free_names(index)
         if any(verdicts.readers_own_name(name, self.knowledge) for name in free):
             return None
         names = python_code.typing_names(free)
         if not names:
             return None
-        first = min(python_code.first_uses(tree, names).items(), key=lambda use: use[1])
+        uses = python_code.first_uses(tree, free)
+        first = min(((name, uses[name]) for name in names), key=lambda use: use[1])
+        before = [name for name in free if name not in names and uses.get(name, first[1]) < first[1]]
+        resolved = self._resolved(before)
+        if any(
+            resolved.get(name, {}).get("importable") or resolved.get(name, {}).get("provided_by") for name in before
+        ):
+            return None
         return verdicts.typing_never_imported(names, self._name_error(index, *first))
 
     def _missing_in_a_body(self, index: int, tree: ast.Module) -> verdicts.Verdict | None:
