@@ -835,6 +835,37 @@ def test_pseudo_code_of_a_functions_body_other_arguments_or_words_is_not_run_and
     )
 
 
+SEVERAL_FILES_PAGE = """# Layout
+
+Keep the shapes apart from the code that draws them:
+
+```python
+# shapes/tiles.py
+CORNER = "corner"
+
+# drawing.py
+from shapes.tiles import CORNER
+print(CORNER)
+```
+
+Then import it:
+
+```python
+from shapes.tiles import CORNER
+```
+"""
+
+
+def test_a_block_showing_several_files_under_their_names_is_not_one_module_nor_run_as_one_script(tmp_path):
+    (tmp_path / "layout.md").write_text(SEVERAL_FILES_PAGE)
+    page = pages(extract_docs(tmp_path, "shapes", "1.0"))["layout.md"]
+    several, _ = page.examples
+    assert several.skip_reason == (
+        "Not run: it shows 2 files in one block (`shapes/tiles.py`, `drawing.py`), which the reader saves apart."
+    )
+    assert page.files == [], "neither file is the whole block"
+
+
 SKELETON_PAGE = """# Plugins
 
 Write your plugin by subclassing `Plugin`:
