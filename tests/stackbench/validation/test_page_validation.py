@@ -313,6 +313,24 @@ def test_a_module_the_page_shows_as_a_file_has_only_the_names_it_imports_not_tho
     assert "shapes/square.py never imports it" in unimported.suggestions
 
 
+def test_a_package_the_page_lays_out_under_src_imports_by_its_name_as_the_installed_project_of_the_reader(offline):
+    module = "SIDES = 4\n"
+    package = "from tiling.square import SIDES\n\n__all__ = ['SIDES']\n"
+    result = validate_document(
+        page(
+            script(module, 5),
+            script(package, 20),
+            script("import tiling\nprint(tiling.SIDES)\n", 30),
+            files=[
+                {"path": "./src/tiling/square.py", "content": module, "line": 5},
+                {"path": "./src/tiling/__init__.py", "content": package, "line": 20},
+            ],
+        ),
+        offline,
+    )
+    assert outcome(result) == [("success", None)] * 3
+
+
 def test_a_function_that_uses_an_unimported_module_or_a_misspelt_import_is_flagged_though_its_run_never_calls_it(
     offline,
 ):
