@@ -409,6 +409,9 @@ class PageValidation:
             for name in self.defines[other]
         }
         knowledge.readers_names = set(self.examples[index].readers_names) | self.readers_own_names
+        line = self.examples[index].line
+        shown = laid_out_modules(f.path for f in self.analysis.files if f.line <= line)
+        knowledge.laid_out_later = laid_out_modules(f.path for f in self.analysis.files if f.line > line) - shown
         tree = self.trees[index]
         knowledge.used_as_modules = python_code.used_as_modules(tree) if tree is not None else set()
         knowledge.excerpt = _async_excerpt(self.examples[index], tree)

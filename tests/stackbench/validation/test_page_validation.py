@@ -656,6 +656,16 @@ def test_a_module_standing_for_the_readers_own_is_illustrative_unless_the_page_l
     )
     assert outcome(result) == [("skipped", None), ("success", None)]
     assert result.results[0].error_message.startswith("Illustrative: imports `my_package`")
+    early = validate_document(
+        page(
+            session(">>> from your_app import VALUE\n>>> VALUE\n7\n", 5),
+            script("from your_app import VALUE\nprint(VALUE)\n#> 42\n", 20),
+            files=[{"path": "your_app.py", "content": "VALUE = 42\n", "line": 12}],
+        ),
+        offline,
+    )
+    assert outcome(early) == [("skipped", None), ("success", None)], "imported before the page lays it out"
+    assert early.results[0].error_message.endswith("(the page only lays it out later).")
 
 
 def test_a_name_the_page_only_imports_from_the_readers_code_is_theirs_so_a_block_using_it_is_illustrative(offline):
