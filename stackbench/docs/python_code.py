@@ -834,8 +834,12 @@ def said_to_raise(code: str, tree: ast.Module) -> tuple[str, int] | None:
 
 def introduced_as_failing(sentence: str, tree: ast.Module) -> str | None:
     """The exception the sentence right before a block says the whole block raises ("Exception" when it names
-    none); None when the sentence says no such thing, or the block handles the exception itself."""
+    none); None when the sentence says no such thing, or the block handles the exception itself, or only defines
+    functions (alone or as the methods of a plain class): it runs none of them, so the sentence tells what its
+    code does once it is called. (A class with fields or a decorator runs code as it is defined.)"""
     if not RAISES_INTRO.search(sentence) or NEGATED.search(sentence):
+        return None
+    if all(_defines_functions_only(node) for node in tree.body):
         return None
     handles = any(
         isinstance(node, (ast.Try, ast.TryStar))
@@ -845,6 +849,14 @@ def introduced_as_failing(sentence: str, tree: ast.Module) -> str | None:
     if handles:
         return None
     return _exception_named(sentence)
+
+
+def _defines_functions_only(node: ast.stmt) -> bool:
+    """An import, a function, or a class without decorators whose body only defines methods (and a docstring)."""
+    if isinstance(node, ast.ClassDef):
+        body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        return not node.decorator_list and all(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) for s in body)
+    return isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef))
 
 
 # The sentence right after a block saying the block fails: "This code does not work and ...", "The test above

@@ -734,6 +734,16 @@ except ValueError:
 def check(side):
     Square(side)  # raises ValueError for a negative side
 ```
+
+A guard that finds a negative side then raises a `ValueError`:
+
+```python
+from shapes import Square
+
+class Checked(Square):
+    def guard(self):
+        return self.side >= 0
+```
 """
 
 
@@ -748,7 +758,8 @@ def test_an_example_the_text_says_fails_expects_that_exception(tmp_path):
         (None, None),
         (None, None),
         (None, None),
-    ], "a negation, a handled exception and a comment inside a function say nothing about the example"
+        (None, None),
+    ], "a negation, a handled exception, a comment inside a function and definitions say nothing about the example"
 
 
 NOT_PYTHON_PAGE = """# Notebook
