@@ -836,10 +836,11 @@ def introduced_as_failing(sentence: str, tree: ast.Module) -> str | None:
     """The exception the sentence right before a block says the whole block raises ("Exception" when it names
     none); None when the sentence says no such thing, or the block handles the exception itself, or only defines
     functions (alone or as the methods of a plain class): it runs none of them, so the sentence tells what its
-    code does once it is called. (A class with fields or a decorator runs code as it is defined.)"""
+    code does once it is called. (A class with fields or a decorator runs code as it is defined; pytest calls
+    the functions of a test module.)"""
     if not RAISES_INTRO.search(sentence) or NEGATED.search(sentence):
         return None
-    if all(_defines_functions_only(node) for node in tree.body):
+    if all(_defines_functions_only(node) for node in tree.body) and not is_test_module(tree):
         return None
     handles = any(
         isinstance(node, (ast.Try, ast.TryStar))

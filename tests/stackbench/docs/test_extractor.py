@@ -744,6 +744,15 @@ class Checked(Square):
     def guard(self):
         return self.side >= 0
 ```
+
+Its test then raises a `ValueError`:
+
+```python
+from shapes import Square
+
+def test_negative_side():
+    Square(-1)
+```
 """
 
 
@@ -759,6 +768,7 @@ def test_an_example_the_text_says_fails_expects_that_exception(tmp_path):
         (None, None),
         (None, None),
         (None, None),
+        ("ValueError", None),
     ], "a negation, a handled exception, a comment inside a function and definitions say nothing about the example"
 
 
