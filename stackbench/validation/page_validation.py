@@ -785,20 +785,24 @@ class PageValidation:
         names from `typing` nothing on the page imports: wherever the reader pastes it, those are a NameError one
         import away, whatever the rest of it needs. A block that says it is a pattern on the reader's own names
         (`MyID`) is theirs to complete, imports and all; so is one whose reader stops first at a name of another
-        module it never imports (the library's, a package's): it leaves its imports out, not typing's alone."""
+        module it never imports (the library's, a package's): it leaves its imports out, not typing's alone. A
+        name the library exports too (`Container`) is the library's to its reader, not typing's."""
         free = self._free_names(index)
         if any(verdicts.readers_own_name(name, self.knowledge) for name in free):
             return None
-        names = python_code.typing_names(free)
+        if not python_code.typing_names(free):
+            return None
+        resolved = self._resolved(free)
+        providers = {name: (resolved.get(name, {}).get("provided_by") or [""])[0] for name in free}
+        names = [name for name in python_code.typing_names(free) if providers[name] == "typing"]
         if not names:
             return None
         uses = python_code.first_uses(tree, free)
         first = min(((name, uses[name]) for name in names), key=lambda use: use[1])
-        before = [name for name in free if name not in names and uses.get(name, first[1]) < first[1]]
-        resolved = self._resolved(before)
-        if any(
-            resolved.get(name, {}).get("importable") or resolved.get(name, {}).get("provided_by") for name in before
-        ):
+        others = [
+            name for name in free if name not in names and (resolved.get(name, {}).get("importable") or providers[name])
+        ]
+        if any(uses.get(name, first[1]) < first[1] for name in others):
             return None
         return verdicts.typing_never_imported(names, self._name_error(index, *first))
 

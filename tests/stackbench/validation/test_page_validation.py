@@ -939,12 +939,18 @@ def test_a_method_shown_alone_whose_annotations_use_typing_names_never_imported_
         "class Greeter(BaseOfTheReader):\n    def hello(\n        self,\n        refusal: GreetingRefused,\n"
         "        name: Optional[str] = None,\n    ) -> Any:\n        return refusal\n"
     )
-    result, own, imports_left_out = validate_document(analysis(hook, pattern, excerpt), offline).results
+    the_librarys = (
+        "class Greeter(BaseOfTheReader):\n    def hello(self, kept: Container) -> None:\n        return kept\n"
+    )
+    result, own, imports_left_out, library_name = validate_document(
+        analysis(hook, pattern, excerpt, the_librarys), offline
+    ).results
     assert (result.status, result.severity) == ("failure", "warning")
     assert result.suggestions.startswith("Add `from typing import Any, Optional` to the example: they are never")
     assert result.error_message.endswith("is not defined (line 13 of the page)"), "the line the reader meets it on"
     assert own.status == "skipped", "a pattern on the reader's own names is theirs to complete"
     assert imports_left_out.status == "skipped", "the library's `GreetingRefused` is met first, never imported either"
+    assert library_name.status == "skipped", "`Container` is the library's to its reader, not typing's"
 
 
 def test_a_failure_inside_a_package_given_a_path_of_the_readers_own_needs_their_files(offline):
