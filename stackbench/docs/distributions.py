@@ -187,8 +187,12 @@ def names_package(names: set[str], module: str, distribution: str) -> bool:
 
 def names_extra(names: set[str], library: str, extra: str) -> bool:
     """The words name the library's extra as the reader installs it (`lib[extra]`): an extra's own name is often
-    an everyday word (full, all, standard) that tells nothing by itself."""
-    return f"{normalized(library)}[{normalized(extra)}]" in {_normalized_extra(name) for name in names if "[" in name}
+    an everyday word (full, all, standard) that tells nothing by itself. An extra named with several words
+    (`cloud-key-store`) is named by prose that uses every one of them (a section headed "Cloud Key Store")."""
+    words = normalized(extra).split("-")
+    return f"{normalized(library)}[{normalized(extra)}]" in {
+        _normalized_extra(name) for name in names if "[" in name
+    } or (len(words) > 1 and all(word in names for word in words))
 
 
 def _normalized_extra(name: str) -> str:

@@ -235,6 +235,8 @@ def _module_file(code: str, prose: str) -> str | None:
     before it ("Create `helpers.py`:", "In `app.py`:", "save this as `tasks.py`"), or the paragraph before it
     naming the one file the reader makes ("Let's create a `helpers.py` file. It will hold …"). A reader saves it
     under that name, so later blocks that import it work."""
+    if len(files_shown(code)) > 1:
+        return None  # several modules, none of them the whole block
     first = next((line for line in code.split("\n") if line.strip()), "")
     match = MODULE_COMMENT.match(first)
     if match:
@@ -249,6 +251,12 @@ def _module_file(code: str, prose: str) -> str | None:
     paragraphs = [paragraph for paragraph in prose.split("\n\n") if paragraph.strip()]
     named = set(PARAGRAPH_MODULE.findall(paragraphs[-1])) if paragraphs else set()
     return named.pop() if len(named) == 1 else None
+
+
+def files_shown(code: str) -> list[str]:
+    """The modules a block names in comment lines of their own at its left edge (`# app.py`, `# in lib/db.py`),
+    in order: each starts the part of the block that is that file."""
+    return [match.group(1) for line in code.split("\n") if line[:1] == "#" and (match := MODULE_COMMENT.match(line))]
 
 
 def _option_file(options: dict[str, str]) -> str | None:
@@ -382,9 +390,9 @@ def placeholder_reason(
 ) -> str | None:
     """Why a program cannot run as written: a value the reader must put in, or code they must fill in, or code
     the block leaves out (indented: the page shows every line of it indented), or a file the docs' build includes
-    there and the docs do not ship (the reader sees that file, never the directive). A module the page names
-    (module_file: a hook file a program loads) is whole as shown: a class of it whose body is `...` is the empty
-    subclass the program gets."""
+    there and the docs do not ship (the reader sees that file, never the directive), or several files shown in
+    one block, each under its name. A module the page names (module_file: a hook file a program loads) is whole
+    as shown: a class of it whose body is `...` is the empty subclass the program gets."""
     include = unread_include(code)
     if include:
         return f"it includes `{include}`, a file the docs' build puts there and the docs do not ship"
@@ -397,6 +405,15 @@ def placeholder_reason(
     line = python_code.skeleton_body(code) if tree is None else None
     if line is not None:
         return f"the body under its line {line} is only a comment, where the reader writes their own code"
+    files = files_shown(code)
+    if len(files) > 1:
+        return f"it shows {len(files)} files in one block (`{'`, `'.join(files)}`), which the reader saves apart"
+    prose = python_code.prose_gap(code) if tree is None else None
+    if prose is not None:
+        return f"its line {prose[0]} has words (`{prose[1]}`) where the reader writes their own code"
+    line = python_code.body_excerpt(tree) if tree is not None else None
+    if line is not None:
+        return f"its line {line} returns or yields outside a function: lines from a function's body, without it"
     if tree is not None and python_code.left_out_code(tree):
         return "it opens on a lone `...`: the code of the file before it is left out"
     if tree is not None and python_code.class_body_excerpt(tree, indented):

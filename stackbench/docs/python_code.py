@@ -7,6 +7,7 @@ import builtins
 import doctest
 import io
 import itertools
+import keyword
 import re
 import tokenize
 import typing
@@ -303,6 +304,13 @@ class ListedSignature:
         """Listed with `self` or `cls` first: a method, found on a class, not in a module."""
         return bool(self.parameters) and self.parameters[0].name in ("self", "cls")
 
+    @property
+    def is_hook(self) -> bool:
+        """Named with double underscores on both sides (`__getattr__`, `__init__`): a hook Python calls on the
+        reader's class or module, which they write; no library exports it for them to call."""
+        name = self.name.rsplit(".", 1)[-1]
+        return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
 
 def listed_signatures(code: str) -> list[ListedSignature]:
     """The signatures of a block that lists them for reference (see signatures_only), in order; [] for any other
@@ -512,6 +520,40 @@ def ellipsis_gap(tree: ast.Module, code: str = "") -> int | None:
     return None
 
 
+def body_excerpt(tree: ast.Module) -> int | None:
+    """The line of a `yield` or `return` outside any function: lines from a function's body (an operation's
+    `yield`s), shown without the function they belong to. Python refuses them at the top of a module."""
+    pending: list[ast.AST] = list(tree.body)
+    while pending:
+        node = pending.pop(0)
+        if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Return)):
+            return node.lineno
+        if not isinstance(node, SCOPES):
+            pending.extend(ast.iter_child_nodes(node))
+    return None
+
+
+# Words in parentheses where code goes (`def check(function code here)`): prose standing for the reader's code.
+PROSE_IN_PARENTHESES = re.compile(r"\(\s*([a-z]+(?: [a-z]+){2,})\s*\)")
+
+
+def prose_gap(code: str) -> tuple[int, str] | None:
+    """(line, words) of a phrase in parentheses that keeps code from parsing (`(function code here)`): three
+    words or more, none a keyword of Python, which never puts names side by side."""
+    try:
+        compile(code, "<example>", "exec", flags=PARSE_FLAGS)
+        return None
+    except SyntaxError as exc:
+        failing = exc.lineno or 0
+    except ValueError:
+        return None
+    lines = code.split("\n")
+    match = PROSE_IN_PARENTHESES.search(lines[failing - 1]) if 0 < failing <= len(lines) else None
+    if match is None or any(keyword.iskeyword(word) for word in match.group(1).split()):
+        return None
+    return failing, match.group(1)
+
+
 def left_out_code(tree: ast.Module) -> bool:
     """A block that opens on a lone `...`: the file's code before it is left out (the block edits a file the page
     built earlier), so what follows may use names only that code defines. (A `...` further down leaves out what
@@ -622,7 +664,8 @@ def ellipsis_syntax_gap(code: str) -> int | None:
         failing = exc.lineno
     except ValueError:
         return None
-    if parse(PSEUDO_ELLIPSIS.sub("_", code)) is None and parse(_entries_filled(code)) is None:
+    filled = (PSEUDO_ELLIPSIS.sub("_", code), _entries_filled(code), _entries_filled(code, "**_"))
+    if all(parse(variant) is None for variant in filled):
         return None
     lines = code.split("\n")
     gaps = [number for number, line in enumerate(lines, 1) if PSEUDO_ELLIPSIS.search(line)]
@@ -717,9 +760,10 @@ def without_leading_magics(code: str) -> str | None:
 ELIDED_ENTRIES = re.compile(r"^(\s*)(?:\.\.\.|…)\s*,?\s*$", re.MULTILINE)
 
 
-def _entries_filled(code: str) -> str:
-    """The code with each `...` that stands alone on its line read as one entry among others (`_,`)."""
-    return PSEUDO_ELLIPSIS.sub("_", ELIDED_ENTRIES.sub(r"\1_,", code))
+def _entries_filled(code: str, entry: str = "_") -> str:
+    """The code with each `...` that stands alone on its line read as one entry among others (`_,`), or (entry
+    `**_`) as the call's other keyword arguments, where it follows keywords (`path="/x",` then `...,`)."""
+    return PSEUDO_ELLIPSIS.sub("_", ELIDED_ENTRIES.sub(rf"\1{entry},", code))
 
 
 def _is_ellipsis(node: ast.AST | None) -> bool:
@@ -800,8 +844,13 @@ def said_to_raise(code: str, tree: ast.Module) -> tuple[str, int] | None:
 
 def introduced_as_failing(sentence: str, tree: ast.Module) -> str | None:
     """The exception the sentence right before a block says the whole block raises ("Exception" when it names
-    none); None when the sentence says no such thing, or the block handles the exception itself."""
+    none); None when the sentence says no such thing, or the block handles the exception itself, or only defines
+    functions (alone or as the methods of a plain class): it runs none of them, so the sentence tells what its
+    code does once it is called. (A class with fields or a decorator runs code as it is defined; pytest calls
+    the functions of a test module.)"""
     if not RAISES_INTRO.search(sentence) or NEGATED.search(sentence) or INSTRUCTION.match(sentence):
+        return None
+    if all(_defines_functions_only(node) for node in tree.body) and not is_test_module(tree):
         return None
     if handles_exceptions(tree):
         return None
@@ -816,6 +865,14 @@ def handles_exceptions(tree: ast.Module) -> bool:
         or (isinstance(node, (ast.With, ast.AsyncWith)) and re.search(r"raises|suppress", ast.unparse(node.items[0])))
         for node in ast.walk(tree)
     )
+
+
+def _defines_functions_only(node: ast.stmt) -> bool:
+    """An import, a function, or a class without decorators whose body only defines methods (and a docstring)."""
+    if isinstance(node, ast.ClassDef):
+        body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        return not node.decorator_list and all(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) for s in body)
+    return isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef))
 
 
 # The sentence right after a block saying the block fails: "This code does not work and ...", "The test above

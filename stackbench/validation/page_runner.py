@@ -146,6 +146,7 @@ class Page:
         sys.modules["__main__"] = self.module
         self.names: dict[str, str] = {}  # pseudo file name -> what it is (for tracebacks)
         self.page_folder = ""  # while tests run: the folder holding the page's files
+        self.work = os.getcwd()  # the folder the reader works in, where the page's files are
         self.warnings: list[Message] = []
         self.protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
         _FD_STREAMS[1] = open(1, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1)
@@ -191,6 +192,7 @@ class Page:
     def handle(self, request: Message) -> Message:
         op = request["op"]
         self.warnings = []
+        self._src_layout()
         with Capture() as capture:
             try:
                 answer = getattr(self, "op_" + op)(request)
@@ -201,6 +203,14 @@ class Page:
         answer.setdefault("output", capture.text())
         answer.setdefault("warnings", self.warnings[:20])
         return answer
+
+    def _src_layout(self) -> None:
+        """A `src` folder the page laid out holds the reader's own package, which they install to use it (the src
+        layout): from then on its modules import by their package's name, as from the folder the reader works in."""
+        src = os.path.join(self.work, "src")
+        if src not in sys.path and os.path.isdir(src):
+            sys.path.insert(1, src)
+            importlib.invalidate_caches()
 
     def _alarm(self, signum: int, frame: types.FrameType | None) -> NoReturn:
         raise Interrupted()

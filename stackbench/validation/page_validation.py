@@ -363,7 +363,7 @@ class PageValidation:
             )
             if definitions:
                 verdict = verdicts.signature_difference(listed, definitions)
-            elif listed.is_method or readers_own:
+            elif listed.is_method or listed.is_hook or readers_own:
                 verdict = None
             else:
                 verdict = verdicts.signature_not_in_library(listed.name, self.analysis.library)
@@ -417,6 +417,9 @@ class PageValidation:
             for name in self.defines[other]
         }
         knowledge.readers_names = set(self.examples[index].readers_names) | self.readers_own_names
+        line = self.examples[index].line
+        shown = laid_out_modules(f.path for f in self.analysis.files if f.line <= line)
+        knowledge.laid_out_later = laid_out_modules(f.path for f in self.analysis.files if f.line > line) - shown
         tree = self.trees[index]
         knowledge.used_as_modules = python_code.used_as_modules(tree) if tree is not None else set()
         knowledge.excerpt = _async_excerpt(self.examples[index], tree)
@@ -817,14 +820,26 @@ class PageValidation:
         """A block not run to the end (it builds on one that is not run, or stands in for the reader's code) whose
         names from `typing` nothing on the page imports: wherever the reader pastes it, those are a NameError one
         import away, whatever the rest of it needs. A block that says it is a pattern on the reader's own names
-        (`MyID`) is theirs to complete, imports and all."""
+        (`MyID`) is theirs to complete, imports and all; so is one whose reader stops first at a name of another
+        module it never imports (the library's, a package's): it leaves its imports out, not typing's alone. A
+        name the library exports too (`Container`) is the library's to its reader, not typing's."""
         free = self._free_names(index)
         if any(verdicts.readers_own_name(name, self.knowledge) for name in free):
             return None
-        names = python_code.typing_names(free)
+        if not python_code.typing_names(free):
+            return None
+        resolved = self._resolved(free)
+        providers = {name: (resolved.get(name, {}).get("provided_by") or [""])[0] for name in free}
+        names = [name for name in python_code.typing_names(free) if providers[name] == "typing"]
         if not names:
             return None
-        first = min(python_code.first_uses(tree, names).items(), key=lambda use: use[1])
+        uses = python_code.first_uses(tree, free)
+        first = min(((name, uses[name]) for name in names), key=lambda use: use[1])
+        others = [
+            name for name in free if name not in names and (resolved.get(name, {}).get("importable") or providers[name])
+        ]
+        if any(uses.get(name, first[1]) < first[1] for name in others):
+            return None
         return verdicts.typing_never_imported(names, self._name_error(index, *first))
 
     def _missing_in_a_body(self, index: int, tree: ast.Module) -> verdicts.Verdict | None:

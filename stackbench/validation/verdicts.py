@@ -173,6 +173,8 @@ class PageKnowledge:
     # examples define; name -> (example index, page line) of the other examples that define it
     own_module: bool = False
     defined_elsewhere: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # the modules the page lays out as files only after the example: none of their files is shown yet
+    laid_out_later: set[str] = field(default_factory=set)
 
     @property
     def release(self) -> str:
@@ -355,9 +357,16 @@ def _missing_module(exc: Message, page: PageKnowledge, in_docs: bool, error: str
             f"`{module.split('.')[0]}` is the project's own test suite, which is not installed with the library: a "
             "reader cannot import from it. Define what the example needs on the page, or import it from the library.",
         )
-    if readers_own(module) and state != "page":
-        # Whoever imports it (the example, or the library told its name), it is the reader's to write.
-        return Verdict("skipped", None, f"Illustrative: imports `{module}`, which stands for the reader's own code.")
+    later = module.split(".")[0] in page.laid_out_later
+    if readers_own(module) and (state != "page" or later):
+        # Whoever imports it (the example, or the library told its name), it is the reader's to write; a page
+        # that lays it out further on has not got to it yet.
+        return Verdict(
+            "skipped",
+            None,
+            f"Illustrative: imports `{module}`, which stands for the reader's own code"
+            + (" (the page only lays it out later)." if later else "."),
+        )
     if state == "failed":
         return Verdict(
             "failure",

@@ -88,6 +88,8 @@ def test_prose_names_a_package_by_a_whole_word_in_any_case_or_by_the_module_it_p
     assert not names_package(prose_names("the Azure cloud"), "azure.identity", "azure-identity"), "a namespace alone"
     assert names_extra(names, "Shapes", "fast") and names_extra(names, "shapes", "full")
     assert not names_extra(prose_names("the full example"), "shapes", "full"), "an extra's name alone is a word"
+    assert names_extra(prose_names("## Cloud Key Store\n\nKeep the keys there."), "shapes", "cloud-key-store")
+    assert not names_extra(prose_names("## Cloud storage"), "shapes", "cloud-key-store"), "every word of its name"
 
 
 def test_every_folder_and_module_of_a_laid_out_file_is_the_readers_own_and_other_files_name_none():

@@ -767,6 +767,25 @@ Fail fast instead, with `strict=True`:
 ```python
 Square(2, strict=True)
 ```
+
+A guard that finds a negative side then raises a `ValueError`:
+
+```python
+from shapes import Square
+
+class Checked(Square):
+    def guard(self):
+        return self.side >= 0
+```
+
+Its test then raises a `ValueError`:
+
+```python
+from shapes import Square
+
+def test_negative_side():
+    Square(-1)
+```
 """
 
 
@@ -782,7 +801,9 @@ def test_an_example_the_text_says_fails_expects_that_exception(tmp_path):
         (None, None),
         (None, None),
         (None, None),
-    ], "a negation, a handled exception, a comment inside a function and an instruction say nothing about it"
+        (None, None),
+        ("ValueError", None),
+    ], "a negation, a handled exception, a comment inside a function, an instruction and definitions say nothing"
 
 
 TAGGED_CELLS_PAGE = """---
@@ -873,6 +894,77 @@ def test_ipython_magics_and_ellipsis_pseudo_code_are_not_run_as_python_and_say_w
     assert handler.skip_reason == "Not run: its line 1 has `...` where the reader fills in their own code."
     assert gap.skip_reason == "Not run: its line 1 has `...` where the reader fills in their own code."
     assert broken.execution_context == "sync", "a plain syntax error is still the page's to fix"
+
+
+PSEUDO_CODE_PAGE = """# Painters
+
+A painter is a generator function that yields its strokes:
+
+```python
+yield Stroke("red")
+yield Stroke("blue", width=2)
+```
+
+A painter can hand over to another one:
+
+```python
+yield from shapes.tile._strokes(
+    colour="red",
+    ...,
+)
+```
+
+Check the canvas first:
+
+```python
+import shapes
+def canvas_ready(your checks go here)
+shapes.paint(canvas_ready())
+```
+"""
+
+
+def test_pseudo_code_of_a_functions_body_other_arguments_or_words_is_not_run_and_says_why(tmp_path):
+    (tmp_path / "painters.md").write_text(PSEUDO_CODE_PAGE)
+    body, arguments, words = pages(extract_docs(tmp_path, "shapes", "1.0"))["painters.md"].examples
+    assert body.skip_reason == (
+        "Not run: its line 1 returns or yields outside a function: lines from a function's body, without it."
+    )
+    assert arguments.skip_reason == "Not run: its line 3 has `...` where the reader fills in their own code."
+    assert words.skip_reason == (
+        "Not run: its line 2 has words (`your checks go here`) where the reader writes their own code."
+    )
+
+
+SEVERAL_FILES_PAGE = """# Layout
+
+Keep the shapes apart from the code that draws them:
+
+```python
+# shapes/tiles.py
+CORNER = "corner"
+
+# drawing.py
+from shapes.tiles import CORNER
+print(CORNER)
+```
+
+Then import it:
+
+```python
+from shapes.tiles import CORNER
+```
+"""
+
+
+def test_a_block_showing_several_files_under_their_names_is_not_one_module_nor_run_as_one_script(tmp_path):
+    (tmp_path / "layout.md").write_text(SEVERAL_FILES_PAGE)
+    page = pages(extract_docs(tmp_path, "shapes", "1.0"))["layout.md"]
+    several, _ = page.examples
+    assert several.skip_reason == (
+        "Not run: it shows 2 files in one block (`shapes/tiles.py`, `drawing.py`), which the reader saves apart."
+    )
+    assert page.files == [], "neither file is the whole block"
 
 
 SKELETON_PAGE = """# Plugins

@@ -3,6 +3,7 @@ import pytest
 from stackbench.docs.python_code import (
     argument_places,
     awaits_at_top_level,
+    body_excerpt,
     class_body_excerpt,
     commented_body,
     defined_names,
@@ -29,6 +30,7 @@ from stackbench.docs.python_code import (
     parse,
     placeholder_path,
     prompt_line,
+    prose_gap,
     reads_as_code,
     required_variables,
     said_after_to_fail,
@@ -144,6 +146,27 @@ def test_an_ellipsis_line_among_entries_without_a_comma_is_a_gap_not_a_syntax_er
     code = "tiles = [\n    ...\n    Tile('corner')\n]\n"
     assert ellipsis_syntax_gap(code) == 2
     assert ellipsis_syntax_gap("tiles = [\n    Tile('a')\n    Tile('b')\n]\n") is None, "a missing comma is a mistake"
+
+
+def test_an_ellipsis_line_after_keyword_arguments_stands_for_the_other_arguments():
+    assert ellipsis_syntax_gap("draw(\n    shape='tile',\n    ...,\n)\n") == 3
+    assert ellipsis_syntax_gap("draw(shape='tile', 'red')\n") is None, "a positional after a keyword is a mistake"
+
+
+def test_a_yield_or_return_outside_any_function_is_an_excerpt_of_a_functions_body():
+    assert body_excerpt(parse("# a painter's steps\nyield Stroke('red')\nyield Stroke('blue')\n")) == 2
+    assert body_excerpt(parse("if ready:\n    return tiles\n")) == 2
+    assert body_excerpt(parse("def strokes():\n    yield 1\n\nlist(strokes())\n")) is None
+
+
+def test_words_in_parentheses_where_code_goes_are_prose_standing_for_the_readers_code():
+    assert prose_gap("import shapes\ndef tile_ready(your checks go here)\nshapes.draw()\n") == (
+        2,
+        "your checks go here",
+    )
+    assert prose_gap("draw(x for x in tiles\n") is None, "Python's own words"
+    assert prose_gap("draw(red blue)\n") is None, "two names side by side are a missing comma"
+    assert prose_gap("draw(tile)\n") is None
 
 
 def test_a_block_that_only_builds_objects_it_keeps_nowhere_shows_entries():

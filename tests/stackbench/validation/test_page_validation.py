@@ -335,6 +335,24 @@ def test_a_module_the_page_shows_as_a_file_has_only_the_names_it_imports_not_tho
     assert "shapes/square.py never imports it" in unimported.suggestions
 
 
+def test_a_package_the_page_lays_out_under_src_imports_by_its_name_as_the_installed_project_of_the_reader(offline):
+    module = "SIDES = 4\n"
+    package = "from tiling.square import SIDES\n\n__all__ = ['SIDES']\n"
+    result = validate_document(
+        page(
+            script(module, 5),
+            script(package, 20),
+            script("import tiling\nprint(tiling.SIDES)\n", 30),
+            files=[
+                {"path": "./src/tiling/square.py", "content": module, "line": 5},
+                {"path": "./src/tiling/__init__.py", "content": package, "line": 20},
+            ],
+        ),
+        offline,
+    )
+    assert outcome(result) == [("success", None)] * 3
+
+
 def test_a_function_that_uses_an_unimported_module_or_a_misspelt_import_is_flagged_though_its_run_never_calls_it(
     offline,
 ):
@@ -660,6 +678,16 @@ def test_a_module_standing_for_the_readers_own_is_illustrative_unless_the_page_l
     )
     assert outcome(result) == [("skipped", None), ("success", None)]
     assert result.results[0].error_message.startswith("Illustrative: imports `my_package`")
+    early = validate_document(
+        page(
+            session(">>> from your_app import VALUE\n>>> VALUE\n7\n", 5),
+            script("from your_app import VALUE\nprint(VALUE)\n#> 42\n", 20),
+            files=[{"path": "your_app.py", "content": "VALUE = 42\n", "line": 12}],
+        ),
+        offline,
+    )
+    assert outcome(early) == [("skipped", None), ("success", None)], "imported before the page lays it out"
+    assert early.results[0].error_message.endswith("(the page only lays it out later).")
 
 
 def test_a_name_the_page_only_imports_from_the_readers_code_is_theirs_so_a_block_using_it_is_illustrative(offline):
@@ -978,11 +1006,22 @@ def test_a_method_shown_alone_whose_annotations_use_typing_names_never_imported_
         "    def hello(self, name: Optional[str] = None) -> Any:\n        return greet(name)\n"
     )
     pattern = "class Greeter(BaseOfTheReader):\n    def hello(self, name: MyName) -> Any:\n        return name\n"
-    result, own = validate_document(analysis(hook, pattern), offline).results
+    excerpt = (
+        "class Greeter(BaseOfTheReader):\n    def hello(\n        self,\n        refusal: GreetingRefused,\n"
+        "        name: Optional[str] = None,\n    ) -> Any:\n        return refusal\n"
+    )
+    the_librarys = (
+        "class Greeter(BaseOfTheReader):\n    def hello(self, kept: Container) -> None:\n        return kept\n"
+    )
+    result, own, imports_left_out, library_name = validate_document(
+        analysis(hook, pattern, excerpt, the_librarys), offline
+    ).results
     assert (result.status, result.severity) == ("failure", "warning")
     assert result.suggestions.startswith("Add `from typing import Any, Optional` to the example: they are never")
     assert result.error_message.endswith("is not defined (line 13 of the page)"), "the line the reader meets it on"
     assert own.status == "skipped", "a pattern on the reader's own names is theirs to complete"
+    assert imports_left_out.status == "skipped", "the library's `GreetingRefused` is met first, never imported either"
+    assert library_name.status == "skipped", "`Container` is the library's to its reader, not typing's"
 
 
 def test_a_failure_inside_a_package_given_a_path_of_the_readers_own_needs_their_files(offline):
@@ -1054,19 +1093,21 @@ def test_signatures_listed_for_reference_are_checked_against_the_library(offline
         ("def wave(name: str) -> str\n", "`wave`"),
         ("def on_greeting(name: str) -> None\n", "Greeting hooks"),
         ("def explode(value: str) -> str\n", "`greet`"),
+        ("def __getattr__(name: str) -> object\n", "Lazy attributes of your module"),
     ]
     examples = [
         script(code, 10 * (n + 1), context=heading, execution_context="not_executable", skip_reason=listed)
         for n, (code, heading) in enumerate(blocks)
     ]
     examples[3].readers_names = ["on_greeting"]
-    matches, unaccepted, missing, hook, another = validate_document(page(*examples), offline).results
+    matches, unaccepted, missing, hook, another, special = validate_document(page(*examples), offline).results
     assert (matches.status, matches.severity) == ("skipped", None)
     assert (unaccepted.status, unaccepted.severity) == ("failure", "warning")
     assert unaccepted.error_message.startswith("`greet` has no parameter `person`; its parameters are `(name)`")
     assert missing.error_message.startswith("The library has no `wave`")
     assert (hook.status, hook.severity) == ("skipped", None), "the page has the reader write it"
     assert another.error_message.startswith("The section is about `greet`, but the signature it lists is `explode`")
+    assert (special.status, special.severity) == ("skipped", None), "Python calls it on the reader's module"
 
 
 def test_tests_the_page_says_build_on_earlier_blocks_run_after_them_in_one_file(offline_with_pytest):
