@@ -146,6 +146,7 @@ def start_worker(env, log, queues="celery", concurrency=2):
     deadline = time.monotonic() + 60
     while "ready." not in log.read_text():
         if process.poll() is not None or time.monotonic() > deadline:
+            stop_worker(process)  # one that is slow to start must not take a later test's tasks
             raise RuntimeError(f"the test worker did not start:\n{log.read_text()}")
         time.sleep(0.2)
     process.log = log
