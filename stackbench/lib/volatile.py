@@ -35,8 +35,9 @@ PATH = (re.compile(r"(?<![\w`])(?:/[\w.@+-]+){2,}/?"), "<path>")
 # A hex id (uuid4().hex, a request id): both letters and digits, so a long number is not one.
 HEX_ID = (re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{12,}\b"), "<id>")
 # A name a library makes up for what it generates (a query's table alias `a3`, a temporary table `t94228042`): one
-# letter and a counter or a random number, which the next run numbers otherwise.
-GENERATED_NAME = (re.compile(r"\b[a-z]\d+\b"), "<name>")
+# letter and a counter or a random number, which the next run numbers otherwise. An HTML tag (`<h1>`, `</h2>`) and
+# a version (`v2`) are values, not made-up names.
+GENERATED_NAME = (re.compile(r"(?<![<>/\w])(?!v\d)[a-z]\d+\b"), "<name>")
 
 # Every run-to-run value, in the order they are masked: a temporary path whole, a timestamp before the date and
 # the clock it holds, a uuid before the hex ids it is made of. Paths and URLs are not in it: what they name is often what a page
