@@ -121,11 +121,11 @@ class PageValidation:
             self.readers_own_names -= defines - imported
         # Blocks that list signatures for reference, by index: not run, but checked against the library.
         self.listed = {
-            index: python_code.listed_signatures(e.code)
+            index: signatures
             for index, e in enumerate(self.examples)
             if e.skip_reason == f"A fragment: {python_code.SIGNATURES_LISTED}."
+            and (signatures := python_code.listed_signatures(e.code))
         }
-        self.listed = {index: signatures for index, signatures in self.listed.items() if signatures}
         self.definitions: dict[str, list[Message]] | None = None
         self.state = PageState()
         self.setup_problems: list[SetupProblem] = []
@@ -448,17 +448,17 @@ class PageValidation:
         readers = self.readers_own_names | set(self.examples[index].readers_names)
         return sorted(python_code.undefined_names(tree) - (earlier - readers))
 
-    def _explain_names(self, index: int, verdict_exception: Message, process: PageProcess) -> None:
+    def _explain_names(self, index: int, verdict_exception: Message) -> None:
         """Before blaming a missing import, look at every name the example leaves undefined: one that nothing
         provides (no page example, no module, not the library) makes the example an illustration. So does one
         that is the reader's own whatever the page does elsewhere: a name the page only imports from the reader's
         code, or one that says it is theirs (`MyClass`), even if the page defines one by that name further on.
         Those nothing provides, and the failing name, are looked up for a slip of a name the reader would find."""
         knowledge = self.knowledge
-        knowledge.readers_names |= self._named_for_their_parameters(index, process)
+        knowledge.readers_names |= self._named_for_their_parameters(index)
         failing = verdict_exception.get("name")
         free = [n for n in self._free_names(index) if n != failing]
-        resolved = process.request({"op": "resolve", "names": free}, 30).get("names", {}) if free else {}
+        resolved = self._resolved(free)
 
         def stand_in(name: str) -> bool:
             # A name the page presents as the reader's own object stands in for it, whatever module shares its
@@ -480,9 +480,9 @@ class PageValidation:
         provided = verdict_exception.get("importable") or verdict_exception.get("provided_by")
         spelt = ([failing] if failing and not provided else []) + knowledge.unresolved
         if spelt:
-            knowledge.misspelt = process.request({"op": "spellings", "names": spelt}, 60).get("spellings", {})
+            knowledge.misspelt = self._running.request({"op": "spellings", "names": spelt}, 60).get("spellings", {})
 
-    def _named_for_their_parameters(self, index: int, process: PageProcess) -> set[str]:
+    def _named_for_their_parameters(self, index: int) -> set[str]:
         """Names the example uses without defining them that it passes as the parameter of the same name
         (`markdown(text)` for `def markdown(text, ...)`, `send(message=message)`): each stands for the reader's
         value for that parameter."""
@@ -492,7 +492,7 @@ class PageValidation:
         places = python_code.argument_places(tree, self._free_names(index))
         callees = sorted({callee for found in places.values() for callee, place in found if isinstance(place, int)})
         parameters = (
-            process.request({"op": "parameters", "callees": callees}, 30).get("parameters", {}) if callees else {}
+            self._running.request({"op": "parameters", "callees": callees}, 30).get("parameters", {}) if callees else {}
         )
         return {
             name
@@ -1297,7 +1297,7 @@ class PageValidation:
         if shown_in is not None:
             return shown_in
         if "builtins.NameError" in exc.get("mro", []):
-            self._explain_names(index, exc, self._running)
+            self._explain_names(index, exc)
         verdict = verdicts.judge_exception(exc, self.knowledge, where)
         if verdict.status == "skipped" and "builtins.ModuleNotFoundError" in exc.get("mro", []):
             return self._past_readers_module(index, exc.get("name") or "") or verdict
@@ -1331,9 +1331,9 @@ class PageValidation:
     def _past_readers_module(self, index: int, module: str) -> verdicts.Verdict | None:
         """A script stopped at the import of a module that stands for the reader's own (`from my_hooks import
         on_error`), or held back by a value the reader puts in (`your_project`): its reader puts theirs there and
-        reads on. The first name the rest uses and never
-        imports or defines is then theirs to meet, judged as that NameError: one the library exports at its top
-        is still a missing import, and a slip of the library's name still a misspelling."""
+        reads on. The first name the rest uses and never imports or defines is then theirs to meet, judged as that
+        NameError: one the library exports at its top is still a missing import, and a slip of the library's name
+        still a misspelling."""
         tree = self.trees[index]
         if tree is None or style_of(self.examples[index]) != "script":
             return None
@@ -1351,7 +1351,7 @@ class PageValidation:
             "importable": found.get("importable", False),
             "provided_by": found.get("provided_by", []),
         }
-        self._explain_names(index, name_error, self._running)
+        self._explain_names(index, name_error)
         where = f"line {self.examples[index].line + line - 1} of the page, once `{module}` is the reader's own"
         verdict = verdicts.judge_exception(name_error, self.knowledge, where)
         return (
