@@ -132,6 +132,8 @@ class PageValidation:
         self.environment: ValidationEnvironment | None = None
         self.knowledge = verdicts.PageKnowledge(analysis.library, analysis.version or "")
         self.base_failed: Install | None = None
+        # why the page's process never started (the worker's trouble, not the page's): its examples are not run
+        self.not_started: str | None = None
         self.document: DocumentSandbox | None = None
         self.process: PageProcess | None = None
         self.setup: PageSetup | None = None
@@ -189,7 +191,14 @@ class PageValidation:
         results = []
         try:
             if (self.runnable or self.listed) and self.base_failed is None:
-                self.process = PageProcess(self._machine, self._start_message(), should_stop)
+                try:
+                    self.process = PageProcess(self._machine, self._start_message(), should_stop)
+                except ValidationError as exc:
+                    # One page's runner that cannot start (a worker too loaded to start it in time) stops that
+                    # page, never the pages validated beside it.
+                    self.not_started = str(exc)
+                    self.setup_problems.append(SetupProblem(message=f"The examples were not run: {exc}"))
+            if self.process is not None:
                 self._record_environment()
                 for number, setup in enumerate(self.analysis.setup):
                     if setup.line == 0 or setup.source != self.analysis.page:
@@ -334,6 +343,13 @@ class PageValidation:
             "depends_on_example_indices": depends,
             "actual_code_executed": example.code,
         }
+        if self.not_started is not None:
+            return ExampleResult(
+                **common,
+                status="skipped",
+                error_message="Not run: the page's runner did not start on the worker (see the page's setup "
+                "problems). Not a doc defect; validate the page again.",
+            )
         if self.base_failed is not None:
             return ExampleResult(
                 **common,

@@ -60,3 +60,19 @@ def test_a_library_that_needs_a_python_the_worker_lacks_says_so(offline):
     result = validate_document(analysis("import sbdemo", version="3.0.0"), offline)
     assert result.results[0].status == "failure"
     assert "it does not support Python 3." in result.setup_problems[0].message
+
+
+def test_a_page_whose_runner_cannot_start_is_a_setup_problem_and_the_pages_beside_it_still_run(
+    offline, tmp_path, monkeypatch
+):
+    from stackbench.validation import document_sandbox
+
+    # A runner that exits at once, as one the worker could not start in time gives no ready answer either.
+    monkeypatch.setattr(document_sandbox, "RUNNER_SOURCE", "raise SystemExit(3)\n")
+    pages = [analysis("print(1)").model_copy(update={"page": name}) for name in ("first.md", "second.md")]
+    summary = validate_all(pages, tmp_path, offline)
+    assert [d.page for d in summary.documents] == ["first.md", "second.md"]
+    for document in summary.documents:
+        assert [r.status for r in document.results] == ["skipped"]
+        assert "runner did not start" in document.results[0].error_message
+        assert [p.message for p in document.setup_problems][0].startswith("The examples were not run: the page runner")
