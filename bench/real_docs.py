@@ -5,7 +5,7 @@ halves (bench/real_docs/CORPUS.md): tune, which rules may be written for, and ch
 end of a piece of work; the check half's figures are the ones that count.
 
     .venv/bin/python bench/real_docs.py [--half tune|check] [--warm-up] [--num-workers N] [--library NAME]
-                                        [--show-failures]
+                                        [--show-failures] [--findings FILE]
 
 It downloads what it needs at run time (each release's sdist from PyPI's index, checked by its sha256) into var/bench/sdists and
 prints, per library: blocks labelled vs extracted as runnable, doctest statements run with their output compared,
@@ -144,6 +144,17 @@ def measure(library: dict, labels: list[dict], workers: int, output: Path) -> di
         "unlabelled_failures": [key for key in reported if key not in labelled],
         "setup_problems": [p.message for d in summary.documents for p in d.setup_problems],
         "seconds": seconds,
+        "findings": [
+            {
+                "library": name,
+                "block": shown(key),
+                "label": labelled.get(key, {}).get("verdict"),
+                "severity": result.severity,
+                "message": result.error_message,
+                "suggestion": result.suggestions,
+            }
+            for key, result in reported.items()
+        ],
     }
 
 
@@ -287,6 +298,12 @@ def main():
         action="store_true",
         help="list each false alarm, miss and setup problem (not for an unread check half)",
     )
+    parser.add_argument(
+        "--findings",
+        type=Path,
+        help="write every reported failure with its label to this JSON Lines file, to count failures by kind "
+        "(not for an unread check half)",
+    )
     args = parser.parse_args()
     corpus = json.loads(LABELS.read_text())
     libraries = [
@@ -303,6 +320,9 @@ def main():
             figures = measure(library, labels, args.num_workers, Path(output) / "run")
             show(figures, args.show_failures)
             all_figures.append(figures)
+            if args.findings:
+                with args.findings.open("a") as findings:
+                    findings.writelines(json.dumps(finding) + "\n" for finding in figures["findings"])
     for half in HALVES:
         in_half = [f for f in all_figures if f["half"] == half]
         if in_half:
