@@ -341,7 +341,9 @@ def _unreachable(mro: set[str], message: str) -> bool:
 
 
 def _missing_module(exc: Message, page: PageKnowledge, in_docs: bool, error: str) -> Verdict:
-    module = exc.get("name") or ""
+    # A library that raises the error itself often names no module, only a message that names the package.
+    named = MODULE_IN_MESSAGE.search(exc.get("message") or "")
+    module = exc.get("name") or (named.group(1) if named else "")
     if page.is_library_module(module):
         return Verdict(
             "failure", "error" if in_docs else "warning", error, f"`{module}` does not exist in {page.release}."
@@ -699,8 +701,9 @@ def _imported_under(line: str, top: str) -> str:
     return f"{match.group(1)}.{match.group(2)}" if match.group(1) else match.group(3)
 
 
-# `Module 'attrs' not installed`, `No module named 'yaml'`: a message that names the missing module.
-MODULE_IN_MESSAGE = re.compile(r"\bmodule(?: named)? ['\"`]([A-Za-z_][\w.]*)['\"`]", re.IGNORECASE)
+# `Module 'attrs' not installed`, `No module named 'yaml'`: a message that names the missing module, or the package
+# that brings it (`Module 'python-dotenv' not installed`).
+MODULE_IN_MESSAGE = re.compile(r"\bmodule(?: named)? ['\"`]([A-Za-z_][\w.-]*)['\"`]", re.IGNORECASE)
 
 
 def signature_difference(listed: python_code.ListedSignature, definitions: list[Message]) -> Verdict | None:

@@ -226,6 +226,15 @@ def test_a_package_the_page_never_names_is_a_warning_that_says_what_to_pip_insta
     )
 
 
+def test_a_library_that_names_the_missing_package_only_in_its_message_gets_that_package_in_the_advice():
+    raised = exception(
+        "ModuleNotFoundError", "Module 'python-dotenv' not installed. Install it first.", where="package", name=None
+    )
+    verdict = judge_exception(raised, knowledge())
+    assert (verdict.status, verdict.severity) == ("failure", "warning")
+    assert "`pip install python-dotenv`" in verdict.suggestion and "``" not in verdict.suggestion
+
+
 def test_an_example_that_imports_a_missing_package_itself_fails_on_its_own_import_not_on_an_earlier_example():
     page = knowledge(modules={"httpx": ("unnamed", "httpx")}, defined_by_failed={"httpx": (1, 10)})
     verdict = judge_exception(exception("ModuleNotFoundError", name="httpx"), page)
