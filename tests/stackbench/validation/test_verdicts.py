@@ -18,6 +18,7 @@ from stackbench.validation.verdicts import (
     raised_as_said,
     runner_trouble,
     same_exception,
+    shows_exception,
     signature_difference,
 )
 
@@ -453,3 +454,12 @@ def test_a_listed_signature_leaving_out_a_required_parameter_is_a_shortened_list
     verdict = signature_difference(listed, PAINT)
     assert (verdict.status, verdict.severity) == ("skipped", "info")
     assert "`paint` needs `canvas`, which the page leaves out" in verdict.message
+
+
+def test_a_session_that_shows_only_the_errors_last_line_shows_that_error_and_no_other():
+    raised = exception("ValueError", "bad input")
+    assert shows_exception("ValueError: bad input, worded as an older release words it", raised)
+    assert shows_exception("shapes.errors.ValueError: bad input", raised)
+    assert shows_exception("Traceback (most recent call last):\n  ...\nValueError: bad input", raised)
+    assert not shows_exception("ShapeError: bad input", raised), "another class than the one raised"
+    assert not shows_exception("The value: ValueError", raised), "output that mentions the class is no error line"
