@@ -643,6 +643,8 @@ class PageValidation:
                     alone = verdicts.judge_output(failure["want"], failure["stdout"], where)
                     verdict = verdict if alone.status == "failure" else alone
                 if verdict.status == "failure":
+                    verdict = verdicts.none_value_shown(failure["want"], failure["got"], failure["source"]) or verdict
+                if verdict.status == "failure":
                     # What it printed comes from an object the page makes (anew) in an earlier example that could
                     # not run here; one that failed made what it defined before it broke, so that output is its own.
                     verdict = self._built_on_unmade(failure["source"]) or verdict

@@ -9,10 +9,13 @@ objects and modules), examples that need the reader's own environment (credentia
 examples whose error names what an earlier one failed to define (counted once, where it failed) and programs
 that keep running (servers)."""
 
+import ast
 import re
 import sys
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -214,6 +217,13 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
 
     if "builtins.SyntaxError" in mro and in_docs:
         return Verdict("failure", "error", error, f"Fix the {kind} in the example.")
+    if _overload_stub(innermost):
+        return Verdict(
+            "skipped",
+            None,
+            "Illustrative: it calls a function the page gives only as `@overload` signatures, a sketch for type "
+            "checkers with no implementation to run (typing's stand-in refuses the call). Not a doc defect.",
+        )
     if mro & MISSING_FILE and exc.get("folder_missing") and WRITES_FILE.search(_failing_line(frames)):
         folder = exc["folder_missing"]
         return Verdict(
@@ -577,6 +587,31 @@ def _illustrative(name: str, page: PageKnowledge) -> Verdict:
         )
     return Verdict(
         "skipped", None, f"Illustrative: uses `{name}`, which neither the page nor any installed package defines."
+    )
+
+
+def _overload_stub(frame: Message) -> bool:
+    """The frame is typing's stand-in for a function defined only by `@overload` signatures (or typing_extensions'
+    copy of it): the function was never given an implementation."""
+    return frame["name"] == "_overload_dummy" and PurePath(frame["filename"]).stem in ("typing", "typing_extensions")
+
+
+def none_value_shown(expected: str, actual: str, statement: str) -> Verdict | None:
+    """A `None` the page shows as the value of an expression that is None, where the prompt prints nothing for
+    None: the page tells the reader the value, and the value is that. What the expression printed besides must
+    still be what the page shows before the `None`."""
+    tree = python_code.parse(textwrap.dedent(statement))
+    if tree is None or len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
+        return None
+    lines = expected.rstrip().splitlines()
+    if not lines or lines[-1].strip() != "None" or actual.rstrip().endswith("None"):
+        return None
+    if compare("\n".join(lines[:-1]), actual) == "different":
+        return None
+    return Verdict(
+        "success",
+        "info",
+        "The page shows `None` as the expression's value; the interactive prompt prints nothing for None.",
     )
 
 

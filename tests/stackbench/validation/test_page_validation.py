@@ -180,6 +180,45 @@ def test_output_that_differs_only_in_run_to_run_values_is_info(offline):
     assert (result.status, result.severity) == ("success", "info")
 
 
+def test_a_none_shown_as_the_value_of_an_expression_is_what_the_reader_is_told_not_a_difference(offline):
+    result = validate_document(
+        page(
+            session(
+                ">>> def lookup(key, table):\n...     return table.get(key)\n>>> lookup('a', {})\nNone\n"
+                ">>> print('done') or lookup('b', {})\ndone\nNone\n",
+                40,
+            )
+        ),
+        offline,
+    ).results[0]
+    assert (result.status, result.severity) == ("success", "info")
+    assert "prints nothing for None" in result.error_message
+
+
+def test_a_none_shown_for_an_expression_whose_value_is_something_else_is_still_a_difference(offline):
+    result = validate_document(
+        page(session(">>> items = []\n>>> items.append(1)\nNone\n>>> items\nNone\n", 40)), offline
+    )
+    assert outcome(result) == [("failure", "error")]
+    assert "The page shows `None`; it printed `[1]`" in result.results[0].error_message
+
+
+def test_calling_a_function_the_page_gives_only_as_overload_signatures_is_a_sketch_not_an_error(offline):
+    result = validate_document(
+        page(
+            script(
+                "from typing import overload\n\n@overload\ndef scale(x: int) -> int: ...\n"
+                "@overload\ndef scale(x: float) -> float: ...\n",
+                10,
+            ),
+            script("scale(2)\n", 20),
+        ),
+        offline,
+    )
+    assert outcome(result) == [("success", None), ("skipped", None)]
+    assert "`@overload` signatures" in result.results[1].error_message
+
+
 def test_a_traceback_the_page_shows_is_the_expected_outcome(offline):
     result = validate_document(
         page(
