@@ -1223,3 +1223,14 @@ def test_a_relative_import_of_the_librarys_own_module_is_a_line_copied_from_its_
     assert (copied.status, copied.severity) == ("failure", "error")
     assert copied.suggestions.endswith("Write `from sbqueue import Job`.")
     assert readers_own.status == "skipped", "the library has no such module: the reader's own package"
+
+
+def test_a_failure_inside_the_library_about_a_package_it_is_handed_by_name_needs_the_readers_installed_package(
+    offline,
+):
+    published, made_up = validate_document(
+        analysis('import sbdemo\nsbdemo.explode("sbplain")', 'import sbdemo\nsbdemo.explode("sbnowhere")'), offline
+    ).results
+    assert published.status == "skipped", "the reader who runs a tool on a package by name has that package"
+    assert "the package `sbplain` by name" in published.error_message
+    assert (made_up.status, made_up.severity) == ("failure", "warning"), "no index has it: the input is the page's"

@@ -15,6 +15,7 @@ from stackbench.validation.verdicts import (
     newer_syntax,
     oldest_python,
     optional_module,
+    packages_handed_by_name,
     raised_as_said,
     runner_trouble,
     same_exception,
@@ -444,3 +445,18 @@ def test_a_listed_signature_leaving_out_a_required_parameter_is_a_shortened_list
     verdict = signature_difference(listed, PAINT)
     assert (verdict.status, verdict.severity) == ("skipped", "info")
     assert "`paint` needs `canvas`, which the page leaves out" in verdict.message
+
+
+def test_a_librarys_error_is_about_a_package_handed_by_name_when_it_names_it_or_quotes_a_name_looked_up_in_it():
+    handed = ["gizmo.parts.wheels", "shapes.extra"]
+    not_found = exception("KeyError", "'gizmo'", where="package")
+    assert packages_handed_by_name(not_found, handed, handed, knowledge()) == ["gizmo"]
+    part = exception("LookupError", "no module parts.wheels here", where="package")
+    assert packages_handed_by_name(part, handed, handed, knowledge()) == ["gizmo"], "a dotted part of the name"
+    looked_up = exception("KeyError", "'spokes'", where="package")
+    assert packages_handed_by_name(looked_up, handed, ["spokes"], knowledge()) == ["gizmo"]
+    other = exception("KeyError", "'colour'", where="package")
+    assert packages_handed_by_name(other, handed, ["spokes"], knowledge()) == [], "about none of the example's names"
+    own = exception("KeyError", "'gizmo'")
+    assert packages_handed_by_name(own, handed, handed, knowledge()) == [], "raised in the example's own code"
+    assert packages_handed_by_name(not_found, ["my_package"], ["my_package"], knowledge()) == [], "the reader's own"
