@@ -1234,3 +1234,18 @@ def test_a_failure_inside_the_library_about_a_package_it_is_handed_by_name_needs
     assert published.status == "skipped", "the reader who runs a tool on a package by name has that package"
     assert "the package `sbplain` by name" in published.error_message
     assert (made_up.status, made_up.severity) == ("failure", "warning"), "no index has it: the input is the page's"
+
+
+def test_a_script_the_page_puts_in_the_readers_package_init_runs_as_that_module(offline):
+    acts_on_its_package = (
+        "import sbdemo\n"
+        "if not __package__:\n"
+        "    raise RuntimeError('a script outside any package')\n"
+        "print(sbdemo.greet(__name__))\n"
+    )
+    init, plain = validate_document(
+        page(script(acts_on_its_package, 10, package_init="your_package"), script(acts_on_its_package, 20)),
+        offline,
+    ).results
+    assert init.status == "success", "it runs where the page puts it: the reader's package's __init__"
+    assert (plain.status, plain.severity) == ("failure", "error"), "a script of its own has no package"
