@@ -1547,7 +1547,8 @@ class PageValidation:
         exceptions = [answer.get("exception")] + [f.get("exception") for f in answer.get("failures", [])]
         for exc in filter(None, exceptions):
             packages = verdicts.packages_handed_by_name(exc, handed, strings, self.knowledge)
-            missing = [package for package in packages if self._missing_published(package)]
+            # The first one missing is enough to say why (each look-up downloads the package).
+            missing = next((package for package in packages if self._missing_published(package)), None)
             if missing:
                 return verdicts.needs_readers_package(missing, self.analysis.library)
         return verdict

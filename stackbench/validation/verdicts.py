@@ -320,14 +320,12 @@ def _dotted_parts(name: str) -> list[str]:
     return [".".join(parts[i:j]) for i in range(len(parts)) for j in range(i + 1, len(parts) + 1)]
 
 
-def needs_readers_package(packages: list[str], library: str) -> Verdict:
-    """The example hands the library packages by name that are published but not installed here."""
-    named = ", ".join(f"`{p}`" for p in packages)
-    them = "the package" if len(packages) == 1 else "the packages"
+def needs_readers_package(package: str, library: str) -> Verdict:
+    """The example hands the library a package by name that is published but not installed here."""
     return Verdict(
         "skipped",
         None,
-        f"Needs the reader's environment: it hands {library} {them} {named} by name, which its reader has "
+        f"Needs the reader's environment: it hands {library} the package `{package}` by name, which its reader has "
         "installed and this machine has not. Not a doc defect.",
     )
 
