@@ -422,6 +422,9 @@ class CodeExample(models.Model):
     builds_on_earlier = models.BooleanField(
         default=False, help_text="a sentence before it says it builds on what earlier blocks define"
     )
+    package_init = models.CharField(
+        max_length=200, null=True, blank=True, help_text="the reader's package whose __init__.py the page says it is"
+    )
 
     class Meta:
         ordering = ["doc_page", "index"]

@@ -38,6 +38,7 @@ from stackbench.docs.distributions import (
     names_package,
     normalized,
     prose_names,
+    readers_own,
     required_installed,
 )
 from stackbench.docs.includes import Expanded, expand, unread_include
@@ -251,6 +252,27 @@ def _module_file(code: str, prose: str) -> str | None:
     paragraphs = [paragraph for paragraph in prose.split("\n\n") if paragraph.strip()]
     named = set(PARAGRAPH_MODULE.findall(paragraphs[-1])) if paragraphs else set()
     return named.pop() if len(named) == 1 else None
+
+
+# Where a page puts a block in the reader's package: `{your_package}.__init__`, `mypkg/__init__.py`, or an
+# `__init__.py` said to be the reader's package's ("your package's `__init__.py`").
+NAMED_PACKAGE_INIT = re.compile(r"[{<]?([A-Za-z_]\w*)[}>]?[./]__init__(?:\.py)?\b")
+PACKAGE_INIT = re.compile(r"\b__init__(?:\.py)?\b")
+READERS_PACKAGE = re.compile(r"\byour\s+(?:own\s+)?(?:package|project|library|app)\b", re.IGNORECASE)
+
+
+def _package_init(code: str, prose: str) -> str | None:
+    """The reader's own package whose `__init__.py` the block is, as a comment of its own or the sentence just
+    before it says: code that acts on the package it is in (registers it, configures it) runs there, never as a
+    script outside any package."""
+    comments = [line for line in code.split("\n") if line.lstrip().startswith("#")]
+    for text in [*comments, _last_sentence(prose)]:
+        named = NAMED_PACKAGE_INIT.search(text)
+        if named and readers_own(named.group(1)):
+            return named.group(1)
+        if not named and PACKAGE_INIT.search(text) and READERS_PACKAGE.search(text):
+            return "your_package"
+    return None
 
 
 def files_shown(code: str) -> list[str]:
@@ -781,6 +803,7 @@ def read_blocks(
             has_main="__main__" in code,
             shown_indent=shown_indent,
             named_python=_python_named_near(code, block),
+            package_init=_package_init(code, block.prose_before),
         )
         if tree is not None and about_upgrading(block, page):
             # A page about upgrading shows the reader's own code changed: a value a block uses and never makes

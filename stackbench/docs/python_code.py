@@ -38,6 +38,22 @@ def placeholder_path(code: str) -> str | None:
     return match.group(1) if match else None
 
 
+# A string that could name a module, dotted or not ("django", "django.forms.models"): what a tool that works on a
+# package by its name is handed.
+MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def string_names(tree: ast.Module, handed: bool = False) -> list[str]:
+    """The string literals of the code that could name a module, each once; handed: only those passed to a call
+    (`DSM("django")`), as a tool is handed the package it is to work on."""
+    values: list[ast.AST] = list(ast.walk(tree))
+    if handed:
+        calls = [node for node in values if isinstance(node, ast.Call)]
+        values = [value for call in calls for value in [*call.args, *(k.value for k in call.keywords)]]
+    strings = (node.value for node in values if isinstance(node, ast.Constant) and isinstance(node.value, str))
+    return list(dict.fromkeys(s for s in strings if MODULE_NAME.fullmatch(s) and not keyword.iskeyword(s)))
+
+
 # Calls where `...` is a real value, not a gap: pydantic's and FastAPI's "required" marker.
 ELLIPSIS_AS_VALUE = {
     "Field",

@@ -179,6 +179,9 @@ class CodeExample(_Lenient):
     # The page says the blocks from a sentence before this one on build on what earlier blocks define ("the
     # snippets below assume the `client` defined above"): its reader runs it after them, in one file.
     builds_on_earlier: bool = False
+    # The reader's own package whose `__init__.py` the page says the block is ("at the top of your package's
+    # `__init__.py`"): run as that module, as code that acts on the package it is in needs.
+    package_init: Name | None = None
 
     @model_validator(mode="before")
     @classmethod

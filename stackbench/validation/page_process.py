@@ -178,6 +178,7 @@ def script_request(
         "timeout": timeout,
         "state": state,
         "record_prints": record_prints,
+        "package": example.package_init,
     }
 
 

@@ -356,7 +356,13 @@ class Page:
                 except (Exception, SystemExit):
                     pass  # an earlier script that broke off: what it defined before stays, as in the reader's file
             sys.argv = [request["name"]]
-            self._run_code(request["code"], request["name"], namespace, run_async=request.get("async", False))
+            self._run_code(
+                request["code"],
+                request["name"],
+                namespace,
+                run_async=request.get("async", False),
+                package=request.get("package"),
+            )
         except SystemExit as exc:
             if exc.code not in (None, 0):
                 frames = self.describe(exc, request["name"])["frames"]
@@ -431,13 +437,24 @@ class Page:
         builtins.print = recording_print  # type: ignore[assignment]  # print's stub is overloaded; this takes every form
 
     def _run_code(
-        self, code: str, name: str, namespace: dict[str, Any], quiet: bool = False, run_async: bool = False
+        self,
+        code: str,
+        name: str,
+        namespace: dict[str, Any],
+        quiet: bool = False,
+        run_async: bool = False,
+        package: str | None = None,
     ) -> None:
+        """Run code as the script `name`; package: as the `__init__` module of that package of the reader's, which
+        the page says the code is (code that acts on the package it is in, `register_this_package()`, finds it)."""
         self._remember(name, code)
         flags = 0x2000 if run_async else 0  # ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
         compiled = compile(code, name, "exec", flags=flags, dont_inherit=True)
-        namespace["__name__"] = "__main__"
+        namespace["__name__"] = package or "__main__"
         namespace["__file__"] = name
+        if package:
+            namespace["__package__"] = package
+            namespace["__path__"] = [os.path.join(os.getcwd(), package)]
         if quiet:
             saved = self.stdout.target, self.stderr.target
             sink = io.StringIO()

@@ -95,6 +95,8 @@ class PageState:
     typed_imports: dict[int, str] = field(default_factory=dict)
     # scripts that raised the exception the page says they raise -> that exception ("TypeError: its message")
     shown_errors: dict[int, str] = field(default_factory=dict)
+    # packages examples hand the library by name, looked up once -> whether the index has them and they are not here
+    missing_published: dict[str, bool] = field(default_factory=dict)
 
 
 # A heading that is one name of code, as a reference titles the section about it: `paint`, `shapes.paint()`.
@@ -537,6 +539,7 @@ class PageValidation:
         if verdict.status == "failure" and self.state.dirty:
             verdict, expected, output, answer = self._fresh_session(index, (verdict, expected, output, answer))
         verdict = self._unless_unwritable_file(index, verdict)
+        verdict = self._unless_readers_package(index, verdict, answer, [])
         if verdict.builds_on is not None:
             self.state.cascades[index] = verdict.builds_on
         self.state.dirty = True
@@ -766,6 +769,7 @@ class PageValidation:
                     answer = retried
         verdict = self._unless_unwritable_file(index, verdict)
         verdict = self._unless_readers_path(index, verdict, answer)
+        verdict = self._unless_readers_package(index, verdict, answer, depends)
         if verdict.status == "success" or verdict.builds_on is not None:
             verdict = self._module_without_imports(index, tree) or verdict
         if verdict.status == "success" and not verdict.severity:
@@ -1530,6 +1534,39 @@ class PageValidation:
         return verdicts.Verdict(
             "skipped", None, f"Needs the reader's environment: their own files at `{path}`. Not a doc defect."
         )
+
+    def _unless_readers_package(
+        self, index: int, verdict: verdicts.Verdict, answer: Message, depends: list[int]
+    ) -> verdicts.Verdict:
+        """A failure raised inside the library by an example that hands it a package by name (a tool that analyses
+        the package it is given: `DSM("django")`), or builds on one that does, where that package is published but
+        not installed here: its reader runs the example where the package is, as the page takes for granted."""
+        if verdict.status != "failure" or self.trees[index] is None:
+            return verdict
+        trees = [tree for i in [*depends, index] for tree in [self.trees[i]] if tree is not None]
+        handed = [name for tree in trees for name in python_code.string_names(tree, handed=True)]
+        strings = python_code.string_names(trees[-1])
+        exceptions = [answer.get("exception")] + [f.get("exception") for f in answer.get("failures", [])]
+        for exc in filter(None, exceptions):
+            packages = verdicts.packages_handed_by_name(exc, handed, strings, self.knowledge)
+            # The first one missing is enough to say why (each look-up downloads the package).
+            missing = next((package for package in packages if self._missing_published(package)), None)
+            if missing:
+                return verdicts.needs_readers_package(missing, self.analysis.library)
+        return verdict
+
+    def _missing_published(self, package: str) -> bool:
+        """The package (a top-level module) does not import here and the index has it, looked up once a page."""
+        if package not in self.state.missing_published:
+            found = self._machine.probe([package], self.analysis.library).get("found", {})
+            distribution = self._installs.distribution_of(package)
+            published = (
+                found.get(package) is False
+                and distribution is not None
+                and self._machine.provides({distribution: [package]}).get(package, False)
+            )
+            self.state.missing_published[package] = published
+        return self.state.missing_published[package]
 
     # -- the result --------------------------------------------------------------------------------------------
     def result(self, results: list[ExampleResult]) -> ValidationResult:

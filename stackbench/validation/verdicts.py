@@ -304,6 +304,42 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
     return Verdict("failure", "error", error, "Fix the example so it runs as documented.")
 
 
+def packages_handed_by_name(exc: Message, handed: list[str], strings: list[str], page: PageKnowledge) -> list[str]:
+    """The packages (top-level modules) the example, or one it builds on, hands the library by name (handed: the
+    strings they pass to a call, `DSM("django")`) when the error the library raised is about them: it names one of
+    them or a dotted part of one, or quotes another of the example's strings (its strings), a name looked up in
+    what the library made of them (`dsm["contrib.auth"]`). Whether each is missing here is the caller's to find
+    out: a reader runs such an example in their own environment, where the package they name is installed."""
+    frames = exc.get("frames") or [{}]
+    if frames[-1].get("where") != "package":
+        return []
+    named = [s for s in handed if distribution_for(s) and not page.is_library_module(s)]
+    message = exc.get("message", "")
+    looked_up = bool(set(QUOTED_MODULE.findall(message)) & set(strings))
+    about = [
+        s
+        for s in named
+        if looked_up or any(re.search(rf"(?<![\w.]){re.escape(part)}(?!\w)", message) for part in _dotted_parts(s))
+    ]
+    return list(dict.fromkeys(s.split(".")[0] for s in about))
+
+
+def _dotted_parts(name: str) -> list[str]:
+    """Every run of a dotted name's parts: django.forms.models gives django, forms.models, models and the rest."""
+    parts = name.split(".")
+    return [".".join(parts[i:j]) for i in range(len(parts)) for j in range(i + 1, len(parts) + 1)]
+
+
+def needs_readers_package(package: str, library: str) -> Verdict:
+    """The example hands the library a package by name that is published but not installed here."""
+    return Verdict(
+        "skipped",
+        None,
+        f"Needs the reader's environment: it hands {library} the package `{package}` by name, which its reader has "
+        "installed and this machine has not. Not a doc defect.",
+    )
+
+
 def _failing_line(frames: list[Message]) -> str:
     """The line of the example (or of a file of the page) where the exception was raised, as the traceback shows it."""
     return next((f.get("line") or "" for f in reversed(frames) if f["where"] in ("example", "page")), "")

@@ -244,6 +244,7 @@ def test_the_cli_writes_one_analysis_per_page_in_the_exact_format(docs, tmp_path
         "shown_indent",
         "named_python",
         "builds_on_earlier",
+        "package_init",
     }
     assert {"setup", "requirements", "environment", "files"} <= set(data)
     assert "binary.md" in done.stderr
@@ -1578,3 +1579,36 @@ def test_the_requirements_file_of_an_included_example_project_lists_what_its_rea
     listed, program = analysis.examples
     assert (listed.execution_context, program.style) == ("not_executable", "script")
     assert "requirements file project/requirements.txt" in listed.skip_reason
+
+
+PACKAGE_INIT_PAGE = """# Turning it on
+
+```python
+# First thing in your "{my_app}.__init__" module:
+from shapes import watch_this_package
+watch_this_package()
+```
+
+To watch it from elsewhere, put these lines at the top of your package's `__init__.py`:
+
+```python
+from shapes import watch_this_package
+watch_this_package(strict=True)
+```
+
+Then, in any script:
+
+```python
+# Unlike __init__ methods, this is plain code.
+from shapes import watch
+watch("circles")
+```
+"""
+
+
+def test_a_block_the_page_puts_in_the_readers_package_init_is_that_module(tmp_path):
+    (tmp_path / "watching.md").write_text(PACKAGE_INIT_PAGE)
+    named, said_before, script = pages(extract_docs(tmp_path, "shapes", "1.0"))["watching.md"].examples
+    assert named.package_init == "my_app", "a comment in the block names the reader's package"
+    assert said_before.package_init == "your_package", "the sentence before it says it is their package's"
+    assert script.package_init is None, "`__init__` said of no package of the reader's"

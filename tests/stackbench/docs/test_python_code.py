@@ -42,6 +42,7 @@ from stackbench.docs.python_code import (
     settings_with_colons,
     signatures_only,
     skeleton_body,
+    string_names,
     undefined_names,
     without_documented_output,
 )
@@ -492,3 +493,9 @@ def test_a_reference_blocks_signatures_are_read_with_their_names_and_the_kinds_o
     assert [(s.name, s.is_method) for s in method] == [("on_draw", True)], "shown indented, with self"
     assert [s.name for s in listed_signatures("Square(side: float)\n")] == ["Square"], "a class, by its call"
     assert listed_signatures("def area(side):\n    return side * side\n") == [], "code, not a listing"
+
+
+def test_strings_that_could_name_a_module_are_told_apart_from_those_handed_to_a_call():
+    tree = parse('model = Model("gizmo.parts", key="wheels")\nsub = model["spokes"]\nsay("two words", "class")\n')
+    assert set(string_names(tree)) == {"gizmo.parts", "wheels", "spokes"}
+    assert string_names(tree, handed=True) == ["gizmo.parts", "wheels"]

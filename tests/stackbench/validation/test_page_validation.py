@@ -1262,3 +1262,29 @@ def test_a_relative_import_of_the_librarys_own_module_is_a_line_copied_from_its_
     assert (copied.status, copied.severity) == ("failure", "error")
     assert copied.suggestions.endswith("Write `from sbqueue import Job`.")
     assert readers_own.status == "skipped", "the library has no such module: the reader's own package"
+
+
+def test_a_failure_inside_the_library_about_a_package_it_is_handed_by_name_needs_the_readers_installed_package(
+    offline,
+):
+    published, made_up = validate_document(
+        analysis('import sbdemo\nsbdemo.explode("sbplain")', 'import sbdemo\nsbdemo.explode("sbnowhere")'), offline
+    ).results
+    assert published.status == "skipped", "the reader who runs a tool on a package by name has that package"
+    assert "the package `sbplain` by name" in published.error_message
+    assert (made_up.status, made_up.severity) == ("failure", "warning"), "no index has it: the input is the page's"
+
+
+def test_a_script_the_page_puts_in_the_readers_package_init_runs_as_that_module(offline):
+    acts_on_its_package = (
+        "import sbdemo\n"
+        "if not __package__:\n"
+        "    raise RuntimeError('a script outside any package')\n"
+        "print(sbdemo.greet(__name__))\n"
+    )
+    init, plain = validate_document(
+        page(script(acts_on_its_package, 10, package_init="your_package"), script(acts_on_its_package, 20)),
+        offline,
+    ).results
+    assert init.status == "success", "it runs where the page puts it: the reader's package's __init__"
+    assert (plain.status, plain.severity) == ("failure", "error"), "a script of its own has no package"

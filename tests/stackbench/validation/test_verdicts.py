@@ -15,6 +15,7 @@ from stackbench.validation.verdicts import (
     newer_syntax,
     oldest_python,
     optional_module,
+    packages_handed_by_name,
     raised_as_said,
     runner_trouble,
     same_exception,
@@ -463,3 +464,18 @@ def test_a_session_that_shows_only_the_errors_last_line_shows_that_error_and_no_
     assert shows_exception("Traceback (most recent call last):\n  ...\nValueError: bad input", raised)
     assert not shows_exception("ShapeError: bad input", raised), "another class than the one raised"
     assert not shows_exception("The value: ValueError", raised), "output that mentions the class is no error line"
+
+
+def test_a_librarys_error_is_about_a_package_handed_by_name_when_it_names_it_or_quotes_a_name_looked_up_in_it():
+    handed = ["gizmo.parts.wheels", "shapes.extra"]
+    not_found = exception("KeyError", "'gizmo'", where="package")
+    assert packages_handed_by_name(not_found, handed, handed, knowledge()) == ["gizmo"]
+    part = exception("LookupError", "no module parts.wheels here", where="package")
+    assert packages_handed_by_name(part, handed, handed, knowledge()) == ["gizmo"], "a dotted part of the name"
+    looked_up = exception("KeyError", "'spokes'", where="package")
+    assert packages_handed_by_name(looked_up, handed, ["spokes"], knowledge()) == ["gizmo"]
+    other = exception("KeyError", "'colour'", where="package")
+    assert packages_handed_by_name(other, handed, ["spokes"], knowledge()) == [], "about none of the example's names"
+    own = exception("KeyError", "'gizmo'")
+    assert packages_handed_by_name(own, handed, handed, knowledge()) == [], "raised in the example's own code"
+    assert packages_handed_by_name(not_found, ["my_package"], ["my_package"], knowledge()) == [], "the reader's own"
