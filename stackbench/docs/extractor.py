@@ -433,6 +433,9 @@ def placeholder_reason(
     prose = python_code.prose_gap(code) if tree is None else None
     if prose is not None:
         return f"its line {prose[0]} has words (`{prose[1]}`) where the reader writes their own code"
+    slot = python_code.template_slot(code) if tree is None else None
+    if slot is not None:
+        return f"it is a template: `{slot[1]}` (its line {slot[0]}) stands for what the reader writes there"
     line = python_code.body_excerpt(tree) if tree is not None else None
     if line is not None:
         return f"its line {line} returns or yields outside a function: lines from a function's body, without it"

@@ -570,6 +570,30 @@ def prose_gap(code: str) -> tuple[int, str] | None:
     return failing, match.group(1)
 
 
+# A single name in braces or angle brackets where code goes (`{var_name}: {type_hint} = {var_value}`, `<value>`):
+# a template's slot for what the reader writes there. In a string (an f-string's `{x}`) it is the string's own.
+TEMPLATE_SLOT = re.compile(r"\{\s*([A-Za-z_]\w*)\s*\}|<\s*([A-Za-z_]\w*)\s*>")
+
+
+def template_slot(code: str) -> tuple[int, str] | None:
+    """(line, slot) of a template's placeholder that keeps code from parsing (`{var_name}: {type_hint}`, Python
+    allows no set as an annotation's target): the code parses once every slot is the name it holds, and the line
+    Python stops at holds one. None for code that parses (a set literal, an f-string), or fails for another
+    reason."""
+    try:
+        compile(code, "<example>", "exec", flags=PARSE_FLAGS)
+        return None
+    except SyntaxError as exc:
+        failing = exc.lineno or 0
+    except ValueError:
+        return None
+    if parse(TEMPLATE_SLOT.sub(lambda match: match.group(1) or match.group(2), code)) is None:
+        return None
+    lines = code.split("\n")
+    slot = TEMPLATE_SLOT.search(lines[failing - 1]) if 0 < failing <= len(lines) else None
+    return (failing, slot.group(0)) if slot else None
+
+
 def left_out_code(tree: ast.Module) -> bool:
     """A block that opens on a lone `...`: the file's code before it is left out (the block edits a file the page
     built earlier), so what follows may use names only that code defines. (A `...` further down leaves out what

@@ -937,6 +937,37 @@ def test_pseudo_code_of_a_functions_body_other_arguments_or_words_is_not_run_and
     )
 
 
+TEMPLATE_PAGE = """# What the painter adds
+
+For each tile you colour, the painter writes a check after it:
+
+```python
+# Each colouring like this...
+{tile_name}: {colour} = {shade}
+
+# ...gets a check like this.
+check_colour({tile_name}, {colour})
+```
+
+A palette names its colours in a set, and prints them in an f-string:
+
+```python
+palette = {"red", "blue"}
+edges = {"top": 1}
+print(f"{len(palette)} colours, {edges['top']} edge")
+```
+"""
+
+
+def test_a_template_with_names_in_braces_where_code_goes_is_not_run_and_real_braces_still_run(tmp_path):
+    (tmp_path / "painter.md").write_text(TEMPLATE_PAGE)
+    template, palette = pages(extract_docs(tmp_path, "shapes", "1.0"))["painter.md"].examples
+    assert template.skip_reason == (
+        "Not run: it is a template: `{tile_name}` (its line 2) stands for what the reader writes there."
+    )
+    assert palette.execution_context == "sync" and palette.skip_reason is None
+
+
 SEVERAL_FILES_PAGE = """# Layout
 
 Keep the shapes apart from the code that draws them:

@@ -43,6 +43,7 @@ from stackbench.docs.python_code import (
     signatures_only,
     skeleton_body,
     string_names,
+    template_slot,
     undefined_names,
     without_documented_output,
 )
@@ -168,6 +169,14 @@ def test_words_in_parentheses_where_code_goes_are_prose_standing_for_the_readers
     assert prose_gap("draw(x for x in tiles\n") is None, "Python's own words"
     assert prose_gap("draw(red blue)\n") is None, "two names side by side are a missing comma"
     assert prose_gap("draw(tile)\n") is None
+
+
+def test_a_name_in_braces_or_angle_brackets_that_keeps_code_from_parsing_is_a_templates_slot():
+    assert template_slot("{tile}: {kind} = {value}\ncheck({tile}, {kind})\n") == (1, "{tile}")
+    assert template_slot("import shapes\nshapes.draw(<tile>)\n") == (2, "<tile>")
+    assert template_slot("tiles = {corner, edge}\nprint(f'{tiles}')\n") is None, "a set and an f-string parse"
+    assert template_slot("print(f'{tile}'\n") is None, "an unclosed call is a mistake, slots or not"
+    assert template_slot("{tile}: int = 1\ndraw(\n") is None, "the code fails for another reason too"
 
 
 def test_a_block_that_only_builds_objects_it_keeps_nowhere_shows_entries():
