@@ -1014,6 +1014,20 @@ def without_documented_output(code: str, tree: ast.Module | None) -> str:
     return "\n".join(re.sub(r"(^|\s)#.*$", "", line) for line in lines)
 
 
+# Calls that build a collection without an order of its own: a set's order follows its members' hashes, and
+# Python salts a string's hash anew in every process.
+UNORDERED_BUILDERS = {"set", "frozenset"}
+
+
+def builds_a_set(tree: ast.Module) -> bool:
+    """The code makes a set (`{'a', 'b'}`, a set comprehension, `set(...)`, `frozenset(...)`): what iterates it
+    sees its members in an order that may change from one run to the next."""
+    return any(
+        isinstance(node, (ast.Set, ast.SetComp)) or (isinstance(node, ast.Call) and _callee(node) in UNORDERED_BUILDERS)
+        for node in ast.walk(tree)
+    )
+
+
 def _bodies(tree: ast.AST) -> Iterator[list[ast.stmt]]:
     """Every list of statements in the tree (module, function and class bodies, branches, handlers)."""
     for node in ast.walk(tree):

@@ -119,6 +119,16 @@ def _masked(text: str) -> str:
     return text.replace("'", "").replace('"', "")  # how a value is quoted is presentation
 
 
+def same_lines_in_another_order(expected: str, actual: str) -> bool:
+    """The printed lines are the page's, each as often, only in another order (values that change from run to
+    run masked)."""
+    expected, actual = _as_seen(expected, actual)
+    want, got = (
+        sorted(line.strip() for line in _masked(text).split("\n") if line.strip()) for text in (expected, actual)
+    )
+    return bool(want) and want == got
+
+
 def differing_line(expected: str, actual: str) -> tuple[str, str] | None:
     """The first line where the two differ (after layout), to show a reader where to look."""
     expected, actual = (_frames_left_out(text) for text in _as_seen(expected, actual))

@@ -639,11 +639,12 @@ class PageValidation:
                     )
                 printed, expected = f"{shown}\n{failure['got']}", failure["want"]
             else:
-                verdict = verdicts.judge_output(failure["want"], failure["got"], where)
+                unordered = self._goes_through_a_set(index, failure["source"])
+                verdict = verdicts.judge_output(failure["want"], failure["got"], where, unordered)
                 if verdict.status == "failure" and "stdout" in failure:
                     # What it wrote to standard output alone, without the log lines beside it, may be what the
                     # page shows in another format.
-                    alone = verdicts.judge_output(failure["want"], failure["stdout"], where)
+                    alone = verdicts.judge_output(failure["want"], failure["stdout"], where, unordered)
                     verdict = verdict if alone.status == "failure" else alone
                 if verdict.status == "failure":
                     verdict = verdicts.none_value_shown(failure["want"], failure["got"], failure["source"]) or verdict
@@ -663,6 +664,13 @@ class PageValidation:
         if noted:
             return noted
         return verdicts.judge_warnings(verdicts.docs_warnings(answer)), None, answer.get("output", "")
+
+    def _goes_through_a_set(self, index: int, statement: str) -> bool:
+        """The statement, or the session's statements up to it (which build what it goes through), makes a set."""
+        source = python_code.session_source(self.examples[index].code)
+        end = source.find(statement)
+        tree = python_code.parse(source[: end + len(statement)] if end >= 0 else source)
+        return tree is not None and python_code.builds_a_set(tree)
 
     def _built_on_unmade(self, source: str) -> verdicts.Verdict | None:
         """The cascade of a statement that uses a name whose last definition was not run."""
@@ -1215,10 +1223,13 @@ class PageValidation:
         if example.expected_exception:
             return verdicts.did_not_raise(example.expected_exception)
         shown = self._documented_prints(index)
+        tree = self.trees[index]
+        unordered = tree is not None and python_code.builds_a_set(tree)
         if shown:
-            verdict = verdicts.judge_prints(shown, answer.get("prints", []), example)
+            verdict = verdicts.judge_prints(shown, answer.get("prints", []), example, unordered)
         elif expected is not None and (answer.get("output", "").strip() or calls_print(self.trees[index])):
-            verdict = verdicts.judge_output(expected, answer.get("output", ""), verdicts.output_place(example))
+            output, place = answer.get("output", ""), verdicts.output_place(example)
+            verdict = verdicts.judge_output(expected, output, place, unordered)
         else:
             verdict = verdicts.SUCCESS
         if verdict.status != "success" or verdict.severity:

@@ -30,7 +30,7 @@ from stackbench.docs.distributions import (
     required_installed,
 )
 from stackbench.formats.walkthrough import CodeExample
-from stackbench.lib.output_compare import compare, differing_line
+from stackbench.lib.output_compare import compare, differing_line, same_lines_in_another_order
 
 # An answer of the page runner, or a part of one (an exception it saw, a warning): JSON, as the runner wrote it.
 Message = dict[str, Any]
@@ -651,11 +651,20 @@ def none_value_shown(expected: str, actual: str, statement: str) -> Verdict | No
     )
 
 
-def judge_output(expected: str, actual: str, where_said: str = "") -> Verdict:
-    """A documented output against what was printed."""
+def judge_output(expected: str, actual: str, where_said: str = "", iterates_a_set: bool = False) -> Verdict:
+    """A documented output against what was printed. Code that iterates a set (iterates_a_set) prints its lines in
+    an order that changes from run to run: the page's lines in another order are what its reader may see too."""
     match = compare(expected, actual)
     if match == "same":
         return SUCCESS
+    if match == "different" and iterates_a_set and same_lines_in_another_order(expected, actual):
+        return Verdict(
+            "success",
+            "info",
+            "The output holds the page's lines in another order: the code goes through a set, whose order"
+            " changes from run to run (Python salts string hashes anew in every process).",
+            None,
+        )
     line = differing_line(expected, actual)
     shown = f" The page shows `{line[0][:200]}`; it printed `{line[1][:200]}`." if line else ""
     if match == "format":
@@ -689,13 +698,16 @@ def judge_warnings(warnings: list[Message]) -> Verdict:
     )
 
 
-def judge_prints(shown: list[python_code.DocumentedPrint], prints: list[Any], example: CodeExample) -> Verdict:
+def judge_prints(
+    shown: list[python_code.DocumentedPrint], prints: list[Any], example: CodeExample, iterates_a_set: bool = False
+) -> Verdict:
     """Each documented print against what that very print wrote (prints: the runner's [line, text] pairs); the
     worst verdict counts."""
     noted = SUCCESS
     for item in shown:
         printed = "".join(text for line, text in prints if item.first_line <= line <= item.last_line)
-        verdict = judge_output(item.text, printed, f"the print at line {example.line + item.first_line - 1}")
+        where = f"the print at line {example.line + item.first_line - 1}"
+        verdict = judge_output(item.text, printed, where, iterates_a_set)
         if verdict.status == "failure":
             return verdict
         if verdict.severity and not noted.severity:

@@ -4,6 +4,7 @@ from stackbench.docs.python_code import (
     argument_places,
     awaits_at_top_level,
     body_excerpt,
+    builds_a_set,
     class_body_excerpt,
     commented_body,
     defined_names,
@@ -508,3 +509,11 @@ def test_strings_that_could_name_a_module_are_told_apart_from_those_handed_to_a_
     tree = parse('model = Model("gizmo.parts", key="wheels")\nsub = model["spokes"]\nsay("two words", "class")\n')
     assert set(string_names(tree)) == {"gizmo.parts", "wheels", "spokes"}
     assert string_names(tree, handed=True) == ["gizmo.parts", "wheels"]
+
+
+def test_code_that_makes_a_set_goes_through_its_members_in_no_fixed_order():
+    assert builds_a_set(parse("for tile in {'corner', 'edge'}: print(tile)\n"))
+    assert builds_a_set(parse("tiles = set(names)\n"))
+    assert builds_a_set(parse("tiles = shapes.frozenset(names)\n"))
+    assert builds_a_set(parse("tiles = {name.lower() for name in names}\n"))
+    assert not builds_a_set(parse("tiles = {'corner': 1}\nprint(f'{tiles}')\n")), "a dict and an f-string keep order"

@@ -1,6 +1,6 @@
 import pytest
 
-from stackbench.lib.output_compare import compare, differing_line
+from stackbench.lib.output_compare import compare, differing_line, same_lines_in_another_order
 
 
 @pytest.mark.parametrize(
@@ -88,3 +88,11 @@ def test_the_first_differing_line_is_shown_to_the_reader():
     assert differing_line("a\nb\nc\n", "a\nx\nc\n") == ("b", "x")
     assert differing_line("# prints:\nb\n", "x\n") == ("b", "x")
     assert differing_line("a\n", "a\nextra\n") == ("(nothing)", "extra")
+
+
+def test_the_same_lines_in_another_order_are_told_apart_from_other_lines():
+    assert same_lines_in_another_order("pear\napple\n", "apple\npear\n")
+    assert same_lines_in_another_order("  pear\n\napple", "apple\npear\n"), "layout aside"
+    assert not same_lines_in_another_order("pear\napple\n", "apple\nplum\n")
+    assert not same_lines_in_another_order("pear\npear\napple\n", "apple\npear\napple\n"), "each as often"
+    assert not same_lines_in_another_order("", "")

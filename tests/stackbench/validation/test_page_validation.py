@@ -304,6 +304,28 @@ def test_an_output_block_after_a_script_is_compared_with_everything_it_prints(of
     assert "the output at line 14" in result.error_message
 
 
+def test_lines_printed_in_another_order_by_code_going_through_a_set_are_what_its_reader_may_see(offline):
+    # Small ints hash to themselves, so a set of them is gone through in the same order on every run here.
+    result = validate_document(
+        page(
+            session(">>> sizes = {3, 1, 2}\n>>> for size in sorted(sizes, reverse=True): print(size)\n3\n2\n1\n", 10),
+            session(">>> sizes = {3, 1, 2}\n>>> for size in sizes: print(size)\n3\n1\n2\n", 20),
+            session(">>> for size in [3, 1, 2]: print(size)\n1\n2\n3\n", 30),
+            session(">>> for size in {3, 1, 2}: print(size)\n3\n1\n4\n", 40),
+            script("for size in frozenset([3, 1, 2]):\n    print(size)\n", 50, expected_output="2\n3\n1\n"),
+        ),
+        offline,
+    )
+    assert outcome(result) == [
+        ("success", None),
+        ("success", "info"),
+        ("failure", "error"),
+        ("failure", "error"),
+        ("success", "info"),
+    ]
+    assert "another order" in result.results[1].error_message
+
+
 def test_the_pages_exports_files_and_hidden_setup_are_in_place_when_the_reader_gets_there(offline):
     result = validate_document(
         page(

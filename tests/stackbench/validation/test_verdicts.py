@@ -249,6 +249,13 @@ def test_an_exception_raised_in_a_package_is_a_warning_and_in_the_docs_code_an_e
     assert judge_exception(exception("ValueError", "bad"), knowledge()).severity == "error"
 
 
+def test_the_pages_lines_in_another_order_are_format_only_for_code_that_goes_through_a_set():
+    reordered = judge_output("pear\napple\n", "apple\npear\n", "line 3", iterates_a_set=True)
+    assert (reordered.status, reordered.severity) == ("success", "info") and "a set" in reordered.message
+    assert judge_output("pear\napple\n", "apple\npear\n", "line 3").severity == "error", "order is promised"
+    assert judge_output("pear\napple\n", "apple\nplum\n", "line 3", iterates_a_set=True).severity == "error"
+
+
 def test_outputs_and_deprecations_map_to_error_and_info():
     assert judge_output("1", "2").severity == "error"
     assert judge_output("at 2020-01-01 10:00:00", "at 2026-11-23 07:00:00").severity == "info"
