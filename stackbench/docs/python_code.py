@@ -43,13 +43,16 @@ def placeholder_path(code: str) -> str | None:
 MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
-def string_names(tree: ast.Module, handed: bool = False) -> list[str]:
-    """The string literals of the code that could name a module, each once; handed: only those passed to a call
-    (`DSM("django")`), as a tool is handed the package it is to work on."""
-    values: list[ast.AST] = list(ast.walk(tree))
-    if handed:
-        calls = [node for node in values if isinstance(node, ast.Call)]
+def string_names(tree: ast.Module, role: typing.Literal["handed", "looked_up"]) -> list[str]:
+    """The string literals of the code that could name a module, each once, in a role: handed to a call
+    (`DSM("django")`), as a tool is handed the package it is to work on, or looked up in what something made of
+    one (`dsm["contrib.auth"]`). A string handed to a call as a file name or a field's name is no lookup."""
+    nodes = list(ast.walk(tree))
+    if role == "handed":
+        calls = [node for node in nodes if isinstance(node, ast.Call)]
         values = [value for call in calls for value in [*call.args, *(k.value for k in call.keywords)]]
+    else:
+        values = [node.slice for node in nodes if isinstance(node, ast.Subscript)]
     strings = (node.value for node in values if isinstance(node, ast.Constant) and isinstance(node.value, str))
     return list(dict.fromkeys(s for s in strings if MODULE_NAME.fullmatch(s) and not keyword.iskeyword(s)))
 

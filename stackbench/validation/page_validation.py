@@ -1555,11 +1555,11 @@ class PageValidation:
         if verdict.status != "failure" or self.trees[index] is None:
             return verdict
         trees = [tree for i in [*depends, index] for tree in [self.trees[i]] if tree is not None]
-        handed = [name for tree in trees for name in python_code.string_names(tree, handed=True)]
-        strings = python_code.string_names(trees[-1])
+        handed = [name for tree in trees for name in python_code.string_names(tree, "handed")]
+        looked_up = python_code.string_names(trees[-1], "looked_up")
         exceptions = [answer.get("exception")] + [f.get("exception") for f in answer.get("failures", [])]
         for exc in filter(None, exceptions):
-            packages = verdicts.packages_handed_by_name(exc, handed, strings, self.knowledge)
+            packages = verdicts.packages_handed_by_name(exc, handed, looked_up, self.knowledge)
             # The first one missing is enough to say why (each look-up downloads the package).
             missing = next((package for package in packages if self._missing_published(package)), None)
             if missing:

@@ -304,22 +304,22 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
     return Verdict("failure", "error", error, "Fix the example so it runs as documented.")
 
 
-def packages_handed_by_name(exc: Message, handed: list[str], strings: list[str], page: PageKnowledge) -> list[str]:
+def packages_handed_by_name(exc: Message, handed: list[str], looked_up: list[str], page: PageKnowledge) -> list[str]:
     """The packages (top-level modules) the example, or one it builds on, hands the library by name (handed: the
     strings they pass to a call, `DSM("django")`) when the error the library raised is about them: it names one of
-    them or a dotted part of one, or quotes another of the example's strings (its strings), a name looked up in
-    what the library made of them (`dsm["contrib.auth"]`). Whether each is missing here is the caller's to find
+    them or a dotted part of one, or quotes a name the example looks up in what the library made of them
+    (looked_up: `dsm["contrib.auth"]`). Whether each is missing here is the caller's to find
     out: a reader runs such an example in their own environment, where the package they name is installed."""
     frames = exc.get("frames") or [{}]
     if frames[-1].get("where") != "package":
         return []
     named = [s for s in handed if distribution_for(s) and not page.is_library_module(s)]
     message = exc.get("message", "")
-    looked_up = bool(set(QUOTED_MODULE.findall(message)) & set(strings))
+    quotes_lookup = bool(set(QUOTED_MODULE.findall(message)) & set(looked_up))
     about = [
         s
         for s in named
-        if looked_up or any(re.search(rf"(?<![\w.]){re.escape(part)}(?!\w)", message) for part in _dotted_parts(s))
+        if quotes_lookup or any(re.search(rf"(?<![\w.]){re.escape(part)}(?!\w)", message) for part in _dotted_parts(s))
     ]
     return list(dict.fromkeys(s.split(".")[0] for s in about))
 
