@@ -8,11 +8,13 @@ import doctest
 import io
 import itertools
 import keyword
+import mimetypes
 import re
 import tokenize
 import typing
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from stackbench.docs.page_blocks import indent_of
 
@@ -54,7 +56,18 @@ def string_names(tree: ast.Module, role: typing.Literal["handed", "looked_up"]) 
     else:
         values = [node.slice for node in nodes if isinstance(node, ast.Subscript)]
     strings = (node.value for node in values if isinstance(node, ast.Constant) and isinstance(node.value, str))
-    return list(dict.fromkeys(s for s in strings if MODULE_NAME.fullmatch(s) and not keyword.iskeyword(s)))
+    return list(
+        dict.fromkeys(s for s in strings if MODULE_NAME.fullmatch(s) and not keyword.iskeyword(s) and not _file_name(s))
+    )
+
+
+# Data and configuration files mimetypes does not know by their suffix.
+DATA_FILE_SUFFIXES = {".yaml", ".yml", ".toml", ".ini", ".cfg", ".env", ".lock", ".log", ".jsonl", ".parquet", ".db"}
+
+
+def _file_name(text: str) -> bool:
+    """`capital.resource.yaml`, `table.csv`: dotted like a module's name, but a file's, by its suffix."""
+    return mimetypes.guess_type(text)[0] is not None or PurePosixPath(text).suffix.lower() in DATA_FILE_SUFFIXES
 
 
 # Calls where `...` is a real value, not a gap: pydantic's and FastAPI's "required" marker.

@@ -509,6 +509,8 @@ def test_strings_that_could_name_a_module_are_told_apart_by_whether_they_are_han
     tree = parse('model = Model("gizmo.parts", key="wheels")\nsub = model["spokes"]\nsay("two words", "class")\n')
     assert string_names(tree, "handed") == ["gizmo.parts", "wheels"]
     assert string_names(tree, "looked_up") == ["spokes"], "a file or field name handed to a call is no lookup"
+    files = parse('load("rates.table.csv")\nload("capital.resource.yaml")\nload("gizmo.parts")\n')
+    assert string_names(files, "handed") == ["gizmo.parts"], "a dotted file name is a file's, by its suffix"
 
 
 def test_code_that_makes_a_set_goes_through_its_members_in_no_fixed_order():
