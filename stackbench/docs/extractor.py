@@ -754,8 +754,14 @@ def read_blocks(
             or (_is_neutral_tag(language) and tree is None and python_code.shifted_program(code))
             or other_directive  # its content was found to be a program
         )
-        if not python:
-            reason = f"not Python ({language})" if language and language not in NEUTRAL_TAGS else "text, not a program"
+        configuration = python and not _is_python_tag(language) and python_code.opens_with_section(code)
+        if not python or configuration:
+            if configuration:
+                reason = "configuration (a `[section]` of an INI or TOML file), not Python"
+            elif language and language not in NEUTRAL_TAGS:
+                reason = f"not Python ({language})"
+            else:
+                reason = "text, not a program"
             reading.examples.append(
                 CodeExample(
                     **common,

@@ -489,6 +489,17 @@ def _passes_a_name_and_a_value(call: ast.Call) -> bool:
     return names and given
 
 
+# `[settings]`, `[tool.isort]`, `["quoted.key"]`: a section header of an INI or TOML file.
+SECTION_HEADER = re.compile(r"\[\[?(?:[\w.-]+|\"[^\"]+\")\]\]?")
+
+
+def opens_with_section(code: str) -> bool:
+    """Untagged text whose first line (comments aside) is a lone `[section]` header: a configuration file (INI,
+    TOML), though `[settings]` and the `key=value` lines under it parse as Python."""
+    lines = [line.strip() for line in code.split("\n") if line.strip() and not line.lstrip().startswith(("#", ";"))]
+    return bool(lines) and SECTION_HEADER.fullmatch(lines[0]) is not None
+
+
 def looks_like_program(tree: ast.Module) -> bool:
     """Code a reader would run, not a displayed value: it imports, defines, assigns, calls or controls flow."""
     runnable = (*PROGRAM_STATEMENTS, ast.If, ast.Assert)

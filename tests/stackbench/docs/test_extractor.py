@@ -1643,3 +1643,16 @@ def test_a_block_the_page_puts_in_the_readers_package_init_is_that_module(tmp_pa
     assert named.package_init == "my_app", "a comment in the block names the reader's package"
     assert said_before.package_init == "your_package", "the sentence before it says it is their package's"
     assert script.package_init is None, "`__init__` said of no package of the reader's"
+
+
+def test_an_untagged_block_that_opens_with_a_section_header_is_a_configuration_file_not_python(tmp_path):
+    (tmp_path / "config.md").write_text(
+        "Put this in `.shapes.cfg`:\n\n```\n[settings]\nline_width=100\n```\n\n"
+        "Or in `pyproject.toml`:\n\n```\n# the table\n[tool.shapes]\nline_width = 100\n```\n\n"
+        "Then draw:\n\n```\nwidths = [100]\nline_width = widths[0]\n```\n"
+    )
+    examples = pages(extract_docs(tmp_path, "shapes", "1.0"))["config.md"].examples
+    assert [e.skip_reason for e in examples[:2]] == [
+        "configuration (a `[section]` of an INI or TOML file), not Python"
+    ] * 2, "`[settings]` and the `key=value` lines under it parse as Python"
+    assert examples[2].style == "untagged" and examples[2].execution_context == "sync", "a program runs"
