@@ -78,7 +78,9 @@ READERS_OWN = re.compile(
     # my_awesome_app, your_project_name, yourcompany: a name the reader is to put their own in place of.
     r"(?:my|your|our)_\w+|your\w+|"
     # pkg1, package_b, module2, mod_a: one of several made-up packages a page tells apart by number or letter.
-    r"(?:pkg|package|mod|module|lib|library|app|project)(?:_?\d+|_[a-z]))$",
+    r"(?:pkg|package|mod|module|lib|library|app|project)(?:_?\d+|_[a-z])|"
+    # `import a`, `from b import c`: a letter stands for any module (an import sorter's or linter's sample).
+    r"[a-z]\d?)$",
     re.IGNORECASE,
 )
 
