@@ -83,6 +83,9 @@ PROGRAM_MISSING = re.compile(
     r"(?:installed|found|available)|\bcommand not found\b|\bnot found (?:in|on) (?:your |the )?PATH\b",
     re.IGNORECASE,
 )
+# git stopping with status 128 (`Command '['git', 'diff-index', ...]' returned non-zero exit status 128.`): run outside
+# a repository, or one without commits, where the reader's own project has both.
+GIT_OUTSIDE_REPOSITORY = re.compile(r"Command '\[?'git'.*exit status 128\b", re.DOTALL)
 # A library saying the reader's environment lacks a variable it reads ("Expected environment variables not found:
 # DB_URL", "environment variable API_KEY is not set"): the reader's own value, which the page leaves to them.
 VARIABLE_UNSET = re.compile(
@@ -366,6 +369,8 @@ def _environment_need(exc: Message, mro: set[str], message: str) -> str | None:
         return f"its own environment variables ({message[:160]})"
     if PROGRAM_MISSING.search(message):
         return f"a program the library runs on the reader's machine ({message[:160]})"
+    if "subprocess.CalledProcessError" in mro and GIT_OUTSIDE_REPOSITORY.match(message):
+        return f"the reader's git repository, where git runs ({message[:160]})"
     newer = NEWER_PYTHON_NEEDED.search(message)
     if newer:
         return f"Python {newer.group(1)} or newer, which the library says this needs"

@@ -486,3 +486,13 @@ def test_a_librarys_error_is_about_a_package_handed_by_name_when_it_names_it_or_
     own = exception("KeyError", "'gizmo'")
     assert packages_handed_by_name(own, handed, handed, knowledge()) == [], "raised in the example's own code"
     assert packages_handed_by_name(not_found, ["my_package"], ["my_package"], knowledge()) == [], "the reader's own"
+
+
+def test_git_run_outside_a_repository_needs_the_readers_repository_and_other_failed_commands_stay_findings():
+    mro = ["subprocess.CalledProcessError", "subprocess.SubprocessError", "builtins.Exception"]
+    git = exception(
+        "CalledProcessError", "Command '['git', 'diff-index', 'HEAD']' returned non-zero exit status 128.", mro=mro
+    )
+    assert judge_exception(git, knowledge()).message.startswith("Needs the reader's environment: the reader's git")
+    make = exception("CalledProcessError", "Command '['make', 'all']' returned non-zero exit status 2.", mro=mro)
+    assert judge_exception(make, knowledge()).status == "failure"
