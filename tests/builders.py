@@ -186,7 +186,7 @@ def explode(value):
 
 
 def _check(value):
-    raise ValueError(f"bad value: {value}")
+    raise ValueError(f"bad value: {value!r}")
 
 
 def old_greet(name):

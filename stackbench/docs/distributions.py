@@ -78,9 +78,7 @@ READERS_OWN = re.compile(
     # my_awesome_app, your_project_name, yourcompany: a name the reader is to put their own in place of.
     r"(?:my|your|our)_\w+|your\w+|"
     # pkg1, package_b, module2, mod_a: one of several made-up packages a page tells apart by number or letter.
-    r"(?:pkg|package|mod|module|lib|library|app|project)(?:_?\d+|_[a-z])|"
-    # `import a`, `from b import c`: a letter stands for any module (an import sorter's or linter's sample).
-    r"[a-z]\d?)$",
+    r"(?:pkg|package|mod|module|lib|library|app|project)(?:_?\d+|_[a-z]))$",
     re.IGNORECASE,
 )
 
@@ -114,6 +112,12 @@ def distribution_for(module: str) -> str | None:
 def readers_own(module: str) -> bool:
     """The module stands for the reader's own code (my_package, your_app.models): no index has it for them."""
     return bool(READERS_OWN.match(module.split(".")[0]))
+
+
+def any_module(module: str) -> bool:
+    """An imported module named by a letter (`import a`, `from b import c`) stands for any module, as an import
+    sorter's or a linter's samples use them. (A quoted letter elsewhere is more often a field's name.)"""
+    return bool(re.fullmatch(r"[a-z]\d?", module.split(".")[0]))
 
 
 def normalized(name: str) -> str:

@@ -23,6 +23,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from stackbench.docs import python_code
 from stackbench.docs.distributions import (
     NAMESPACES,
+    any_module,
     distribution_for,
     in_test_suite,
     normalized,
@@ -309,8 +310,8 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
 
 def packages_handed_by_name(exc: Message, handed: list[str], looked_up: list[str], page: PageKnowledge) -> list[str]:
     """The packages (top-level modules) the example, or one it builds on, hands the library by name (handed: the
-    strings they pass to a call, `DSM("django")`) when the error the library raised is about them: it names one of
-    them or a dotted part of one, or quotes a name the example looks up in what the library made of them
+    strings they pass to a call, `DSM("django")`) when the error the library raised is about them: it quotes one of
+    them or a dotted part of one (a word of its prose is no name: `Install x with caching feature`), or quotes a name the example looks up in what the library made of them
     (looked_up: `dsm["contrib.auth"]`). Whether each is missing here is the caller's to find
     out: a reader runs such an example in their own environment, where the package they name is installed."""
     frames = exc.get("frames") or [{}]
@@ -322,7 +323,7 @@ def packages_handed_by_name(exc: Message, handed: list[str], looked_up: list[str
     about = [
         s
         for s in named
-        if quotes_lookup or any(re.search(rf"(?<![\w.]){re.escape(part)}(?!\w)", message) for part in _dotted_parts(s))
+        if quotes_lookup or any(re.search(rf"['\"`]{re.escape(part)}['\"`]", message) for part in _dotted_parts(s))
     ]
     return list(dict.fromkeys(s.split(".")[0] for s in about))
 
@@ -411,7 +412,7 @@ def _missing_module(exc: Message, page: PageKnowledge, in_docs: bool, error: str
             "reader cannot import from it. Define what the example needs on the page, or import it from the library.",
         )
     later = module.split(".")[0] in page.laid_out_later
-    if readers_own(module) and (state != "page" or later):
+    if (readers_own(module) or any_module(module)) and (state != "page" or later):
         # Whoever imports it (the example, or the library told its name), it is the reader's to write; a page
         # that lays it out further on has not got to it yet.
         return Verdict(

@@ -477,8 +477,10 @@ def test_a_librarys_error_is_about_a_package_handed_by_name_when_it_names_it_or_
     handed = ["gizmo.parts.wheels", "shapes.extra"]
     not_found = exception("KeyError", "'gizmo'", where="package")
     assert packages_handed_by_name(not_found, handed, handed, knowledge()) == ["gizmo"]
-    part = exception("LookupError", "no module parts.wheels here", where="package")
+    part = exception("LookupError", "no module 'parts.wheels' here", where="package")
     assert packages_handed_by_name(part, handed, handed, knowledge()) == ["gizmo"], "a dotted part of the name"
+    prose = exception("ImportError", "install shapes with the gizmo feature", where="package")
+    assert packages_handed_by_name(prose, handed, [], knowledge()) == [], "a word of the message is no name"
     looked_up = exception("KeyError", "'spokes'", where="package")
     assert packages_handed_by_name(looked_up, handed, ["spokes"], knowledge()) == ["gizmo"]
     other = exception("KeyError", "'colour'", where="package")
