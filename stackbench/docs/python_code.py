@@ -576,6 +576,18 @@ def body_excerpt(tree: ast.Module) -> int | None:
     return None
 
 
+def _syntax_error_line(code: str) -> int | None:
+    """The line (1-based; 0 when Python names none) where code stops parsing; None when it parses, or cannot be
+    compiled for another reason (a null byte)."""
+    try:
+        compile(code, "<example>", "exec", flags=PARSE_FLAGS)
+    except SyntaxError as exc:
+        return exc.lineno or 0
+    except ValueError:
+        return None
+    return None
+
+
 # Words in parentheses where code goes (`def check(function code here)`): prose standing for the reader's code.
 PROSE_IN_PARENTHESES = re.compile(r"\(\s*([a-z]+(?: [a-z]+){2,})\s*\)")
 
@@ -583,12 +595,8 @@ PROSE_IN_PARENTHESES = re.compile(r"\(\s*([a-z]+(?: [a-z]+){2,})\s*\)")
 def prose_gap(code: str) -> tuple[int, str] | None:
     """(line, words) of a phrase in parentheses that keeps code from parsing (`(function code here)`): three
     words or more, none a keyword of Python, which never puts names side by side."""
-    try:
-        compile(code, "<example>", "exec", flags=PARSE_FLAGS)
-        return None
-    except SyntaxError as exc:
-        failing = exc.lineno or 0
-    except ValueError:
+    failing = _syntax_error_line(code)
+    if failing is None:
         return None
     lines = code.split("\n")
     match = PROSE_IN_PARENTHESES.search(lines[failing - 1]) if 0 < failing <= len(lines) else None
@@ -607,12 +615,8 @@ def template_slot(code: str) -> tuple[int, str] | None:
     allows no set as an annotation's target): the code parses once every slot is the name it holds, and the line
     Python stops at holds one. None for code that parses (a set literal, an f-string), or fails for another
     reason."""
-    try:
-        compile(code, "<example>", "exec", flags=PARSE_FLAGS)
-        return None
-    except SyntaxError as exc:
-        failing = exc.lineno or 0
-    except ValueError:
+    failing = _syntax_error_line(code)
+    if failing is None:
         return None
     if parse(TEMPLATE_SLOT.sub(lambda match: match.group(1) or match.group(2), code)) is None:
         return None
@@ -724,12 +728,8 @@ def ellipsis_syntax_gap(code: str) -> int | None:
     """The line of a `...` that makes code that does not parse pseudo-code (`def handler(...):`, `<...>`, a `...`
     line among a list's entries, with no comma after it): the code parses once every `...` is a name, or an entry
     when it stands alone on its line. None for code that parses, or fails for another reason."""
-    try:
-        compile(code, "<example>", "exec", flags=PARSE_FLAGS)
-        return None
-    except SyntaxError as exc:
-        failing = exc.lineno
-    except ValueError:
+    failing = _syntax_error_line(code)
+    if failing is None:
         return None
     filled = (PSEUDO_ELLIPSIS.sub("_", code), _entries_filled(code), _entries_filled(code, "**_"))
     if all(parse(variant) is None for variant in filled):
