@@ -311,9 +311,10 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
 def packages_handed_by_name(exc: Message, handed: list[str], looked_up: list[str], page: PageKnowledge) -> list[str]:
     """The packages (top-level modules) the example, or one it builds on, hands the library by name (handed: the
     strings they pass to a call, `DSM("django")`) when the error the library raised is about them: it quotes one of
-    them or a dotted part of one (a word of its prose is no name: `Install x with caching feature`), or quotes a name the example looks up in what the library made of them
-    (looked_up: `dsm["contrib.auth"]`). Whether each is missing here is the caller's to find
-    out: a reader runs such an example in their own environment, where the package they name is installed."""
+    them or a dotted part of one (a word of its prose is no name: `Install x with caching feature`), or quotes a
+    name the example looks up in what the library made of them (looked_up: `dsm["contrib.auth"]`). Whether each
+    is missing here is the caller's to find out: a reader runs such an example in their own environment, where the
+    package they name is installed."""
     frames = exc.get("frames") or [{}]
     if frames[-1].get("where") != "package":
         return []
