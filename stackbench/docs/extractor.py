@@ -21,6 +21,7 @@ import fnmatch
 import re
 import shlex
 import textwrap
+import urllib.parse
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -120,6 +121,13 @@ EXTRA_NAMED = re.compile(
     re.IGNORECASE,
 )
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
+ATX_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
+# A link that hands the reader a file to save ("Download [`invalid.csv`](https://…/invalid.csv)"): its text is a
+# file name and its address ends with that name.
+LINKED_FILE = re.compile(r"\[`?([\w-][\w.-]*\.[A-Za-z0-9]+)`?\]\((https?://[^)\s]+)\)")
+# What a link to a web page (not to a file's own bytes) ends with or passes through.
+WEB_PAGE = re.compile(r"\.(?:html?|php|aspx?|md|rst)$|/(?:blob|tree|wiki)/", re.IGNORECASE)
 EXPORT = re.compile(r"^\s*(?:\$\s+)?export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 FILE_TITLE = re.compile(r"^[\w./~-]*\.?[\w-]+(?:\.[\w-]+)*$")
 MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!])")
@@ -330,6 +338,50 @@ def shell_requirements(code: str) -> list[str]:
                 continue
             found.append(word)
     return found
+
+
+def linked_files(prose: str) -> list[tuple[str, str]]:
+    """The files a paragraph links for its reader to save, as (name, address): a link whose text is the file's
+    name and whose address ends with it; never a web page about the file."""
+    found = []
+    for name, url in LINKED_FILE.findall(prose):
+        path = urllib.parse.urlsplit(url).path
+        if PurePosixPath(path).name == name and not WEB_PAGE.search(path):
+            found.append((name, url))
+    return list(dict.fromkeys(found))
+
+
+def install_choices(text: str, page: str, library: str) -> list[str]:
+    """The first item of each list of the page's installation section (or page) whose items each install the
+    library with another extra (`- PyQt5: pip install lib[pyqt5]`, `- PySide6: pip install lib[pyside6]`):
+    alternatives, of which the reader installs one."""
+    chosen: list[str] = []
+    run: list[tuple[str, frozenset[str]]] = []
+    headings: dict[int, str] = {}
+    fence = ""
+    for line in [*text.split("\n"), ""]:
+        stripped = line.strip()
+        if fence or stripped.startswith(("```", "~~~")):
+            fence = "" if fence and stripped.startswith(fence) else (fence or stripped[:3])
+            line = ""
+        if heading := ATX_HEADING.match(line):
+            level = len(heading.group(1))
+            headings = {depth: title for depth, title in headings.items() if depth < level} | {level: heading.group(2)}
+        item = LIST_ITEM.match(line)
+        specs = [
+            spec
+            for span in CODE_SPAN.findall(item.group(1) if item else "")
+            for spec in _well_formed(shell_requirements(span))
+            if normalized(Requirement(spec).name) == normalized(library) and Requirement(spec).extras
+        ]
+        if len(specs) == 1:
+            run.append((specs[0], frozenset(Requirement(specs[0]).extras)))
+            continue
+        places = [PurePosixPath(page).stem, *headings.values()]
+        if len({extras for _, extras in run}) > 1 and any(INSTALLATION.search(place) for place in places):
+            chosen.append(run[0][0])
+        run = []
+    return chosen
 
 
 def prose_requirements(prose: str, library: str) -> list[str]:
@@ -581,6 +633,13 @@ def read_blocks(
         )
         reading.requirements += [
             PageRequirement(requirement=r, line=line) for r in prose_requirements(block.prose_before, library)
+        ]
+        known = {page_file.path for page_file in reading.files}
+        # Given on the line before the block the paragraph introduces, so the reader has it from that block on.
+        reading.files += [
+            PageFile(path=name, content="", url=url, line=max(line - 1, 0))
+            for name, url in linked_files(block.prose_before)
+            if name not in known
         ]
         needed = [
             r
@@ -859,6 +918,12 @@ def read_blocks(
     # page never names is not theirs to guess, and the example fails as it would for them. Modules the page lays
     # out as files (hello.py, app/__init__.py) are the reader's own, never a dependency to install from an index,
     # though a package of that name may exist there.
+    # A linked file matters to the examples that use it; a page that links files it never uses downloads nothing.
+    reading.files = [
+        page_file
+        for page_file in reading.files
+        if not page_file.url or any(page_file.path in e.code for e in reading.examples if e.line > page_file.line)
+    ]
     reading.prose_names = page_names(text, blocks)
     told = reading.prose_names | {name for r in reading.requirements for name in prose_names(r.requirement)}
     page_modules = laid_out_modules(f.path for f in reading.files)
@@ -1004,6 +1069,7 @@ def analyse_page(path: Path, docs_root: Path, library: str, version: str | None)
         file_commands=reading.file_commands,
         prose_names=sorted(reading.prose_names),
         prerequisites=reading.prerequisites,
+        install_choices=install_choices(text, page, library),
     )
 
 
@@ -1063,8 +1129,10 @@ def extract_docs(
     everywhere = list(dict.fromkeys(installation_requirements(read) + [p for a in read for p in a.prerequisites]))
     # A program the docs show running the reader's files (on a CLI page) runs them for every page's reader.
     commands = [command for analysis in read for command in analysis.file_commands]
+    chosen = list(dict.fromkeys(choice for analysis in read for choice in analysis.install_choices))
     for _, analysis in report.analyses:
         analysis.docs_requirements = everywhere
+        analysis.docs_installs = chosen
         analysis.docs_file_commands = commands
     return report
 

@@ -229,11 +229,13 @@ class FileCommand(_Lenient):
 
 
 class PageFile(_Lenient):
-    """A file the page shows its reader to create (a fence titled with a file name, such as `.env`)."""
+    """A file the page shows its reader to create (a fence titled with a file name, such as `.env`), or links for
+    them to download (`url`, its content empty: fetched where the examples run)."""
 
     path: str = Field(min_length=1, max_length=500)
     content: str
     line: Count = 0
+    url: str | None = Field(default=None, max_length=2000, pattern=r"^https?://")
 
 
 class ExtractionAnalysis(_Lenient):
@@ -264,6 +266,11 @@ class ExtractionAnalysis(_Lenient):
     # The packages the page's prose says a feature needs installed ("requires `pydantic` to be installed"): its
     # reader installs them, and so does a reader of any other page of the docs using that feature.
     prerequisites: list[str] = Field(default_factory=list)
+    # The first of each list of alternatives the page's installation section makes its reader choose among (one
+    # item per extra of the library: `pip install lib[pyqt5]`, `pip install lib[pyside6]`), and those of every
+    # installation page of the docs: a reader who followed them installed that one, and has it on every page.
+    install_choices: list[str] = Field(default_factory=list)
+    docs_installs: list[str] = Field(default_factory=list)
 
     @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
     @property

@@ -36,6 +36,8 @@ def reader_environment(settings: SandboxSettings, home: str, tmp: str) -> dict[s
         EDITOR="true",
         VISUAL="true",
         DEBIAN_FRONTEND="noninteractive",
+        # The reader has a screen, the sandbox none: Qt draws its windows off screen instead of aborting.
+        QT_QPA_PLATFORM="offscreen",
         NPM_CONFIG_PREFIX=f"{home}/.npm-global",
         NPM_CONFIG_UPDATE_NOTIFIER="false",
         NPM_CONFIG_FUND="false",

@@ -52,6 +52,22 @@ tops = sorted({top for top, dists in metadata.packages_distributions().items()
 print(json.dumps({"found": found, "requires": requires, "library_modules": tops}))
 """
 
+# A file the page links for its reader to save, fetched by the reader inside (never by the worker: the address is
+# the page's), and refused past a size no docs example needs.
+DOWNLOAD = r"""
+import os, sys, urllib.request
+url, path, limit = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with urllib.request.urlopen(url, timeout=30) as response:
+    data = response.read(limit + 1)
+if len(data) > limit:
+    sys.exit(f"it is larger than {limit // 1024**2} MB")
+os.makedirs(os.path.dirname(path), exist_ok=True)
+with open(path, "wb") as file:
+    file.write(data)
+"""
+DOWNLOAD_LIMIT = 20 * 1024**2
+DOWNLOAD_TIMEOUT = 60
+
 # Whether the library imports as its reader imports it (each of its top-level modules), and what it depends on: its
 # requirements, the installed distributions' versions and their top-level modules (normalized names).
 LIBRARY_IMPORTS = r"""
@@ -299,6 +315,19 @@ class DocumentSandbox:
             except (ValueError, IndexError):
                 pass
         return provided
+
+    def download(self, url: str, inside: str) -> str | None:
+        """Save the file at url where the reader saves it; why it could not be, or None."""
+        if self.options.offline:
+            return "validation runs offline"
+        status, output, timed_out = self._run(
+            [self.python, "-c", DOWNLOAD, url, inside, str(DOWNLOAD_LIMIT)], DOWNLOAD_TIMEOUT, cwd=self.sandbox.work
+        )
+        if timed_out:
+            return f"it took longer than {DOWNLOAD_TIMEOUT} s"
+        if status != 0:
+            return (output.strip().splitlines() or ["the download stopped"])[-1]
+        return None
 
     def readable(self, text: str) -> str:
         """Sandbox paths mean nothing to a reader: show site-packages/... instead."""

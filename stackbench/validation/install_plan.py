@@ -33,11 +33,12 @@ def _wanted(analysis: ExtractionAnalysis) -> list[str]:
 
 
 def library_requirement(analysis: ExtractionAnalysis) -> str:
-    """The library pinned to its version, with every extra the page's own install lines name. A library or version
-    that makes no plain requirement is a broken analysis file, refused."""
+    """The library pinned to its version, with every extra the page's own install lines name and the one chosen
+    among the alternatives of the docs' installation page. A library or version that makes no plain requirement is
+    a broken analysis file, refused."""
     extras: set[str] = set()
-    for wanted in analysis.requirements:
-        requirement = _plain(wanted.requirement)
+    for wanted in [r.requirement for r in analysis.requirements] + analysis.docs_installs:
+        requirement = _plain(wanted)
         if requirement and normalized(requirement.name) == normalized(analysis.library):
             extras |= requirement.extras
     name = analysis.library + (f"[{','.join(sorted(extras))}]" if extras else "")

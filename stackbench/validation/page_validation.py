@@ -26,7 +26,7 @@ from stackbench.docs import python_code
 from stackbench.docs.distributions import laid_out_modules
 from stackbench.formats.results import ExampleResult, SetupProblem, ValidationEnvironment, ValidationResult
 from stackbench.formats.walkthrough import RUNNABLE_STYLES as RUN_STYLES
-from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis
+from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis, PageFile
 from stackbench.lib.clock import utcnow
 from stackbench.validation import verdicts
 from stackbench.validation.document_sandbox import DocumentSandbox, Install
@@ -87,6 +87,7 @@ class PageState:
     applied_variables: set[int] = field(default_factory=set)
     written_files: set[int] = field(default_factory=set)
     unwritable_files: list[str] = field(default_factory=list)
+    undownloaded_files: list[str] = field(default_factory=list)  # linked for the reader to save; not fetched here
     dirty: bool = False  # the page's process holds more than its hidden setup: what ran before may interfere
     tried_optional: set[str] = field(default_factory=set)
     # scripts that only lacked imports -> their code with the imports the reader added
@@ -274,10 +275,28 @@ class PageValidation:
             if (page_file.line >= line and page_file.line > files_until) or number in self.state.written_files:
                 continue
             self.state.written_files.add(number)
+            if page_file.url:
+                self._download(page_file)
+                continue
             try:
                 sandbox.write_file(self._inside(page_file.path), page_file.content)
             except OSError:
                 self.state.unwritable_files.append(page_file.path)
+
+    def _download(self, page_file: PageFile) -> None:
+        """The file the page links for its reader to save, saved where they run the examples; when it cannot be,
+        the page's setup problem (its examples then fail as the reader's would without it)."""
+        assert page_file.url is not None
+        failed = self._machine.download(page_file.url, self._inside(page_file.path))
+        if failed:
+            self.state.undownloaded_files.append(page_file.path)
+            self.setup_problems.append(
+                SetupProblem(
+                    requirement=page_file.path,
+                    message=f"`{page_file.path}`, which the page links for its reader to save from {page_file.url}, "
+                    f"could not be downloaded ({failed}): the examples that read it run without it.",
+                )
+            )
 
     def _inside(self, path: str) -> str:
         """Where a file the page shows is on the reader's machine: its own path, under their home or work folder."""
@@ -538,7 +557,7 @@ class PageValidation:
                 _, expected, output = retried[-1]
         if verdict.status == "failure" and self.state.dirty:
             verdict, expected, output, answer = self._fresh_session(index, (verdict, expected, output, answer))
-        verdict = self._unless_unwritable_file(index, verdict)
+        verdict = self._unless_file_unavailable(index, verdict)
         verdict = self._unless_readers_package(index, verdict, answer, [])
         if verdict.builds_on is not None:
             self.state.cascades[index] = verdict.builds_on
@@ -775,7 +794,7 @@ class PageValidation:
                         verdict.suggestion,
                     )
                     answer = retried
-        verdict = self._unless_unwritable_file(index, verdict)
+        verdict = self._unless_file_unavailable(index, verdict)
         verdict = self._unless_readers_path(index, verdict, answer)
         verdict = self._unless_readers_package(index, verdict, answer, depends)
         if verdict.status == "success" or verdict.builds_on is not None:
@@ -976,7 +995,7 @@ class PageValidation:
             return self._tests_verdict(index, _lines_shifted(answer, carried_code.count("\n")))
 
         verdict, answer = self._run_judged(index, request, judged)
-        verdict = self._unless_unwritable_file(index, verdict)
+        verdict = self._unless_file_unavailable(index, verdict)
         imported = answer.get("status") == "ok" and all(f["when"] != "collect" for f in answer.get("failures", []))
         if verdict.status == "failure" and not imported:
             self.state.broken.add(index)  # the module broke off: what it defines may not be there for later code
@@ -1516,12 +1535,21 @@ class PageValidation:
             f'Tell the reader to `pip install "{requirement}"` before this example.',
         ), retried
 
-    def _unless_unwritable_file(self, index: int, verdict: verdicts.Verdict) -> verdicts.Verdict:
+    def _unless_file_unavailable(self, index: int, verdict: verdicts.Verdict) -> verdicts.Verdict:
         """A failure of an example that reads a file the page shows, where only the reader's machine can have it
-        (/var/run/...: the sandbox's reader, like a reader without root, cannot write there), is no finding."""
+        (/var/run/...: the sandbox's reader, like a reader without root, cannot write there), is no finding; nor is
+        a failure that names a file the page links for the reader to save, which could not be downloaded here."""
         if verdict.status != "failure":
             return verdict
         code = self.examples[index].code
+        for path in self.state.undownloaded_files:
+            if path in code and path in (verdict.message or ""):
+                return verdicts.Verdict(
+                    "skipped",
+                    None,
+                    f"Needs {path}, which the page links for its reader to save and which could not be downloaded "
+                    "here (see the page's setup problems). Not a doc defect.",
+                )
         for path in self.state.unwritable_files:
             folder = os.path.dirname(path.rstrip("/"))
             if path in code or (folder not in ("", "/") and re.search(re.escape(folder) + r"['\"/]", code)):

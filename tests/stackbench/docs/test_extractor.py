@@ -718,6 +718,33 @@ def test_a_package_the_prose_says_a_feature_needs_installed_is_installed_by_its_
     assert found["tour.md"].requirements == [] and found["tour.md"].docs_requirements == ["bezier"]
 
 
+def test_the_first_of_the_alternatives_an_installation_page_lists_is_what_every_reader_installed(tmp_path):
+    (tmp_path / "installation.md").write_text(
+        "# Installation\n\n```sh\npip install shapes\n```\n\n## Backends\n\nIt needs one of:\n\n"
+        "- `Qt`: `pip install shapes[qt]`\n- `Tk`:  `pip install shapes[tk]`\n\n## Extras\n\n"
+        "- `pip install shapes[svg]`\n\nMore text.\n"
+    )
+    (tmp_path / "guide.md").write_text(
+        "# Guide\n\n- `pip install shapes[qt]`\n- `pip install shapes[tk]`\n\n```python\nimport shapes\n```\n"
+    )
+    found = pages(extract_docs(tmp_path, "shapes", "1.0"))
+    assert found["installation.md"].install_choices == ["shapes[qt]"], "one item alone is no choice"
+    assert found["guide.md"].install_choices == [], "a list outside an installation section is not followed first"
+    assert found["guide.md"].docs_installs == ["shapes[qt]"]
+
+
+def test_a_file_a_paragraph_links_for_the_reader_to_save_is_a_file_of_the_page_fetched_from_its_address(tmp_path):
+    (tmp_path / "data.md").write_text(
+        "# Data\n\nDownload [`cities.csv`](https://example.org/data/cities.csv), see the "
+        "[`notes.csv`](https://github.com/o/r/blob/main/notes.csv) page, and [`unused.csv`](https://example.org/unused.csv)."
+        "\n\n```python\nprint(open('cities.csv').read(), open('notes.csv').read())\n```\n"
+    )
+    files = pages(extract_docs(tmp_path, "shapes", "1.0"))["data.md"].files
+    assert [(f.path, f.url, f.content, f.line) for f in files] == [
+        ("cities.csv", "https://example.org/data/cities.csv", "", 5)
+    ], "a web page about a file, or a file no example uses, is not fetched"
+
+
 FAILING_EXAMPLES_PAGE = """# Mistakes
 
 ```python

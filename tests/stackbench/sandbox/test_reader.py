@@ -39,3 +39,7 @@ def test_the_readers_own_toolchain_comes_first_and_what_is_passed_through_is_kep
 def test_a_passed_through_variable_cannot_move_the_readers_home_or_path():
     env = reader_environment(SandboxSettings(environment={"PATH": "/elsewhere", "HOME": "/root"}), HOME, "/tmp")
     assert env["PATH"] == f"{VENV}/bin:{NPM_PREFIX}/bin:{SYSTEM_PATH}" and env["HOME"] == HOME
+
+
+def test_gui_toolkits_draw_off_screen_where_the_reader_would_have_a_screen():
+    assert reader_environment(SandboxSettings(), HOME, "/tmp")["QT_QPA_PLATFORM"] == "offscreen"

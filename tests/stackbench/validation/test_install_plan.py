@@ -27,6 +27,8 @@ def page(requirements=(), examples=(), version="1.0.0"):
 def test_the_library_is_pinned_with_every_extra_the_pages_install_lines_name():
     assert library_requirement(page(["sbdemo[fancy]", "SBDemo[async,fancy]>=1"])) == "sbdemo[async,fancy]==1.0.0"
     assert library_requirement(page(version="")) == "sbdemo"
+    chosen = page(["sbdemo[async]"]).model_copy(update={"docs_installs": ["sbdemo[qt]"]})
+    assert library_requirement(chosen) == "sbdemo[async,qt]==1.0.0", "the backend the installation page had chosen"
 
 
 def test_other_packages_come_from_the_page_and_from_the_examples_that_run():

@@ -94,6 +94,25 @@ def test_a_file_written_into_a_folder_the_page_never_creates_is_an_error_and_one
     assert (read.status, read.severity) == ("skipped", None), "a file read is the reader's own"
 
 
+def test_a_failure_naming_a_file_the_page_links_that_could_not_be_downloaded_is_no_finding_and_others_still_are(
+    offline,
+):
+    linked = PageFile(path="cities.csv", content="", url="https://example.org/data/cities.csv", line=5)
+    result = validate_document(
+        analysis(
+            "import os\nif not os.path.exists('cities.csv'):\n    raise ValueError('cannot load cities.csv')",
+            "name = 'cities.csv'\nprint(len(name) / 0)",
+            files=[linked],
+        ),
+        offline,
+    )
+    assert outcome(result) == [("skipped", None), ("failure", "error")], "a failure of its own is still one"
+    [problem] = result.setup_problems
+    assert (
+        problem.requirement == "cities.csv" and "could not be downloaded (validation runs offline)" in problem.message
+    )
+
+
 def test_an_exception_raised_inside_the_installed_package_is_a_warning(offline):
     result = validate_document(analysis("import sbdemo\nsbdemo.explode(3)"), offline).results[0]
     assert (result.status, result.severity) == ("failure", "warning")
