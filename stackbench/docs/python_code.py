@@ -722,16 +722,24 @@ def _is_ellipsis_statement(node: ast.stmt) -> bool:
 
 # `...` (or `…`, or `<...>`) where Python has no place for a value: a parameter list, a name, a statement part.
 PSEUDO_ELLIPSIS = re.compile(r"<\s*(?:\.\.\.|…)\s*>|\.\.\.|…")
+# `...` (or `..`) as an item of a list: a parameter list's "and so on" (`def f(a, b, ...):`).
+ELLIPSIS_ITEM = re.compile(r",\s*(?:\.{2,3}|…)\s*(?=[,)\]}])")
 
 
 def ellipsis_syntax_gap(code: str) -> int | None:
     """The line of a `...` that makes code that does not parse pseudo-code (`def handler(...):`, `<...>`, a `...`
-    line among a list's entries, with no comma after it): the code parses once every `...` is a name, or an entry
-    when it stands alone on its line. None for code that parses, or fails for another reason."""
+    line among a list's entries, with no comma after it, `def f(a, b=1, ..., *args)`): the code parses once every
+    `...` is a name, or an entry when it stands alone on its line, or is left out where it is an item of a list.
+    None for code that parses, or fails for another reason."""
     failing = _syntax_error_line(code)
     if failing is None:
         return None
-    filled = (PSEUDO_ELLIPSIS.sub("_", code), _entries_filled(code), _entries_filled(code, "**_"))
+    filled = (
+        PSEUDO_ELLIPSIS.sub("_", code),
+        _entries_filled(code),
+        _entries_filled(code, "**_"),
+        ELLIPSIS_ITEM.sub("", code),
+    )
     if all(parse(variant) is None for variant in filled):
         return None
     lines = code.split("\n")

@@ -825,6 +825,9 @@ class PageValidation:
             # Its own defect, whatever it builds on: the reader's paste stops at its first line. A module the page
             # names stops there whatever it stands for or would raise: whatever loads the file meets the indent first.
             verdict = verdicts.shown_indented(example.shown_indent)
+            if answer.get("status") == "ok":
+                # The reader removes the indent, as the finding says, and goes on with what the block defines.
+                self.state.repaired.setdefault(index, example.code)
         if verdict.status == "failure" and answer.get("status") != "ok" and index not in self.state.repaired:
             self.state.broken.add(index)
         output = self._machine.readable(answer.get("output", ""))

@@ -151,6 +151,12 @@ def test_an_ellipsis_line_among_entries_without_a_comma_is_a_gap_not_a_syntax_er
     assert ellipsis_syntax_gap("tiles = [\n    Tile('a')\n    Tile('b')\n]\n") is None, "a missing comma is a mistake"
 
 
+def test_an_ellipsis_among_a_functions_parameters_stands_for_the_others_and_a_broken_list_stays_a_mistake():
+    template = "def factory(size, color=None, ..., *args):\n    return draw(size, color, .., *args)\n"
+    assert ellipsis_syntax_gap(template) == 1
+    assert ellipsis_syntax_gap("def factory(size, ..., color=None:\n    pass\n") is None, "an unclosed list"
+
+
 def test_an_ellipsis_line_after_keyword_arguments_stands_for_the_other_arguments():
     assert ellipsis_syntax_gap("draw(\n    shape='tile',\n    ...,\n)\n") == 3
     assert ellipsis_syntax_gap("draw(shape='tile', 'red')\n") is None, "a positional after a keyword is a mistake"

@@ -885,6 +885,16 @@ def test_a_script_the_page_shows_indented_runs_dedented_and_is_a_warning(offline
     assert result.results[0].suggestions == "Remove the indentation from the block's lines."
 
 
+def test_a_session_after_a_block_shown_indented_has_what_the_block_defines_as_its_reader_fixing_the_indent_has(
+    offline,
+):
+    result = validate_document(
+        page(script("def answer():\n    return 42\n", 10, shown_indent=1), session(">>> answer()\n42\n", 20)),
+        offline,
+    )
+    assert outcome(result) == [("failure", "warning"), ("success", None)]
+
+
 def test_a_module_the_page_names_shown_indented_is_that_warning_whatever_it_stands_for_or_raises(offline):
     result = validate_document(
         page(
