@@ -125,6 +125,10 @@ NEGATED = re.compile(r"\b(?:not|never|no\s+longer|without)\b|n't\b", re.IGNORECA
 ERROR_LINE = re.compile(r"^(?:[a-z_]\w*\.)*(?P<name>[A-Z]\w{0,80})(?:: \S|$)")
 
 
+# Python's header, or IPython's (`NameError     Traceback (most recent call last)`).
+TRACEBACK_HEADER = re.compile(r"^(?:[A-Za-z_][\w.]*\s+)?Traceback \(most recent call last\)")
+
+
 def shown_error(code: str) -> str | None:
     """The exception a block that is no Python shows (a traceback, or only its last line, the way a page shows
     "you get an error"): the class's own name; None for anything else."""
@@ -138,7 +142,7 @@ def shown_error(code: str) -> str | None:
         and not isinstance(annotation.annotation, (ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.BinOp))
     ):
         return None
-    if not lines or not (len(lines) == 1 or lines[0].startswith("Traceback (most recent call last)")):
+    if not lines or not (len(lines) == 1 or TRACEBACK_HEADER.search(lines[0])):
         return None
     match = ERROR_LINE.match(lines[-1].strip())
     return match.group("name") if match else None

@@ -643,6 +643,10 @@ class PageValidation:
                     verdict = verdicts.SUCCESS  # a comment on the statement says it raises this
                 else:
                     verdict = self._judge(index, exc, where)
+                    if verdict.status == "failure":
+                        # A name the statement uses was last (re)defined by an example that is not run: what the
+                        # statement raises comes from the older object, not the one the page meant.
+                        verdict = self._built_on_unmade(failure["source"]) or verdict
                 printed, expected = f"{shown}\n{exc.get('traceback', '')}", None
             elif not failure["got"].strip() and python_code.reads_as_code(failure["want"], failure["source"]):
                 verdict = verdicts.mixed_prompts(f"after the prompt at {where}")
@@ -692,7 +696,8 @@ class PageValidation:
         return tree is not None and python_code.builds_a_set(tree)
 
     def _built_on_unmade(self, source: str) -> verdicts.Verdict | None:
-        """The cascade of a statement that uses a name whose last definition was not run."""
+        """The cascade of a statement that uses a name whose last definition was not run (an earlier one, made
+        anew there, may have run)."""
         try:
             names = python_code.undefined_names(ast.parse(textwrap.dedent(source)))
         except SyntaxError:

@@ -1243,6 +1243,16 @@ def test_a_traceback_in_a_python_block_after_no_script_is_output(tmp_path):
     assert traceback.skip_reason == "output: a traceback of AssertionError, not code to run"
 
 
+def test_an_ipython_traceback_in_a_python_block_is_output(tmp_path):
+    (tmp_path / "failing.md").write_text(
+        "# Failing\n\nIf we try this, we get:\n\n```python\nNameError       Traceback (most recent call last)\n"
+        "<ipython-input-1-2c6f> in <module>\n----> 3 class Real:\n      4     pass\n\n"
+        "NameError: name 'Real' is not defined\n```\n"
+    )
+    [traceback] = pages(extract_docs(tmp_path, "shapes", "1.0"))["failing.md"].examples
+    assert (traceback.style, traceback.skip_reason) == ("output", "output: a traceback of NameError, not code to run")
+
+
 def test_a_distribution_the_page_links_on_pypi_is_the_one_a_prefixed_module_comes_from(tmp_path):
     (tmp_path / "plugins.md").write_text(
         "# Plugins\n\nThe plugin is published as [pyshapes-colour](https://pypi.org/project/pyshapes-colour/).\n\n"

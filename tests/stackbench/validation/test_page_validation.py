@@ -85,6 +85,20 @@ def test_an_output_that_differs_because_an_earlier_example_could_not_make_its_ob
     assert result.results[2].error_message.startswith("Builds on example 1 (line 10), which is not run: Needs the")
 
 
+def test_an_exception_from_an_object_an_earlier_example_could_not_make_anew_is_counted_there(offline):
+    result = validate_document(
+        page(
+            script("def area(side):\n    return side * side\n", 5),
+            script("from my_package import area\n", 10),
+            session(">>> area('a')\n'aa'\n", 15),
+            session(">>> len(3)\n1\n", 20),
+        ),
+        offline,
+    )
+    assert outcome(result) == [("success", None), ("skipped", None), ("skipped", None), ("failure", "error")]
+    assert result.results[2].error_message.startswith("Builds on example 1 (line 10), which is not run")
+
+
 def test_a_file_written_into_a_folder_the_page_never_creates_is_an_error_and_one_read_is_the_readers(offline):
     written, read = validate_document(
         analysis("open('reports/week.txt', 'w').write('ok')", "print(open('inbox/mail.txt').read())"), offline
