@@ -317,6 +317,7 @@ READER_SETUP_FIELDS = (
     "file_commands",
     "docs_file_commands",
     "docs_installs",
+    "docs_aliases",
 )
 
 

@@ -196,6 +196,10 @@ def _run_reason(helpers: list[str]) -> str:
     return ": the reader sees its output, not code"
 
 
+# A sentence about code (it introduces a block of code, even one that says what the code prints).
+CODE_NOUN = re.compile(r"\b(?:code|example|snippet|script|program|function|class)\b", re.IGNORECASE)
+
+
 def _announces_output(prose: str) -> bool:
     """The text between a script and a block presents the block as the script's output."""
     text = prose.strip()
@@ -611,6 +615,8 @@ def read_blocks(
         # The layout of a block nested in a list is not in block.code: indentation every line still shares is
         # on the page, in the code the reader copies. The example runs without it, and says it is there.
         code = textwrap.dedent(block.code)
+        if _is_python_tag(block.info.language or "python"):
+            code = python_code.without_old_release(code)
         if not code.strip():
             continue
         shown_indent = min((indent_of(shown) for shown in block.code.split("\n") if shown.strip()), default=0)
@@ -765,6 +771,26 @@ def read_blocks(
                     style="output",
                     execution_context="not_executable",
                     skip_reason=f"output: {shown}",
+                )
+            )
+            last_script = None
+            continue
+        if (
+            _is_python_tag(language)
+            and block.prose_before.strip().endswith(":")
+            and _announces_output(block.prose_before)
+            and not CODE_NOUN.search(_last_sentence(block.prose_before))
+            and python_code.parse(code) is None
+        ):
+            # "`help(add)` now prints the following:" and what it prints, tagged as Python for its colours: no
+            # Python at all (it does not parse), and the sentence says it is what something prints.
+            reading.examples.append(
+                CodeExample(
+                    **common,
+                    language=language,
+                    style="output",
+                    execution_context="not_executable",
+                    skip_reason="output: the sentence before it says it is what is printed",
                 )
             )
             last_script = None
@@ -1129,16 +1155,48 @@ def extract_docs(
     everywhere = list(dict.fromkeys(installation_requirements(read) + [p for a in read for p in a.prerequisites]))
     # A program the docs show running the reader's files (on a CLI page) runs them for every page's reader.
     commands = [command for analysis in read for command in analysis.file_commands]
-    chosen = list(dict.fromkeys(choice for analysis in read for choice in analysis.install_choices))
+    chosen = list(
+        dict.fromkeys(first_library_install(read, library) + [c for analysis in read for c in analysis.install_choices])
+    )
+    aliases = docs_aliases(read)
     for _, analysis in report.analyses:
         analysis.docs_requirements = everywhere
         analysis.docs_installs = chosen
+        analysis.docs_aliases = aliases
         analysis.docs_file_commands = commands
     return report
 
 
 # A page or section that tells the reader how to install the library before anything else.
 INSTALLATION = re.compile(r"\binstall(?:ation|ing)?\b|\bgetting[ _-]started\b|\bquick[ _-]?start\b", re.IGNORECASE)
+
+
+def docs_aliases(analyses: list[ExtractionAnalysis]) -> dict[str, str]:
+    """The names the docs' runnable examples import modules under, each the first way the docs import it."""
+    aliases: dict[str, str] = {}
+    for analysis in analyses:
+        for example in analysis.examples:
+            if example.style not in RUNNABLE_STYLES:
+                continue
+            source = python_code.session_source(example.code) if example.style == "doctest" else example.code
+            tree = python_code.parse(source)
+            for alias, module in (python_code.module_aliases(tree) if tree is not None else {}).items():
+                aliases.setdefault(alias, module)
+    return aliases
+
+
+def first_library_install(analyses: list[ExtractionAnalysis], library: str) -> list[str]:
+    """The library with the extras of the first line of the docs' installation pages that installs it with extras
+    (`pip install lib[cli,lxml]` under "Installation"), when that is the first line installing it at all: what
+    every reader ran before any page. A plain first line makes the extras further down optional."""
+    for requirement in installation_requirements(analyses):
+        try:
+            parsed = Requirement(requirement)
+        except InvalidRequirement:
+            continue
+        if normalized(parsed.name) == normalized(library):
+            return [requirement] if parsed.extras else []
+    return []
 
 
 def installation_requirements(analyses: list[ExtractionAnalysis]) -> list[str]:

@@ -115,6 +115,14 @@ def open_mkdocs_containers(text: str) -> str:
     return "\n".join(out)
 
 
+# A MyST comment line (`% skip: next`): in the source, never on the page its reader reads.
+MYST_COMMENT = re.compile(r"^%")
+
+
+def _without_comments(text: str) -> str:
+    return "\n".join(line for line in text.split("\n") if not MYST_COMMENT.match(line))
+
+
 def markdown_blocks(
     text: str, first_line: int = 1, hierarchy: list[str] | None = None, section_before: str = ""
 ) -> list[Block]:
@@ -135,8 +143,10 @@ def markdown_blocks(
             prose = [title]  # a block under a new heading does not continue the one before it
             section = [title]
         elif token.type == "inline" and parsed[index - 1].type in PROSE_OPENERS:
-            prose.append(token.content)
-            section.append(token.content)
+            said = _without_comments(token.content)
+            if said:
+                prose.append(said)
+                section.append(said)
         elif token.type == "fence" and token.map:
             info = fence_info(token.info)
             line = first_line + token.map[0] + 1

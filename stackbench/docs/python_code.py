@@ -24,9 +24,11 @@ SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 PROMPT = re.compile(r"^\s*>>>( |$)", re.MULTILINE)
 # Values a reader must put in themselves: <your-key>, <API_KEY>, "YOUR_API_KEY", "your-api-token", REPLACE_ME, the
 # last part of a dotted name written as what goes there ("shapes.<kind>"; a route's "/<kind>" is the framework's).
+# A "your-secret-key" or "your-password" written plainly is a value like any other to code that signs or hashes
+# with it: it runs as shown (where a service refuses it, that failure says the reader's environment is needed).
 FILL_IN = re.compile(
     r"<\s*(?:your|my)[\w .-]*>|<[A-Z][A-Z0-9_]{2,}>|\bYOUR_[A-Z0-9_]+\b|\byour[-_](?:own[-_])?(?:api[-_])?"
-    r"(?:key|token|secret|password|id|username|user|email|host|url|project|bucket|account)\b|\bREPLACE_ME\b|\bCHANGEME\b|"
+    r"(?:key|token|id|username|user|email|host|url|project|bucket|account)\b|\bREPLACE_ME\b|\bCHANGEME\b|"
     r"(?<=\w\.)<[a-z][\w-]*>"
 )
 # A path standing for one of the reader's own ("path/to/template", "/path/to/data.csv"): the code around it runs
@@ -1143,10 +1145,59 @@ def unused_definitions(tree: ast.Module) -> set[str]:
     return made - used
 
 
+# A comment labelling the code below it as the old release's, or the new one's (`# Before (v2)`, `# After (v3)`).
+BEFORE_LABEL = re.compile(r"^\s*#\s*(?:before|old(?:\s+(?:api|way))?)\s*(?:\([^)]*\)|v?\d[\w.]*)?\s*:?\s*$", re.I)
+AFTER_LABEL = re.compile(r"^\s*#\s*(?:after|now|new(?:\s+(?:api|way))?)\s*(?:\([^)]*\)|v?\d[\w.]*)?\s*:?\s*$", re.I)
+
+
+def without_old_release(code: str) -> str:
+    """The code with its old release's part blanked (a `# Before (v2)` comment down to the `# After (v3)` one, in
+    a block that shows both): a reader of the upgrade runs the new part; its lines keep their numbers."""
+    lines = code.split("\n")
+    before = next((n for n, line in enumerate(lines) if BEFORE_LABEL.match(line)), None)
+    after = next(
+        (n for n, line in enumerate(lines) if AFTER_LABEL.match(line) and before is not None and n > before), None
+    )
+    if before is None or after is None:
+        return code
+    return "\n".join("" if before < n < after else line for n, line in enumerate(lines))
+
+
+def module_aliases(tree: ast.Module) -> dict[str, str]:
+    """The names the code imports whole modules under (`import numpy as np`: np -> numpy)."""
+    return {
+        alias.asname: alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+        if alias.asname and alias.asname != alias.name
+    }
+
+
+def empty_classes(tree: ast.Module) -> set[str]:
+    """The classes the code declares with nothing in their body but `...`, `pass` or a docstring: a shape the reader
+    fills in."""
+    return {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        and all(
+            isinstance(statement, ast.Pass)
+            or (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))
+            for statement in node.body
+        )
+    }
+
+
 def undefined_names(tree: ast.Module) -> set[str]:
     """Names the example uses without defining them (nor being builtins)."""
+    return _unbound_names(tree) - BUILTIN_NAMES
+
+
+def _unbound_names(tree: ast.Module) -> set[str]:
+    """Names the example uses without defining them, builtins too (an earlier example may shadow one: `hash`)."""
     used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
-    return used - _locally_bound(tree) - BUILTIN_NAMES
+    return used - _locally_bound(tree)
 
 
 def typing_names(names: Collection[str]) -> list[str]:
@@ -1289,8 +1340,8 @@ def definitions_only(tree: ast.Module) -> str:
 
 
 def dependencies(index: int, trees: list[ast.Module | None], unsettled: Collection[int] = ()) -> list[int]:
-    """Earlier examples this one builds on: for each name it uses without defining, the last earlier example
-    that defines it (transitively), in order. An unsettled example (it failed or was not run) may never have
+    """Earlier examples this one builds on: for each name it uses without defining (a builtin an earlier one
+    shadows, `hash = ...`, too), the last earlier example that defines it (transitively), in order. An unsettled example (it failed or was not run) may never have
     defined the name, so the one before it that defines it is needed too."""
     needed: set[int] = set()
     pending = [index]
@@ -1299,7 +1350,7 @@ def dependencies(index: int, trees: list[ast.Module | None], unsettled: Collecti
         tree = trees[current]
         if tree is None:
             continue
-        for name in undefined_names(tree):
+        for name in _unbound_names(tree):
             for earlier in range(current - 1, -1, -1):
                 earlier_tree = trees[earlier]
                 if earlier_tree is not None and name in defined_names(earlier_tree):

@@ -271,6 +271,9 @@ class ExtractionAnalysis(_Lenient):
     # installation page of the docs: a reader who followed them installed that one, and has it on every page.
     install_choices: list[str] = Field(default_factory=list)
     docs_installs: list[str] = Field(default_factory=list)
+    # The names the docs import modules under (`import dataframely as dy` on any page: alias -> module): a reader
+    # of a page that uses `dy` without importing it knows the line to add.
+    docs_aliases: dict[str, str] = Field(default_factory=dict)
 
     @computed_field  # type: ignore[prop-decorator]  # pydantic's typed form; mypy rejects decorated properties
     @property

@@ -101,6 +101,8 @@ class PageState:
 
 
 # A heading that is one name of code, as a reference titles the section about it: `paint`, `shapes.paint()`.
+# What Python says when an abstract base refuses an instance (`Can't instantiate abstract class X with ...`).
+ABSTRACT_REFUSED = re.compile(r"Can't instantiate abstract class (\w+)")
 HEADING_NAME = re.compile(r"^`?(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*)(?:\(\))?`?$")
 
 
@@ -134,6 +136,7 @@ class PageValidation:
         self.setup_problems: list[SetupProblem] = []
         self.environment: ValidationEnvironment | None = None
         self.knowledge = verdicts.PageKnowledge(analysis.library, analysis.version or "")
+        self.knowledge.aliases = dict(analysis.docs_aliases)
         self.base_failed: Install | None = None
         # why the page's process never started (the worker's trouble, not the page's): its examples are not run
         self.not_started: str | None = None
@@ -499,8 +502,9 @@ class PageValidation:
 
         def stand_in(name: str) -> bool:
             # A name the page presents as the reader's own object stands in for it, whatever module shares its
-            # name and whatever a block the page did not run made by that name.
-            if name not in resolved or resolved[name].get("defined"):
+            # name and whatever a block the page did not run made by that name. One the docs import a module
+            # under elsewhere is that module.
+            if name not in resolved or resolved[name].get("defined") or name in knowledge.aliases:
                 return False
             if name in self.readers_own_names:
                 return not any(resolved[name].values())
@@ -802,6 +806,7 @@ class PageValidation:
         verdict = self._unless_file_unavailable(index, verdict)
         verdict = self._unless_readers_path(index, verdict, answer)
         verdict = self._unless_readers_package(index, verdict, answer, depends)
+        verdict = self._unless_empty_class_refused(tree, verdict, answer)
         if verdict.status == "success" or verdict.builds_on is not None:
             verdict = self._module_without_imports(index, tree) or verdict
         if verdict.status == "success" and not verdict.severity:
@@ -1568,6 +1573,23 @@ class PageValidation:
                     "the sandbox cannot create. Not a doc defect.",
                 )
         return verdict
+
+    def _unless_empty_class_refused(
+        self, tree: ast.Module | None, verdict: verdicts.Verdict, answer: Message
+    ) -> verdicts.Verdict:
+        """An abstract base refusing to make an instance of a class the example declares with only `...` for a
+        body: a shape for the reader to fill in with the methods the base asks for, not code to run as it is."""
+        refused = ABSTRACT_REFUSED.match((answer.get("exception") or {}).get("message", ""))
+        if verdict.status != "failure" or tree is None or not refused:
+            return verdict
+        if refused.group(1) not in python_code.empty_classes(tree):
+            return verdict
+        return verdicts.Verdict(
+            "skipped",
+            None,
+            f"Illustrative: `{refused.group(1)}` has an empty body for the reader to fill in with the methods its "
+            "abstract base asks for.",
+        )
 
     def _unless_readers_path(self, index: int, verdict: verdicts.Verdict, answer: Message) -> verdicts.Verdict:
         """A failure raised inside a package, or for a file that is not there, by an example that hands over a path

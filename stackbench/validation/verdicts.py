@@ -150,6 +150,7 @@ class PageKnowledge:
     requires_python: str = ""  # the library's Requires-Python: which Pythons its readers may have
     console_scripts: list[str] = field(default_factory=list)  # the commands installing the library gives its reader
     library_modules: list[str] = field(default_factory=list)
+    aliases: dict[str, str] = field(default_factory=dict)  # alias -> module, as the docs import it
     # name -> (example index, page line) of the examples that define it, by their fate
     defined_later: dict[str, tuple[int, int]] = field(default_factory=dict)
     defined_by_failed: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -236,6 +237,15 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
             error,
             f"The example writes into the folder `{folder}`, which the page never creates: create it first "
             f"(`Path({folder!r}).mkdir(parents=True, exist_ok=True)`), or say the reader needs it.",
+        )
+    test_file = _test_suite_file(exc, mro)
+    if test_file and in_docs:
+        return Verdict(
+            "failure",
+            "error",
+            error,
+            f"`{test_file}` is a file of the project's own tests, which are not installed with the library: a reader "
+            "does not have it. Give the file on the page, or say where to get it.",
         )
     environment = _environment_need(exc, mro, message)
     if environment:
@@ -382,6 +392,14 @@ def _environment_need(exc: Message, mro: set[str], message: str) -> str | None:
         return "an interactive terminal, where the reader answers its prompt"
     if mro & MISSING_FILE and exc.get("filename") and not exc["filename"].startswith("~"):
         return f"the file {exc['filename']}, which the page does not create"
+    return None
+
+
+def _test_suite_file(exc: Message, mro: set[str]) -> str | None:
+    """The file not found, when its relative path is in the project's test suite (`tests/fixtures/a.xml`)."""
+    filename = str(exc.get("filename") or "").removeprefix("./")
+    if mro & MISSING_FILE and "/" in filename and in_test_suite(filename.split("/")[0]):
+        return filename
     return None
 
 
@@ -597,6 +615,8 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
 def _import_needed(exc: Message, page: PageKnowledge) -> str | None:
     """The import a reader adds for a name never imported: a module of that name, or a module that provides it."""
     name = exc.get("name") or ""
+    if name in page.aliases:
+        return f"import {page.aliases[name]} as {name}"
     if exc.get("importable") and (name in page.used_as_modules or not exc.get("provided_by")):
         return f"import {name}"
     if exc.get("provided_by"):

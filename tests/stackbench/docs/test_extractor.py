@@ -733,6 +733,25 @@ def test_the_first_of_the_alternatives_an_installation_page_lists_is_what_every_
     assert found["guide.md"].docs_installs == ["shapes[qt]"]
 
 
+def test_the_extras_of_the_installation_pages_first_install_line_are_what_every_reader_installed(tmp_path):
+    (tmp_path / "installation.md").write_text("# Installation\n\n```sh\npip install shapes[svg,fast]\n```\n")
+    (tmp_path / "tour.md").write_text("# Tour\n\n```python\nimport shapes\n```\n")
+    assert pages(extract_docs(tmp_path, "shapes", "1.0"))["tour.md"].docs_installs == ["shapes[svg,fast]"]
+    (tmp_path / "installation.md").write_text(
+        "# Installation\n\n```sh\npip install shapes\n```\n\n## Extras\n\n```sh\npip install shapes[svg]\n```\n"
+    )
+    assert pages(extract_docs(tmp_path, "shapes", "1.0"))["tour.md"].docs_installs == [], (
+        "extras further down are optional"
+    )
+
+
+def test_the_names_the_docs_import_modules_under_are_known_on_every_page(tmp_path):
+    (tmp_path / "start.md").write_text("# Start\n\n```python\nimport shapes as sh\nimport numpy as np\n```\n")
+    (tmp_path / "tour.md").write_text("# Tour\n\n```pycon\n>>> import shapes.draw as shd\n```\n")
+    found = pages(extract_docs(tmp_path, "shapes", "1.0"))
+    assert found["tour.md"].docs_aliases == {"sh": "shapes", "np": "numpy", "shd": "shapes.draw"}
+
+
 def test_a_file_a_paragraph_links_for_the_reader_to_save_is_a_file_of_the_page_fetched_from_its_address(tmp_path):
     (tmp_path / "data.md").write_text(
         "# Data\n\nDownload [`cities.csv`](https://example.org/data/cities.csv), see the "
@@ -1241,6 +1260,16 @@ def test_a_traceback_in_a_python_block_after_no_script_is_output(tmp_path):
     shown, traceback = pages(extract_docs(tmp_path, "shapes", "1.0"))["failing.md"].examples
     assert (traceback.style, traceback.execution_context) == ("output", "not_executable")
     assert traceback.skip_reason == "output: a traceback of AssertionError, not code to run"
+
+
+def test_a_python_block_that_does_not_parse_after_a_sentence_saying_it_is_printed_is_output(tmp_path):
+    (tmp_path / "help.md").write_text(
+        "# Help\n\nAfter this, `help(area)` now prints the following:\n\n```python\nHelp on function area:\n\n"
+        "area(side: int)\n```\n\nThe code below prints the area:\n\n```python\nprint(area(2)\n```\n"
+    )
+    shown, broken = pages(extract_docs(tmp_path, "shapes", "1.0"))["help.md"].examples
+    assert (shown.style, shown.skip_reason) == ("output", "output: the sentence before it says it is what is printed")
+    assert broken.style == "script", "a sentence that does not end on a colon introduces code"
 
 
 def test_an_ipython_traceback_in_a_python_block_is_output(tmp_path):

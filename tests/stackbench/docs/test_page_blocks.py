@@ -13,6 +13,12 @@ def test_a_fence_keeps_its_headings_and_the_prose_before_it():
     assert block.line == 8
 
 
+def test_a_myst_comment_is_no_prose_its_reader_reads():
+    page = "# Guide\n\nIt prints the following:\n\n% skip: next\n\n```python\nHelp on area\n```\n"
+    [block] = markdown_blocks(page)
+    assert block.prose_before == "Guide\nIt prints the following:"
+
+
 def test_a_fence_in_a_definition_list_has_its_term_as_the_prose_before_it():
     page = "# Install\n\nEnable the cache:\n: ```console\n  $ pip install kv[cache]\n  ```\n"
     [block] = markdown_blocks(page)

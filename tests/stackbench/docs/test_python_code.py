@@ -47,6 +47,7 @@ from stackbench.docs.python_code import (
     template_slot,
     undefined_names,
     without_documented_output,
+    without_old_release,
 )
 
 
@@ -74,6 +75,18 @@ def test_a_name_defined_twice_comes_from_the_latest_earlier_definition():
 def test_a_definition_that_may_not_have_run_also_needs_the_one_before_it():
     examples = trees("value = 1", "other = 0", "value = 2", "print(value)")
     assert dependencies(3, examples, unsettled={2}) == [0, 2]
+
+
+def test_an_earlier_example_that_shadows_a_builtin_is_what_a_later_one_builds_on():
+    examples = trees("hash = make_hash('secret')", "print(len('x'))", "check('secret', hash)")
+    assert dependencies(2, examples) == [0] and dependencies(1, examples) == []
+
+
+def test_a_block_showing_the_old_release_above_the_new_keeps_only_the_new_part_on_its_lines():
+    shown = "# Before (v2)\ndf = Schema.read('a')\n\n# After (v3)\ndf = read('a')\n"
+    assert without_old_release(shown) == "# Before (v2)\n\n\n# After (v3)\ndf = read('a')\n"
+    told = "# Before we start:\nx = 1\n# After that, y\ny = 2\n"
+    assert without_old_release(told) == told, "a comment that only starts with the word is prose"
 
 
 def test_later_definitions_are_never_used():
@@ -209,6 +222,12 @@ def test_placeholders_are_values_to_fill_in_not_environment_variable_names():
     assert fill_in("token = 'YOUR_TOKEN'") == "YOUR_TOKEN"
     assert fill_in("os.environ['MY_FOO'] = 'bar'") is None
     assert fill_in("secret = os.environ['SERVICE_KEY']") is None
+
+
+def test_a_secret_written_plainly_is_a_value_that_signs_as_well_as_any_and_an_api_key_still_a_placeholder():
+    assert fill_in('key = OctKey.import_key("your-secret-key")') is None
+    assert fill_in('hashed = hasher.hash("your-password")') is None
+    assert fill_in('client = Client(api_key="your-api-key")') == "your-api-key"
 
 
 def test_the_last_part_of_a_dotted_name_written_as_what_goes_there_is_a_placeholder():

@@ -99,6 +99,21 @@ def test_an_exception_from_an_object_an_earlier_example_could_not_make_anew_is_c
     assert result.results[2].error_message.startswith("Builds on example 1 (line 10), which is not run")
 
 
+def test_an_abstract_base_refusing_a_class_the_example_leaves_empty_is_a_shape_to_fill_and_a_full_one_an_error(
+    offline,
+):
+    base = "import abc\nclass Shape(abc.ABC):\n    @abc.abstractmethod\n    def area(self): ...\n"
+    result = validate_document(
+        page(
+            script(base + "class Tile(Shape):\n    ...\n\nTile()\n", 10),
+            script(base + "class Tile(Shape):\n    def side(self):\n        return 1\n\nTile()\n", 20),
+        ),
+        offline,
+    )
+    assert outcome(result) == [("skipped", None), ("failure", "error")]
+    assert result.results[0].error_message.startswith("Illustrative: `Tile` has an empty body")
+
+
 def test_a_file_written_into_a_folder_the_page_never_creates_is_an_error_and_one_read_is_the_readers(offline):
     written, read = validate_document(
         analysis("open('reports/week.txt', 'w').write('ok')", "print(open('inbox/mail.txt').read())"), offline
@@ -125,6 +140,23 @@ def test_a_failure_naming_a_file_the_page_links_that_could_not_be_downloaded_is_
     assert (
         problem.requirement == "cities.csv" and "could not be downloaded (validation runs offline)" in problem.message
     )
+
+
+def test_a_file_of_the_projects_own_tests_the_page_reads_is_an_error_and_another_file_the_readers(offline):
+    fixture, own = validate_document(
+        analysis("print(open('tests/fixtures/books.json').read())", "print(open('data/books.json').read())"), offline
+    ).results
+    assert (fixture.status, fixture.severity) == ("failure", "error")
+    assert fixture.suggestions.startswith("`tests/fixtures/books.json` is a file of the project's own tests")
+    assert (own.status, own.severity) == ("skipped", None)
+
+
+def test_a_name_the_docs_import_a_module_under_elsewhere_is_a_missing_import_of_that_module(offline):
+    result = validate_document(
+        analysis("print(sb.greet('docs'))", "print(sbx.greet('docs'))", docs_aliases={"sb": "sbdemo"}), offline
+    )
+    assert outcome(result) == [("failure", "warning"), ("skipped", None)], "a name the docs never import is a sketch"
+    assert result.results[0].suggestions.startswith("Add `import sbdemo as sb` to the example")
 
 
 def test_an_exception_raised_inside_the_installed_package_is_a_warning(offline):
