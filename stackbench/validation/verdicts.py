@@ -239,7 +239,8 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
             f"(`Path({folder!r}).mkdir(parents=True, exist_ok=True)`), or say the reader needs it.",
         )
     test_file = _test_suite_file(exc, mro)
-    if test_file and in_docs:
+    if test_file:
+        # Whatever opens it (the example, pathlib, the library handed the path), the path is the page's.
         return Verdict(
             "failure",
             "error",

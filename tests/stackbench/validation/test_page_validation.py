@@ -143,10 +143,17 @@ def test_a_failure_naming_a_file_the_page_links_that_could_not_be_downloaded_is_
 
 
 def test_a_file_of_the_projects_own_tests_the_page_reads_is_an_error_and_another_file_the_readers(offline):
-    fixture, own = validate_document(
-        analysis("print(open('tests/fixtures/books.json').read())", "print(open('data/books.json').read())"), offline
+    fixture, through_pathlib, own = validate_document(
+        analysis(
+            "print(open('tests/fixtures/books.json').read())",
+            "import pathlib\nprint(pathlib.Path('tests/fixtures/a.xml').read_text())",
+            "print(open('data/books.json').read())",
+        ),
+        offline,
     ).results
-    assert (fixture.status, fixture.severity) == ("failure", "error")
+    assert (
+        (fixture.status, fixture.severity) == (through_pathlib.status, through_pathlib.severity) == ("failure", "error")
+    )
     assert fixture.suggestions.startswith("`tests/fixtures/books.json` is a file of the project's own tests")
     assert (own.status, own.severity) == ("skipped", None)
 
