@@ -650,7 +650,7 @@ class PageValidation:
                     if verdict.status == "failure":
                         # A name the statement uses was last (re)defined by an example that is not run: what the
                         # statement raises comes from the older object, not the one the page meant.
-                        verdict = self._built_on_unmade(failure["source"]) or verdict
+                        verdict = self._built_on_unmade(index, failure["source"]) or verdict
                 printed, expected = f"{shown}\n{exc.get('traceback', '')}", None
             elif not failure["got"].strip() and python_code.reads_as_code(failure["want"], failure["source"]):
                 verdict = verdicts.mixed_prompts(f"after the prompt at {where}")
@@ -678,7 +678,7 @@ class PageValidation:
                 if verdict.status == "failure":
                     # What it printed comes from an object the page makes (anew) in an earlier example that could
                     # not run here; one that failed made what it defined before it broke, so that output is its own.
-                    verdict = self._built_on_unmade(failure["source"]) or verdict
+                    verdict = self._built_on_unmade(index, failure["source"]) or verdict
                 printed, expected = f"{shown}\n{failure['got']}", failure["want"]
             if verdict.status == "failure":
                 later = len(failures) - number - 1
@@ -699,13 +699,16 @@ class PageValidation:
         tree = python_code.parse(source[: end + len(statement)] if end >= 0 else source)
         return tree is not None and python_code.builds_a_set(tree)
 
-    def _built_on_unmade(self, source: str) -> verdicts.Verdict | None:
+    def _built_on_unmade(self, index: int, source: str) -> verdicts.Verdict | None:
         """The cascade of a statement that uses a name whose last definition was not run (an earlier one, made
-        anew there, may have run)."""
+        anew there, may have run); a name the session's own earlier statements define is theirs."""
         try:
             names = python_code.undefined_names(ast.parse(textwrap.dedent(source)))
         except SyntaxError:
             return None
+        session = python_code.session_source(self.examples[index].code)
+        before = python_code.parse(session[: max(session.find(source), 0)])
+        names -= python_code.defined_names(before) if before is not None else set()
         return verdicts.builds_on_unmade(sorted(names), self.knowledge, failed=False)
 
     def _fresh_session(

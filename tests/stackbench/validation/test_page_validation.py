@@ -92,10 +92,17 @@ def test_an_exception_from_an_object_an_earlier_example_could_not_make_anew_is_c
             script("from my_package import area\n", 10),
             session(">>> area('a')\n'aa'\n", 15),
             session(">>> len(3)\n1\n", 20),
+            session(">>> area = len\n>>> area(3)\n1\n", 25),
         ),
         offline,
     )
-    assert outcome(result) == [("success", None), ("skipped", None), ("skipped", None), ("failure", "error")]
+    assert outcome(result) == [
+        ("success", None),
+        ("skipped", None),
+        ("skipped", None),
+        ("failure", "error"),
+        ("failure", "error"),
+    ], "a name the session makes anew itself is its own"
     assert result.results[2].error_message.startswith("Builds on example 1 (line 10), which is not run")
 
 
