@@ -196,6 +196,8 @@ def _run_reason(helpers: list[str]) -> str:
     return ": the reader sees its output, not code"
 
 
+# A sentence saying what follows is printed ("`help(add)` now prints the following:"), not merely seen.
+PRINTS = re.compile(r"\b(?:prints?|printed|outputs?|displays?)\b", re.IGNORECASE)
 # A sentence about code (it introduces a block of code, even one that says what the code prints).
 CODE_NOUN = re.compile(r"\b(?:code|example|snippet|script|program|function|class)\b", re.IGNORECASE)
 
@@ -778,7 +780,7 @@ def read_blocks(
         if (
             _is_python_tag(language)
             and block.prose_before.strip().endswith(":")
-            and _announces_output(block.prose_before)
+            and PRINTS.search(_last_sentence(block.prose_before))
             and not CODE_NOUN.search(_last_sentence(block.prose_before))
             and python_code.parse(code) is None
         ):

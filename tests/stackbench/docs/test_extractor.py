@@ -1265,9 +1265,11 @@ def test_a_traceback_in_a_python_block_after_no_script_is_output(tmp_path):
 def test_a_python_block_that_does_not_parse_after_a_sentence_saying_it_is_printed_is_output(tmp_path):
     (tmp_path / "help.md").write_text(
         "# Help\n\nAfter this, `help(area)` now prints the following:\n\n```python\nHelp on function area:\n\n"
-        "area(side: int)\n```\n\nThe code below prints the area:\n\n```python\nprint(area(2)\n```\n"
+        "area(side: int)\n```\n\nThe code below prints the area:\n\n```python\nprint(area(2)\n```\n\n"
+        "You might also see it written as:\n\n```python\ndef area(side):\n    # your code\n```\n"
     )
-    shown, broken = pages(extract_docs(tmp_path, "shapes", "1.0"))["help.md"].examples
+    shown, broken, seen = pages(extract_docs(tmp_path, "shapes", "1.0"))["help.md"].examples
+    assert seen.style == "script", "code a reader may see written is code"
     assert (shown.style, shown.skip_reason) == ("output", "output: the sentence before it says it is what is printed")
     assert broken.style == "script", "a sentence that does not end on a colon introduces code"
 
