@@ -43,7 +43,15 @@ from stackbench.docs.distributions import (
     required_installed,
 )
 from stackbench.docs.includes import Expanded, expand, unread_include
-from stackbench.docs.page_blocks import Block, indent_of, markdown_blocks, markdown_titles, rst_blocks, slugify
+from stackbench.docs.page_blocks import (
+    Block,
+    indent_of,
+    markdown_blocks,
+    markdown_lists,
+    markdown_titles,
+    rst_blocks,
+    slugify,
+)
 from stackbench.docs.shell_words import python_files_run, split_shell_lines
 from stackbench.docs.tutorial_text import (
     BUILDS_ON_EARLIER,
@@ -121,8 +129,6 @@ EXTRA_NAMED = re.compile(
     re.IGNORECASE,
 )
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
-ATX_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
 # A link that hands the reader a file to save ("Download [`invalid.csv`](https://…/invalid.csv)"): its text is a
 # file name and its address ends with that name.
 LINKED_FILE = re.compile(r"\[`?([\w-][\w.-]*\.[A-Za-z0-9]+)`?\]\((https?://[^)\s]+)\)")
@@ -362,32 +368,26 @@ def install_choices(text: str, page: str, library: str) -> list[str]:
     library with another extra (`- PyQt5: pip install lib[pyqt5]`, `- PySide6: pip install lib[pyside6]`):
     alternatives, of which the reader installs one."""
     chosen: list[str] = []
-    run: list[tuple[str, frozenset[str]]] = []
-    headings: dict[int, str] = {}
-    fence = ""
-    for line in [*text.split("\n"), ""]:
-        stripped = line.strip()
-        if fence or stripped.startswith(("```", "~~~")):
-            fence = "" if fence and stripped.startswith(fence) else (fence or stripped[:3])
-            line = ""
-        if heading := ATX_HEADING.match(line):
-            level = len(heading.group(1))
-            headings = {depth: title for depth, title in headings.items() if depth < level} | {level: heading.group(2)}
-        item = LIST_ITEM.match(line)
-        specs = [
-            spec
-            for span in CODE_SPAN.findall(item.group(1) if item else "")
-            for spec in _well_formed(shell_requirements(span))
-            if normalized(Requirement(spec).name) == normalized(library) and Requirement(spec).extras
-        ]
-        if len(specs) == 1:
-            run.append((specs[0], frozenset(Requirement(specs[0]).extras)))
+    for shown in markdown_lists(text):
+        if not any(INSTALLATION.search(place) for place in [PurePosixPath(page).stem, *shown.hierarchy]):
             continue
-        places = [PurePosixPath(page).stem, *headings.values()]
-        if len({extras for _, extras in run}) > 1 and any(INSTALLATION.search(place) for place in places):
-            chosen.append(run[0][0])
-        run = []
+        installs = [_library_installs(item, library) for item in shown.items]
+        if (
+            all(len(specs) == 1 for specs in installs)
+            and len({frozenset(Requirement(s[0]).extras) for s in installs}) > 1
+        ):
+            chosen.append(installs[0][0])
     return chosen
+
+
+def _library_installs(text: str, library: str) -> list[str]:
+    """The installs of the library with extras that the text's inline code spans give (`pip install lib[qt]`)."""
+    return [
+        spec
+        for span in CODE_SPAN.findall(text)
+        for spec in _well_formed(shell_requirements(span))
+        if normalized(Requirement(spec).name) == normalized(library) and Requirement(spec).extras
+    ]
 
 
 def prose_requirements(prose: str, library: str) -> list[str]:
@@ -777,11 +777,12 @@ def read_blocks(
             )
             last_script = None
             continue
+        said_last = _last_sentence(block.prose_before)
         if (
             _is_python_tag(language)
-            and block.prose_before.strip().endswith(":")
-            and PRINTS.search(_last_sentence(block.prose_before))
-            and not CODE_NOUN.search(_last_sentence(block.prose_before))
+            and said_last.rstrip().endswith(":")
+            and PRINTS.search(said_last)
+            and not CODE_NOUN.search(said_last)
             and python_code.parse(code) is None
         ):
             # "`help(add)` now prints the following:" and what it prints, tagged as Python for its colours: no
@@ -1154,11 +1155,14 @@ def extract_docs(
             report.analyses.append((relative, analysis))
     read = [analysis for _, analysis in report.analyses]
     # A feature's prerequisite is told to every reader of the docs who uses that feature, on any page.
-    everywhere = list(dict.fromkeys(installation_requirements(read) + [p for a in read for p in a.prerequisites]))
+    installs = installation_requirements(read)
+    everywhere = list(dict.fromkeys(installs + [p for a in read for p in a.prerequisites]))
     # A program the docs show running the reader's files (on a CLI page) runs them for every page's reader.
     commands = [command for analysis in read for command in analysis.file_commands]
     chosen = list(
-        dict.fromkeys(first_library_install(read, library) + [c for analysis in read for c in analysis.install_choices])
+        dict.fromkeys(
+            first_library_install(installs, library) + [c for analysis in read for c in analysis.install_choices]
+        )
     )
     aliases = docs_aliases(read)
     for _, analysis in report.analyses:
@@ -1187,11 +1191,11 @@ def docs_aliases(analyses: list[ExtractionAnalysis]) -> dict[str, str]:
     return aliases
 
 
-def first_library_install(analyses: list[ExtractionAnalysis], library: str) -> list[str]:
-    """The library with the extras of the first line of the docs' installation pages that installs it with extras
-    (`pip install lib[cli,lxml]` under "Installation"), when that is the first line installing it at all: what
-    every reader ran before any page. A plain first line makes the extras further down optional."""
-    for requirement in installation_requirements(analyses):
+def first_library_install(installs: list[str], library: str) -> list[str]:
+    """The library with its extras, when the first of the docs' installation lines (installation_requirements) that
+    installs it gives extras (`pip install lib[cli,lxml]` under "Installation"): what every reader ran before any
+    page. A plain first line makes the extras further down optional."""
+    for requirement in installs:
         try:
             parsed = Requirement(requirement)
         except InvalidRequirement:

@@ -174,6 +174,34 @@ def markdown_blocks(
     return blocks
 
 
+@dataclass
+class MarkdownList:
+    """A list of a markdown page: the headings above it and the text of each of its items (their first
+    paragraph)."""
+
+    hierarchy: list[str]
+    items: list[str] = field(default_factory=list)
+
+
+def markdown_lists(text: str) -> list[MarkdownList]:
+    """The page's lists (nested ones apart from those they sit in), in the order they end."""
+    found: list[MarkdownList] = []
+    stack: list[tuple[int, str]] = []
+    open_lists: list[MarkdownList] = []
+    parsed = tokens(open_mkdocs_containers(text))
+    for index, token in enumerate(parsed):
+        if token.type == "heading_open":
+            level = int(token.tag[1])
+            stack = [item for item in stack if item[0] < level] + [(level, parsed[index + 1].content.strip())]
+        elif token.type in ("bullet_list_open", "ordered_list_open"):
+            open_lists.append(MarkdownList([title for _, title in stack]))
+        elif token.type in ("bullet_list_close", "ordered_list_close"):
+            found.append(open_lists.pop())
+        elif token.type == "inline" and open_lists and index > 1 and parsed[index - 2].type == "list_item_open":
+            open_lists[-1].items.append(token.content)
+    return found
+
+
 def markdown_titles(text: str) -> list[str]:
     """The titles of the MyST directives whose markdown the reader opens (a note's, a dropdown's, a collapse's
     argument): prose they read. Another directive's argument is a language, a path or an object to document."""

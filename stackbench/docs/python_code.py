@@ -1341,8 +1341,9 @@ def definitions_only(tree: ast.Module) -> str:
 
 def dependencies(index: int, trees: list[ast.Module | None], unsettled: Collection[int] = ()) -> list[int]:
     """Earlier examples this one builds on: for each name it uses without defining (a builtin an earlier one
-    shadows, `hash = ...`, too), the last earlier example that defines it (transitively), in order. An unsettled example (it failed or was not run) may never have
-    defined the name, so the one before it that defines it is needed too."""
+    shadows, `hash = ...`, too), the last earlier example that defines it (transitively), in order. An unsettled
+    example (it failed or was not run) may never have defined the name, so the one before it that defines it is
+    needed too."""
     needed: set[int] = set()
     pending = [index]
     while pending:

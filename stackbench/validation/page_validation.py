@@ -100,9 +100,9 @@ class PageState:
     missing_published: dict[str, bool] = field(default_factory=dict)
 
 
-# A heading that is one name of code, as a reference titles the section about it: `paint`, `shapes.paint()`.
 # What Python says when an abstract base refuses an instance (`Can't instantiate abstract class X with ...`).
 ABSTRACT_REFUSED = re.compile(r"Can't instantiate abstract class (\w+)")
+# A heading that is one name of code, as a reference titles the section about it: `paint`, `shapes.paint()`.
 HEADING_NAME = re.compile(r"^`?(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*)(?:\(\))?`?$")
 
 

@@ -1,4 +1,4 @@
-from stackbench.docs.page_blocks import markdown_blocks, rst_blocks, slugify
+from stackbench.docs.page_blocks import markdown_blocks, markdown_lists, rst_blocks, slugify
 
 
 def test_slugs_follow_github():
@@ -161,3 +161,13 @@ def test_a_myst_directive_of_an_unknown_extension_that_nests_fences_is_read_as_m
     assert (nested.info.language, nested.code, nested.line) == ("python", "import kv\nstore = kv.memory()\n", 7)
     assert nested.hierarchy == ["Stores"]
     assert shown.info.directive == "code-block" and "not read" in shown.code
+
+
+def test_lists_keep_their_headings_and_items_and_a_fence_holding_list_lines_is_none():
+    page = (
+        "# Install\n\n## Backends\n\n- `qt`: one\n  - nested\n- `tk`: two\n\n"
+        "```md\n- not a list\n```\n\n## Extras\n\n1. first\n"
+    )
+    nested, backends, extras = markdown_lists(page)
+    assert (nested.hierarchy, nested.items) == (["Install", "Backends"], ["nested"])
+    assert backends.items == ["`qt`: one", "`tk`: two"] and extras.hierarchy == ["Install", "Extras"]
