@@ -251,9 +251,14 @@ PARAGRAPH_MODULE = re.compile(
 )
 
 
+# A line that is nothing but a path and a colon (`` `package/a.py`: ``, **`app.py`:**): the caption of the block
+# under it, the file it is.
+PATH_CAPTION = re.compile(r"^[*_]*`([^`\s]+)`[*_]*\s*:[*_]*$")
+
+
 def _module_file(code: str, prose: str) -> str | None:
     """The module a Python block is, when the page names it: a comment on its first line, the sentence just
-    before it ("Create `helpers.py`:", "In `app.py`:", "save this as `tasks.py`"), or the paragraph before it
+    before it ("Create `helpers.py`:", "In `app.py`:", "save this as `tasks.py`", a caption "`app.py`:"), or the paragraph before it
     naming the one file the reader makes ("Let's create a `helpers.py` file. It will hold …"). A reader saves it
     under that name, so later blocks that import it work."""
     if len(files_shown(code)) > 1:
@@ -263,6 +268,9 @@ def _module_file(code: str, prose: str) -> str | None:
     if match:
         return match.group(1)
     sentence = _last_sentence(prose)
+    captioned = PATH_CAPTION.match(sentence)
+    if captioned and captioned.group(1).endswith(".py") and PATH_LIKE.match(captioned.group(1)):
+        return captioned.group(1)
     intro = FILE_INTRO.search(sentence)
     # The name closes the sentence that leads into the block ("… `app.py`:", "… `app.py` file with:"); a name in
     # the middle of an explanation is talked about, not written.

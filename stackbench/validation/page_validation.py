@@ -1366,12 +1366,29 @@ class PageValidation:
             return shown_in
         if "builtins.NameError" in exc.get("mro", []):
             self._explain_names(index, exc)
+        if "builtins.ModuleNotFoundError" in exc.get("mro", []):
+            sibling = self._package_sibling(index, exc.get("name") or "")
+            if sibling is not None:
+                error = f"{exc.get('type')}: {exc.get('message')}" + (f" ({where})" if where else "")
+                return verdicts.sibling_imported_absolutely(exc["name"], self._module_path(index) or "", sibling, error)
         verdict = verdicts.judge_exception(exc, self.knowledge, where)
         if verdict.status == "skipped" and "builtins.ModuleNotFoundError" in exc.get("mro", []):
             return self._past_readers_module(index, exc.get("name") or "") or verdict
         if verdict.status == "skipped" and "relative import" in exc.get("message", ""):
             return self._library_source_import(index, where) or verdict
         return verdict
+
+    def _package_sibling(self, index: int, module: str) -> str | None:
+        """The page's file that `module` names when the example is a module of a package the page lays out (a
+        folder with an `__init__.py`) and `module` is a bare name of a module beside it there."""
+        path = self._module_path(index)
+        if path is None or "." in module or "/" not in path:
+            return None
+        folder = path.rsplit("/", 1)[0]
+        laid_out = {f.path for f in self.analysis.files}
+        if f"{folder}/__init__.py" not in laid_out:
+            return None
+        return next((p for p in (f"{folder}/{module}.py", f"{folder}/{module}/__init__.py") if p in laid_out), None)
 
     def _library_source_import(self, index: int, where: str) -> verdicts.Verdict | None:
         """A relative import of the library's own module, of names that module has (`from .queue import Queue`,
@@ -1432,8 +1449,12 @@ class PageValidation:
         frames = exc.get("frames", [])
         if not frames:
             return None
-        for page_file in self.analysis.files:
-            if not page_file.path.endswith(".py") or self._inside(page_file.path) != frames[-1]["filename"]:
+        line = self.examples[index].line
+        # The file as it stands when the example runs: the last block before it that shows that path.
+        for page_file in sorted(self.analysis.files, key=lambda f: f.line, reverse=True):
+            if page_file.line >= line or not page_file.path.endswith(".py"):
+                continue
+            if self._inside(page_file.path) != frames[-1]["filename"]:
                 continue
             shown = next((i for i, e in enumerate(self.examples[:index]) if e.line == page_file.line), None)
             result = self.state.results.get(shown) if shown is not None else None

@@ -901,6 +901,17 @@ def library_source_import(relative: str, meant: str, where: str) -> Verdict:
     )
 
 
+def sibling_imported_absolutely(module: str, path: str, sibling: str, error: str) -> Verdict:
+    """A module of a package the page lays out imports a sibling by its bare name, as Python 2 allowed."""
+    return Verdict(
+        "failure",
+        "error",
+        error,
+        f"`import {module}` in `{path}` looks for a top-level module `{module}`, not the page's `{sibling}`: Python 3 "
+        f"has no implicit relative imports. Write `from . import {module}`.",
+    )
+
+
 def misspelt_name(name: str, meant: str, error: str) -> Verdict:
     """A name nothing defines that is a slip of one the library or Python has."""
     return Verdict(

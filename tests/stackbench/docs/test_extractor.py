@@ -1724,3 +1724,31 @@ def test_an_untagged_block_that_opens_with_a_section_header_is_a_configuration_f
         "configuration (a `[section]` of an INI or TOML file), not Python"
     ] * 2, "`[settings]` and the `key=value` lines under it parse as Python"
     assert examples[2].style == "untagged" and examples[2].execution_context == "sync", "a program runs"
+
+
+CAPTIONED_PACKAGE_PAGE = """# A package
+
+`tiles/__init__.py`:
+
+```python
+from . import sizes
+```
+
+**`tiles/sizes.py`:**
+
+```python
+SIDE = 3
+```
+
+The module `tiles/sizes.py` holds one constant:
+
+```python
+print(3)
+```
+"""
+
+
+def test_a_line_that_is_only_a_path_and_a_colon_captions_the_block_under_it_as_that_file(tmp_path):
+    (tmp_path / "package.md").write_text(CAPTIONED_PACKAGE_PAGE)
+    page = pages(extract_docs(tmp_path, "tiles", "1.0"))["package.md"]
+    assert [(f.path, f.line) for f in page.files] == [("tiles/__init__.py", 6), ("tiles/sizes.py", 12)]

@@ -1399,3 +1399,29 @@ def test_a_script_the_page_puts_in_the_readers_package_init_runs_as_that_module(
     ).results
     assert init.status == "success", "it runs where the page puts it: the reader's package's __init__"
     assert (plain.status, plain.severity) == ("failure", "error"), "a script of its own has no package"
+
+
+def test_a_package_module_importing_its_sibling_by_bare_name_is_an_error_and_the_session_after_it_counts_there(
+    offline,
+):
+    init = "import sizes\n"
+    result = validate_document(
+        page(
+            script(init, 10),
+            script("SIDE = 3\n", 16),
+            session(">>> from tiles.sizes import SIDE\n>>> SIDE\n3\n", 22),
+            script("from . import sizes\n", 30),
+            session(">>> from tiles.sizes import SIDE\n>>> SIDE\n3\n", 36),
+            files=[
+                {"path": "tiles/__init__.py", "content": init, "line": 10},
+                {"path": "tiles/sizes.py", "content": "SIDE = 3\n", "line": 16},
+                {"path": "tiles/__init__.py", "content": "from . import sizes\n", "line": 30},
+            ],
+        ),
+        offline,
+    )
+    bare, _, first, _, second = result.results
+    assert (bare.status, bare.severity) == ("failure", "error")
+    assert "Write `from . import sizes`" in bare.suggestions and "`tiles/sizes.py`" in bare.suggestions
+    assert first.status == "skipped" and first.error_message.startswith("Builds on example 0 (line 10")
+    assert second.status == "success", "the package as the page shows it last, with its relative import"
