@@ -1004,9 +1004,19 @@ def _reads_as_output(language: str, code: str, prose: str) -> bool:
     after the script or after a sentence announcing it."""
     if language in SHELL_TAGS or python_code.is_session(code):
         return False
-    if not (_is_neutral_tag(language) or language in ("json", "console", "log")):
-        return False  # a Python-tagged block is code, whatever it looks like
     tree = python_code.parse(code)
+    if _is_python_tag(language):
+        # Python-tagged, it is code, unless it is one displayed value a sentence presents as the result ("… will
+        # result in the following dictionary:"): run, a lone literal does nothing.
+        said = _last_sentence(prose).strip()
+        return (
+            tree is not None
+            and python_code.is_literal_value(tree)
+            and said.endswith(":")
+            and bool(OUTPUT_CUE.search(said))
+        )
+    if not (_is_neutral_tag(language) or language in ("json", "console", "log")):
+        return False
     if tree is not None and python_code.is_program(tree) and language != "json":
         return False
     return _announces_output(prose)

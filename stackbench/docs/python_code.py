@@ -472,6 +472,20 @@ PROGRAM_STATEMENTS = (
 )
 
 
+def is_literal_value(tree: ast.Module) -> bool:
+    """Code that is one displayed container of plain values (a dict, list, tuple or set of literals), nothing else."""
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
+        return False
+    value = tree.body[0].value
+    if not isinstance(value, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
+        return False
+    try:
+        ast.literal_eval(value)
+    except ValueError:
+        return False
+    return True
+
+
 def is_program(tree: ast.Module) -> bool:
     """Code that is a program, not a displayed value: it imports, defines, assigns, loops or holds more than one
     statement. A lone call (`Point(x=1, y=2)`) is how output and signatures are shown, unless it passes both a

@@ -1752,3 +1752,36 @@ def test_a_line_that_is_only_a_path_and_a_colon_captions_the_block_under_it_as_t
     (tmp_path / "package.md").write_text(CAPTIONED_PACKAGE_PAGE)
     page = pages(extract_docs(tmp_path, "tiles", "1.0"))["package.md"]
     assert [(f.path, f.line) for f in page.files] == [("tiles/__init__.py", 6), ("tiles/sizes.py", 12)]
+
+
+LITERAL_RESULT_PAGE = """# Counting
+
+```python
+counts = {"short": 1}
+print(counts)
+```
+
+Rows 2 and 3 are invalid.
+
+Calling it will result in the following dictionary:
+
+```python
+{
+    "short": 1,
+}
+```
+
+```python
+{"short": 1}
+```
+"""
+
+
+def test_a_python_block_of_one_literal_value_a_sentence_presents_as_the_result_is_the_output_of_the_script_before(
+    tmp_path,
+):
+    (tmp_path / "counting.md").write_text(LITERAL_RESULT_PAGE)
+    script, shown, plain = pages(extract_docs(tmp_path, "shapes", "1.0"))["counting.md"].examples
+    assert (script.expected_output, script.expected_output_line) == ('{\n    "short": 1,\n}\n', 13)
+    assert shown.style == "output"
+    assert plain.style == "script", "a literal nothing presents as a result is code"

@@ -96,3 +96,9 @@ def test_the_same_lines_in_another_order_are_told_apart_from_other_lines():
     assert not same_lines_in_another_order("pear\napple\n", "apple\nplum\n")
     assert not same_lines_in_another_order("pear\npear\napple\n", "apple\npear\napple\n"), "each as often"
     assert not same_lines_in_another_order("", "")
+
+
+def test_one_value_shown_laid_out_with_other_quotes_and_order_is_the_same_and_a_missing_key_is_not():
+    printed = "{'ratio': 1, 'zip|min_length': 1}\n"
+    assert compare('{\n    "zip|min_length": 1,\n    "ratio": 1,\n}\n', printed) == "same"
+    assert compare('{\n    "ratio": 1,\n    "minimum": 2,\n    "zip|min_length": 1,\n}\n', printed) == "different"
