@@ -391,15 +391,31 @@ def _environment_need(exc: Message, mro: set[str], message: str) -> str | None:
         return "an interactive terminal"
     if "builtins.EOFError" in mro and message == PROMPT_WITHOUT_INPUT:
         return "an interactive terminal, where the reader answers its prompt"
-    if mro & MISSING_FILE and exc.get("filename") and not exc["filename"].startswith("~"):
-        return f"the file {exc['filename']}, which the page does not create"
+    filename = missing_filename(exc, mro)
+    if filename and not filename.startswith("~"):
+        return f"the file {filename}, which the page does not create"
     return None
+
+
+# How libraries written in Rust or C word a missing file they were handed, the path last and no `filename`
+# attribute set: `No such file or directory (os error 2): data.parquet`.
+MISSING_FILE_MESSAGE = re.compile(r"No such file or directory(?: \(os error 2\))?:\s*['\"]?([^\s'\"]+)['\"]?\s*$")
+
+
+def missing_filename(exc: Message, mro: set[str]) -> str | None:
+    """The path of the file not found, from the exception's `filename` or, failing that, its message."""
+    if not mro & MISSING_FILE:
+        return None
+    if exc.get("filename"):
+        return str(exc["filename"])
+    named = MISSING_FILE_MESSAGE.search(exc.get("message") or "")
+    return named.group(1) if named else None
 
 
 def _test_suite_file(exc: Message, mro: set[str]) -> str | None:
     """The file not found, when its relative path is in the project's test suite (`tests/fixtures/a.xml`)."""
-    filename = str(exc.get("filename") or "").removeprefix("./")
-    if mro & MISSING_FILE and "/" in filename and in_test_suite(filename.split("/")[0]):
+    filename = (missing_filename(exc, mro) or "").removeprefix("./")
+    if "/" in filename and in_test_suite(filename.split("/")[0]):
         return filename
     return None
 

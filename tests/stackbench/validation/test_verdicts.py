@@ -498,3 +498,12 @@ def test_git_run_outside_a_repository_needs_the_readers_repository_and_other_fai
     assert judge_exception(git, knowledge()).message.startswith("Needs the reader's environment: the reader's git")
     make = exception("CalledProcessError", "Command '['make', 'all']' returned non-zero exit status 2.", mro=mro)
     assert judge_exception(make, knowledge()).status == "failure"
+
+
+def test_a_missing_file_a_compiled_library_names_only_in_its_message_is_the_readers_file():
+    rust = exception("FileNotFoundError", "No such file or directory (os error 2): data.parquet", "package")
+    assert judge_exception(rust, knowledge()).message.startswith(
+        "Needs the reader's environment: the file data.parquet, which the page does not create"
+    )
+    unnamed = exception("FileNotFoundError", "No such file or directory", "package")
+    assert judge_exception(unnamed, knowledge()).status == "failure", "no file named, nothing to own"
