@@ -392,14 +392,21 @@ class PageValidation:
 
     def _listed_verdict(self, index: int) -> verdicts.Verdict | None:
         """The first signature of a reference block that the library does not have as listed. A name the library
-        lacks is the reader's own when the page says so (a hook they write, a method of their class): listed to
-        show its shape."""
+        lacks is the reader's own when the page says so (a hook they write, a method of their class, a function
+        over the types the page defined): listed to show its shape."""
         if self.definitions is None:
             self.definitions = self._library_definitions()
+        # A block whose signatures take or return what the page's earlier examples define (the reader's schema,
+        # their model) shows the shape of functions the reader writes with those.
+        tree = python_code.parse(self.examples[index].code)
+        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} if tree is not None else set()
+        takes_pages_own = bool(used & set().union(*self.defines[:index]))
         for listed in self.listed[index]:
             definitions = self.definitions.get(listed.name.rsplit(".", 1)[-1], [])
-            readers_own = listed.name in self.examples[index].readers_names or verdicts.READERS_OWN_NAME.search(
-                listed.name
+            readers_own = (
+                listed.name in self.examples[index].readers_names
+                or verdicts.READERS_OWN_NAME.search(listed.name)
+                or takes_pages_own
             )
             if definitions:
                 verdict = verdicts.signature_difference(listed, definitions)

@@ -1425,3 +1425,15 @@ def test_a_package_module_importing_its_sibling_by_bare_name_is_an_error_and_the
     assert "Write `from . import sizes`" in bare.suggestions and "`tiles/sizes.py`" in bare.suggestions
     assert first.status == "skipped" and first.error_message.startswith("Builds on example 0 (line 10")
     assert second.status == "success", "the package as the page shows it last, with its relative import"
+
+
+def test_a_listed_signature_over_a_type_the_page_defined_is_a_function_the_reader_writes(offline):
+    listed = f"A fragment: {python_code.SIGNATURES_LISTED}."
+    defined = script("class Parcel:\n    weight = 1\n", 10)
+    over_own = script(
+        "def ship(parcel: Parcel) -> None: ...\n", 20, execution_context="not_executable", skip_reason=listed
+    )
+    over_str = script("def ship(name: str) -> None: ...\n", 30, execution_context="not_executable", skip_reason=listed)
+    _, own, unknown = validate_document(page(defined, over_own, over_str), offline).results
+    assert (own.status, own.severity) == ("skipped", None)
+    assert unknown.error_message.startswith("The library has no `ship`"), "nothing of the page's in it"
