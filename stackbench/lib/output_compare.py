@@ -23,6 +23,9 @@ MASKS = [
     # reader's.
     (re.compile(r'(?<=File ")[^"\n]+(?=", line \d+)'), "<file>"),
     (re.compile(r'(?<=", line )\d+'), "<n>"),
+    # A place in source named as `path:line` (where a function was defined, a log record's origin): the author ran
+    # the page from their docs' file, the reader from theirs.
+    (re.compile(r"[\w./-]*\.(?:py|md|rst|ipynb):\d+\b"), "<place>"),
     # The reader's code runs in `__main__`; Sphinx's doctest runs without a module name and other docs test runners
     # name the module after themselves (`__test__`), so the reprs a page shows lack the reader's `__main__.` or
     # carry another dunder module in its place.

@@ -102,3 +102,9 @@ def test_one_value_shown_laid_out_with_other_quotes_and_order_is_the_same_and_a_
     printed = "{'ratio': 1, 'zip|min_length': 1}\n"
     assert compare('{\n    "zip|min_length": 1,\n    "ratio": 1,\n}\n', printed) == "same"
     assert compare('{\n    "ratio": 1,\n    "minimum": 2,\n    "zip|min_length": 1,\n}\n', printed) == "different"
+
+
+def test_a_place_in_source_differs_only_in_format():
+    shown = "<function mul at ...> @ ...md:26\n"
+    assert compare(shown, "<function mul at 0x7fbf8315bba0> @ /example_0_line_11.py:16\n") == "format"
+    assert compare(shown, "<function add at 0x7fbf8315bba0> @ /example_0_line_11.py:16\n") == "different"
