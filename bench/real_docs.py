@@ -169,7 +169,9 @@ def measure(library: dict, labels: list[dict], workers: int, output: Path) -> di
         "found": len(found),
         "found_at_cause": len(found_at_cause),
         "missed_defects": [
-            (key, labelled[key]["reason"]) for key in defects if key not in reported and key not in found_at_cause
+            (key, labelled[key]["reason"], told(results.get(key)))
+            for key in defects
+            if key not in reported and key not in found_at_cause
         ],
         "unlabelled_failures": [key for key in reported if key not in labelled],
         "setup_problems": [p.message for d in summary.documents for p in d.setup_problems],
@@ -186,6 +188,14 @@ def measure(library: dict, labels: list[dict], workers: int, output: Path) -> di
             for key, result in reported.items()
         ],
     }
+
+
+def told(result) -> str:
+    """What the tool said of a block, in one line."""
+    if result is None:
+        return "not run"
+    said = " ".join((result.error_message or "").split())[:200]
+    return f"{result.status}" + (f" ({result.severity})" if result.severity else "") + (f": {said}" if said else "")
 
 
 def block_key(analysis, example) -> tuple[str, int, str]:
@@ -269,8 +279,8 @@ def show(figures: dict, details: bool):
         return
     for key, severity, message in figures["false"]:
         print(f"    false alarm {shown(key)} {severity}: {message}")
-    for key, reason in figures["missed_defects"]:
-        print(f"    missed defect {shown(key)}: {reason}")
+    for key, reason, said in figures["missed_defects"]:
+        print(f"    missed defect {shown(key)}: {reason}\n      the tool: {said}")
     for key in figures["missed_blocks"]:
         print(f"    not extracted as runnable {shown(key)}")
     for key in figures["unlabelled_failures"]:
