@@ -62,6 +62,7 @@ from stackbench.docs.tutorial_text import (
     PATH_LIKE,
     READERS_FUNCTION,
     READERS_NAME,
+    REPLACED_BY_NEXT,
     TEMPTATION_INTRO,
     UPGRADE_PAGE,
     UPGRADE_TARGET,
@@ -528,7 +529,8 @@ def about_upgrading(block: Block, page: str) -> bool:
 def shown_as_old_release(block: Block, library: str, version: str | None, page: str) -> str | None:
     """What a block on a page about upgrading shows instead of the validated release's code ("the 1.x API"),
     when its tab or title, the paragraph that only labels it (`**v1.x:**`), its heading or the sentence before it
-    present it as the old release's; None for the new code, and on pages about anything else."""
+    present it as the old release's, or the words after it present the next block as its replacement ("turns
+    into"); None for the new code, and on pages about anything else."""
     if not about_upgrading(block, page):
         return None
     label_paragraph = _last_sentence(block.prose_before).strip().strip("*_").strip()
@@ -541,6 +543,8 @@ def shown_as_old_release(block: Block, library: str, version: str | None, page: 
     own_name = re.compile(rf"^\s*{re.escape(library)}\s+", re.IGNORECASE)
     matches = [OLD_CODE_LABEL.match(own_name.sub("", label)) for label in named if label]
     matches.append(OLD_CODE_INTRO.match(_last_sentence(block.prose_before)))
+    if REPLACED_BY_NEXT.match(block.prose_after.strip().split("\n\n")[0]):
+        return "the code from before the change"
     # The release the page moves its reader to: code labelled with it is the new code, on any later release too.
     targets = [release_named(m) for m in map(UPGRADE_TARGET.search, block.hierarchy) if m is not None]
     for match in matches:

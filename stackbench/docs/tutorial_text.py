@@ -215,6 +215,13 @@ OLD_CODE_LABEL = re.compile(
 )
 # The sentence right before a block that presents it as the old code: "Before:", "Previously, you wrote:",
 # "With the old API:", "In 1.x, this was:".
+# The words right after a block on a page about upgrading that present the next block as its replacement ("turns
+# into", "can now be written as"): the block is the code from before the change.
+REPLACED_BY_NEXT = re.compile(
+    r"^\s*(?:\w+\s+){0,2}?(?:turns into|becomes|(?:can|should|must|is) (?:now )?(?:be )?(?:written|rewritten|expressed)"
+    r"(?: as)?|(?:is|are) (?:now )?replaced (?:by|with)|changes to)\b[^.\n]{0,40}:?\s*$",
+    re.IGNORECASE,
+)
 OLD_CODE_INTRO = re.compile(
     r"^\s*(?:(?P<word>before|previously|formerly|old|legacy)\s*(?:\([^)]*\))?\s*[:,]|"
     r"(?:in|with|using|under)\s+the\s+(?P<adjective>old|older|previous|legacy)\b|"

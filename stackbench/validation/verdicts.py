@@ -656,7 +656,10 @@ def typing_never_imported(names: list[str], error: str) -> Verdict:
 
 
 def readers_own_name(name: str, page: PageKnowledge) -> bool:
-    """The name says it is the reader's own object (`my_db`, `MyModel`), or the prose around the example does."""
+    """The name says it is the reader's own object (`my_db`, `MyModel`), or the prose around the example does; a
+    name the docs import a module under (`dy` for dataframely) is that module wherever else it is met."""
+    if name in page.aliases:
+        return False
     return name in page.readers_names or bool(READERS_OWN_NAME.search(name))
 
 

@@ -1785,3 +1785,34 @@ def test_a_python_block_of_one_literal_value_a_sentence_presents_as_the_result_i
     assert (script.expected_output, script.expected_output_line) == ('{\n    "short": 1,\n}\n', 13)
     assert shown.style == "output"
     assert plain.style == "script", "a literal nothing presents as a result is code"
+
+
+REPLACED_UPGRADE_PAGE = """# Upgrading to 3.0
+
+Rules are class methods now. This means:
+
+```python
+pond.fill_all()
+```
+
+turns into
+
+```python
+pond.fill()
+```
+
+Which prints the depth:
+
+```python
+print(pond.depth)
+```
+"""
+
+
+def test_a_block_the_words_after_it_say_turns_into_the_next_is_the_old_code_on_an_upgrade_page(tmp_path):
+    (tmp_path / "upgrading.md").write_text(REPLACED_UPGRADE_PAGE)
+    old, new, after = pages(extract_docs(tmp_path, "shapes", "3.0.1"))["upgrading.md"].examples
+    assert old.skip_reason == (
+        "Not run: it shows the code from before the change for comparison, on a page about upgrading."
+    )
+    assert new.skip_reason is None and after.skip_reason is None

@@ -507,3 +507,9 @@ def test_a_missing_file_a_compiled_library_names_only_in_its_message_is_the_read
     )
     unnamed = exception("FileNotFoundError", "No such file or directory", "package")
     assert judge_exception(unnamed, knowledge()).status == "failure", "no file named, nothing to own"
+
+
+def test_a_name_the_docs_import_a_module_under_is_never_the_readers_own_object():
+    page = knowledge(readers_names={"sh"}, aliases={"sh": "shapes"})
+    verdict = judge_exception(exception("NameError", "name 'sh' is not defined", name="sh"), page)
+    assert (verdict.status, verdict.import_needed) == ("failure", "import shapes as sh")
