@@ -23,7 +23,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from stackbench.docs import python_code
-from stackbench.docs.distributions import laid_out_modules
+from stackbench.docs.distributions import in_test_suite, laid_out_modules
 from stackbench.formats.results import ExampleResult, SetupProblem, ValidationEnvironment, ValidationResult
 from stackbench.formats.walkthrough import RUNNABLE_STYLES as RUN_STYLES
 from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis, PageFile
@@ -570,6 +570,7 @@ class PageValidation:
             verdict, expected, output, answer = self._fresh_session(index, (verdict, expected, output, answer))
         verdict = self._unless_file_unavailable(index, verdict)
         verdict = self._unless_readers_package(index, verdict, answer, [])
+        verdict = self._unless_test_suite_file(index, verdict)
         if verdict.builds_on is not None:
             self.state.cascades[index] = verdict.builds_on
         self.state.dirty = True
@@ -817,6 +818,7 @@ class PageValidation:
         verdict = self._unless_readers_path(index, verdict, answer)
         verdict = self._unless_readers_package(index, verdict, answer, depends)
         verdict = self._unless_empty_class_refused(tree, verdict, answer)
+        verdict = self._unless_test_suite_file(index, verdict)
         if verdict.status == "success" or verdict.builds_on is not None:
             verdict = self._module_without_imports(index, tree) or verdict
         if verdict.status == "success" and not verdict.severity:
@@ -1621,6 +1623,26 @@ class PageValidation:
             f"Illustrative: `{refused.group(1)}` has an empty body for the reader to fill in with the methods its "
             "abstract base asks for.",
         )
+
+    def _unless_test_suite_file(self, index: int, verdict: verdicts.Verdict) -> verdicts.Verdict:
+        """An example that builds on a failed one and also names a file of the project's test suite the page never
+        gives (`"tests/fixtures/books.json"`): fixing the earlier example, its reader still lacks that file, the
+        example's own defect."""
+        if verdict.builds_on is None:
+            return verdict
+        given = {f.path.removeprefix("./") for f in self.analysis.files}
+        tree = self.trees[index]
+        paths = [
+            path
+            for node in (ast.walk(tree) if tree is not None else ())
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            for path in [node.value.removeprefix("./")]
+            if "/" in path and "\n" not in path and in_test_suite(path.split("/")[0]) and path not in given
+        ]
+        if not paths:
+            return verdict
+        where = f"line {self.examples[index].line} of the page"
+        return verdicts.test_suite_file(paths[0], f"FileNotFoundError: {paths[0]} ({where})")
 
     def _unless_readers_path(self, index: int, verdict: verdicts.Verdict, answer: Message) -> verdicts.Verdict:
         """A failure raised inside a package, or for a file that is not there, by an example that hands over a path

@@ -241,13 +241,7 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
     test_file = _test_suite_file(exc, mro)
     if test_file:
         # Whatever opens it (the example, pathlib, the library handed the path), the path is the page's.
-        return Verdict(
-            "failure",
-            "error",
-            error,
-            f"`{test_file}` is a file of the project's own tests, which are not installed with the library: a reader "
-            "does not have it. Give the file on the page, or say where to get it.",
-        )
+        return test_suite_file(test_file, error)
     environment = _environment_need(exc, mro, message)
     if environment:
         return Verdict("skipped", None, f"Needs the reader's environment: {environment}. Not a doc defect.")
@@ -410,6 +404,17 @@ def missing_filename(exc: Message, mro: set[str]) -> str | None:
         return str(exc["filename"])
     named = MISSING_FILE_MESSAGE.search(exc.get("message") or "")
     return named.group(1) if named else None
+
+
+def test_suite_file(path: str, error: str) -> Verdict:
+    """The example reads a file of the project's test suite, which a reader who installed the library lacks."""
+    return Verdict(
+        "failure",
+        "error",
+        error,
+        f"`{path}` is a file of the project's own tests, which are not installed with the library: a reader does not "
+        "have it. Give the file on the page, or say where to get it.",
+    )
 
 
 def _test_suite_file(exc: Message, mro: set[str]) -> str | None:

@@ -1437,3 +1437,18 @@ def test_a_listed_signature_over_a_type_the_page_defined_is_a_function_the_reade
     _, own, unknown = validate_document(page(defined, over_own, over_str), offline).results
     assert (own.status, own.severity) == ("skipped", None)
     assert unknown.error_message.startswith("The library has no `ship`"), "nothing of the page's in it"
+
+
+def test_an_example_building_on_a_failed_one_that_also_reads_a_file_of_the_projects_tests_is_its_own_error(offline):
+    result = validate_document(
+        page(
+            session(">>> from tests.fixtures import Shape\n", 10),
+            session(">>> Shape.load('tests/fixtures/square.json')\n", 20),
+            session(">>> Shape.load('square.json')\n", 30),
+        ),
+        offline,
+    )
+    _, reads_test_file, reads_own_file = result.results
+    assert (reads_test_file.status, reads_test_file.severity) == ("failure", "error")
+    assert reads_test_file.suggestions.startswith("`tests/fixtures/square.json` is a file of the project's own tests")
+    assert reads_own_file.status == "skipped" and reads_own_file.error_message.startswith("Builds on example 0")
