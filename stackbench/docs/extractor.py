@@ -259,9 +259,9 @@ PATH_CAPTION = re.compile(r"^[*_]*`([^`\s]+)`[*_]*\s*:[*_]*$")
 
 def _module_file(code: str, prose: str) -> str | None:
     """The module a Python block is, when the page names it: a comment on its first line, the sentence just
-    before it ("Create `helpers.py`:", "In `app.py`:", "save this as `tasks.py`", a caption "`app.py`:"), or the paragraph before it
-    naming the one file the reader makes ("Let's create a `helpers.py` file. It will hold …"). A reader saves it
-    under that name, so later blocks that import it work."""
+    before it ("Create `helpers.py`:", "In `app.py`:", "save this as `tasks.py`", a caption "`app.py`:"), or the
+    paragraph before it naming the one file the reader makes ("Let's create a `helpers.py` file. It will hold …").
+    A reader saves it under that name, so later blocks that import it work."""
     if len(files_shown(code)) > 1:
         return None  # several modules, none of them the whole block
     first = next((line for line in code.split("\n") if line.strip()), "")

@@ -213,8 +213,6 @@ OLD_CODE_LABEL = re.compile(
     + r")\s*:?\s*$",
     re.IGNORECASE,
 )
-# The sentence right before a block that presents it as the old code: "Before:", "Previously, you wrote:",
-# "With the old API:", "In 1.x, this was:".
 # The words right after a block on a page about upgrading that present the next block as its replacement ("turns
 # into", "can now be written as"): the block is the code from before the change.
 REPLACED_BY_NEXT = re.compile(
@@ -222,6 +220,8 @@ REPLACED_BY_NEXT = re.compile(
     r"(?: as)?|(?:is|are) (?:now )?replaced (?:by|with)|changes to)\b[^.\n]{0,40}:?\s*$",
     re.IGNORECASE,
 )
+# The sentence right before a block that presents it as the old code: "Before:", "Previously, you wrote:",
+# "With the old API:", "In 1.x, this was:".
 OLD_CODE_INTRO = re.compile(
     r"^\s*(?:(?P<word>before|previously|formerly|old|legacy)\s*(?:\([^)]*\))?\s*[:,]|"
     r"(?:in|with|using|under)\s+the\s+(?P<adjective>old|older|previous|legacy)\b|"

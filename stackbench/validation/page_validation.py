@@ -102,6 +102,7 @@ class PageState:
 
 # What Python says when an abstract base refuses an instance (`Can't instantiate abstract class X with ...`).
 ABSTRACT_REFUSED = re.compile(r"Can't instantiate abstract class (\w+)")
+IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
 # A heading that is one name of code, as a reference titles the section about it: `paint`, `shapes.paint()`.
 HEADING_NAME = re.compile(r"^`?(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*)(?:\(\))?`?$")
 
@@ -398,8 +399,10 @@ class PageValidation:
             self.definitions = self._library_definitions()
         # A block whose signatures take or return what the page's earlier examples define (the reader's schema,
         # their model) shows the shape of functions the reader writes with those.
-        tree = python_code.parse(self.examples[index].code)
-        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} if tree is not None else set()
+        # (Words, not a parse: a signature listed without a body is no Python.)
+        used = set(IDENTIFIER.findall(self.examples[index].code)) - {
+            listed.name.rsplit(".", 1)[-1] for listed in self.listed[index]
+        }
         takes_pages_own = bool(used & set().union(*self.defines[:index]))
         for listed in self.listed[index]:
             definitions = self.definitions.get(listed.name.rsplit(".", 1)[-1], [])
