@@ -36,6 +36,7 @@ import warnings
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 if TYPE_CHECKING:  # annotations only: this module runs on the reader's Python, which may be older than ours
+    import asyncio
     from collections.abc import Callable, Iterable
     from typing import Literal
 
@@ -148,6 +149,7 @@ class Page:
         self.page_folder = ""  # while tests run: the folder holding the page's files
         self.work = os.getcwd()  # the folder the reader works in, where the page's files are
         self.warnings: list[Message] = []
+        self.loop: asyncio.AbstractEventLoop | None = None  # the sessions' event loop, made at their first await
         self.protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
         _FD_STREAMS[1] = open(1, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1)
         _FD_STREAMS[2] = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1)
@@ -465,6 +467,18 @@ class Page:
                 self.stdout.target, self.stderr.target = saved
         else:
             self._exec(compiled, namespace)
+
+    def exec_awaiting(self, compiled: types.CodeType, namespace: dict[str, Any]) -> None:
+        """A session's statement: one that awaits at its top level runs to its end in the page's event loop, which
+        stays for the page's later statements (what a statement started in it may still be running there)."""
+        if not compiled.co_flags & CO_COROUTINE:
+            exec(compiled, namespace)
+            return
+        import asyncio
+
+        if self.loop is None:
+            self.loop = asyncio.new_event_loop()
+        self.loop.run_until_complete(eval(compiled, namespace))
 
     @staticmethod
     def _exec(compiled: types.CodeType, namespace: dict[str, Any]) -> None:
@@ -785,6 +799,22 @@ class TestOutcomes:
         return {"status": "ok", "exit": exit_code, "tests": self.counts, "failures": self.failures}
 
 
+TOP_LEVEL_AWAIT = 0x2000  # ast.PyCF_ALLOW_TOP_LEVEL_AWAIT (ast is not imported for one number)
+CO_COROUTINE = 0x80  # inspect.CO_COROUTINE: code compiled with an await at its top level
+
+
+def _future_flags(namespace: dict[str, Any]) -> int:
+    """The compiler flags of the `from __future__ import …` the page's names hold, as doctest works them out."""
+    import __future__
+
+    flags = 0
+    for name in __future__.all_feature_names:
+        imported = namespace.get(name)
+        if imported is not None and imported is getattr(__future__, name):
+            flags |= imported.compiler_flag
+    return flags
+
+
 class SessionRunner(doctest.DocTestRunner):
     """The standard runner, collecting what failed instead of printing it."""
 
@@ -835,7 +865,16 @@ class SessionRunner(doctest.DocTestRunner):
         clear_globs: bool = True,
     ) -> doctest.TestResults:
         self.skips = sum(1 for example in test.examples if example.options.get(doctest.SKIP))
-        return super().run(test, compileflags, out, clear_globs)
+        if compileflags is None:
+            compileflags = _future_flags(test.globs)
+        # The reader's async REPL (`python -m asyncio`, IPython), where a page's `>>> await …` runs: a statement may
+        # await at its top level, and is awaited in the page's one event loop. doctest runs each statement with
+        # the `exec` its module finds first.
+        doctest.exec = self.page.exec_awaiting  # type: ignore[attr-defined]  # a module global of our own
+        try:
+            return super().run(test, compileflags | TOP_LEVEL_AWAIT, out, clear_globs)
+        finally:
+            delattr(doctest, "exec")
 
     @staticmethod
     def _failure(test: doctest.DocTest, example: doctest.Example, got: str) -> Message:

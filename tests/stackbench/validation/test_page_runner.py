@@ -184,3 +184,24 @@ def test_a_listed_signatures_definitions_are_found_in_the_librarys_modules_and_s
         "a method the page lists as called on an instance, without `self`"
     )
     assert definitions["nowhere"] == []
+
+
+def test_a_session_awaits_at_its_top_level_as_in_the_readers_async_repl_in_one_loop_for_the_page(runner):
+    first = runner(
+        {
+            "op": "session",
+            "name": "p.md:1",
+            "text": ">>> import asyncio\n>>> queue = asyncio.Queue()\n>>> await queue.put(7)\n"
+            ">>> async def current():\n...     return asyncio.get_running_loop()\n>>> loop = await current()\n"
+            ">>> await asyncio.sleep(0, 'slept')\n'slept'\n",
+        }
+    )
+    assert first["failures"] == [] and first["ran"] == 6
+    second = runner(
+        {
+            "op": "session",
+            "name": "p.md:9",
+            "text": ">>> await queue.get()\n7\n>>> (await current()) is loop\nTrue\n>>> 1 +\n",
+        }
+    )
+    assert [f["line"] for f in second["failures"]] == [4], "the page's one loop; an error is still an error"
