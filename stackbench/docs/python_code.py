@@ -481,7 +481,7 @@ def is_literal_value(tree: ast.Module) -> bool:
         return False
     try:
         ast.literal_eval(value)
-    except ValueError:
+    except (ValueError, TypeError):  # a name or call inside it; an unhashable key (`{[1]: 2}`)
         return False
     return True
 

@@ -1381,8 +1381,8 @@ class PageValidation:
         if "builtins.ModuleNotFoundError" in exc.get("mro", []):
             sibling = self._package_sibling(index, exc.get("name") or "")
             if sibling is not None:
-                error = f"{exc.get('type')}: {exc.get('message')}" + (f" ({where})" if where else "")
-                return verdicts.sibling_imported_absolutely(exc["name"], self._module_path(index) or "", sibling, error)
+                path = self._module_path(index) or ""
+                return verdicts.sibling_imported_absolutely(exc["name"], path, sibling, verdicts.error_line(exc, where))
         verdict = verdicts.judge_exception(exc, self.knowledge, where)
         if verdict.status == "skipped" and "builtins.ModuleNotFoundError" in exc.get("mro", []):
             return self._past_readers_module(index, exc.get("name") or "") or verdict

@@ -211,6 +211,12 @@ class PageKnowledge:
         return self.modules[inside] if inside else ("unknown", "")
 
 
+def error_line(exc: Message, where_said: str = "") -> str:
+    """The exception as a finding shows it: `KeyError: 'x' (line 12 of the page)`."""
+    kind, message = exc.get("type", "Exception"), exc.get("message", "")
+    return f"{kind}: {message}" + (f" ({where_said})" if where_said else "")
+
+
 def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> Verdict:
     """The verdict on an exception an example raised. where_said locates it for the reader ("line 12")."""
     kind, message = exc.get("type", "Exception"), exc.get("message", "")
@@ -218,7 +224,7 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
     frames = exc.get("frames", [])
     innermost: Message = frames[-1] if frames else {"where": "example", "filename": "", "lineno": 0, "name": ""}
     in_docs = innermost["where"] in ("example", "page")
-    error = f"{kind}: {message}" + (f" ({where_said})" if where_said else "")
+    error = error_line(exc, where_said)
 
     if "builtins.SyntaxError" in mro and in_docs:
         return Verdict("failure", "error", error, f"Fix the {kind} in the example.")

@@ -19,6 +19,7 @@ from stackbench.docs.python_code import (
     first_uses,
     fixture_names,
     fragment,
+    is_literal_value,
     is_session,
     is_sketch,
     is_test_module,
@@ -544,3 +545,18 @@ def test_code_that_makes_a_set_goes_through_its_members_in_no_fixed_order():
     assert builds_a_set(parse("tiles = shapes.frozenset(names)\n"))
     assert builds_a_set(parse("tiles = {name.lower() for name in names}\n"))
     assert not builds_a_set(parse("tiles = {'corner': 1}\nprint(f'{tiles}')\n")), "a dict and an f-string keep order"
+
+
+@pytest.mark.parametrize(
+    ("code", "literal"),
+    [
+        ('{"short": 1, "long": [2, 3]}', True),
+        ("(1, 'a')", True),
+        ("{'short': count}", False),
+        ("{[1]: 2}", False),
+        ("'just a string'", False),
+        ("counts = {'short': 1}", False),
+    ],
+)
+def test_one_displayed_container_of_plain_values_is_a_literal_value(code, literal):
+    assert is_literal_value(parse(code)) is literal
