@@ -445,6 +445,13 @@ def _substitutions_whole(words: list[str]) -> list[str]:
     return joined + ([" ".join(open_words)] if open_words else [])
 
 
+def commented_exports(code: str) -> list[tuple[str, str]]:
+    """The variables a Python block's comment lines export (`# export NAME=value`). One that holds an absolute
+    path names a place on the reader's machine (`/run/secrets/…`), which the page does not give: theirs to set."""
+    comments = [line.lstrip()[1:] for line in code.split("\n") if line.lstrip().startswith("#")]
+    return [(name, value) for name, value in shell_variables("\n".join(comments)) if not value.startswith("/")]
+
+
 def shell_variables(code: str) -> list[tuple[str, str]]:
     variables = []
     for line in _shell_lines(code):
@@ -767,6 +774,12 @@ def read_blocks(
             )
             last_script = None
             continue
+        if _is_python_tag(language):
+            # `# export NAME=value` comment lines in a Python block: what its reader sets in their shell before
+            # running it, so it is set from the line before the block.
+            reading.environment += [
+                PageVariable(name=n, value=v, line=max(line - 1, 0)) for n, v in commented_exports(code)
+            ]
         error = python_code.shown_error(code) if _is_python_tag(language) else None
         if error:
             # "…you get an error:" and the error, tagged as Python (for its colours): what the example before it

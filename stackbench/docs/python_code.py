@@ -1045,6 +1045,69 @@ def documented_prints(code: str, tree: ast.Module | None) -> list[DocumentedPrin
     return sorted(found, key=lambda shown: shown.first_line)
 
 
+@dataclass(frozen=True)
+class ValueComment:
+    """A statement of the script's top level and the value its comment says it has (`env.dump()  # {'a': 1}`,
+    `url = env("URL")  # => 'https://…'`): what the reader who looks at that value sees, written as a literal."""
+
+    line: int
+    value: object
+
+
+# An arrow some authors put before the value (`# => 42`, `# -> [1, 2]`).
+VALUE_ARROW = re.compile(r"^\s*(?:=>|->|==>|→)\s*")
+
+
+def value_comments(code: str, tree: ast.Module | None) -> list[ValueComment]:
+    """The top-level one-line statements (an expression, or an assignment to one name) whose comment on the same
+    line is a Python literal: the value the page says the statement has. A comment that does not parse as a
+    literal is prose (`# Person('Alice')`, `# the user's name`), never compared."""
+    if tree is None:
+        return []
+    comments, lines = _line_comments(code), code.split("\n")
+    found = []
+    for statement in tree.body:
+        line = statement.lineno
+        if line != statement.end_lineno:
+            continue
+        said = comments.get(line)
+        if said is None:  # the value on the comment lines right under it (`# {'a': 1,` … `#  'b': 2}`)
+            under = list(itertools.takewhile(lambda text: text.lstrip().startswith("#"), lines[line:]))
+            said = "\n".join(text.lstrip()[1:] for text in under) if under else None
+            if said is None or not said.strip().startswith(("{", "[", "(")):
+                continue
+        valued = isinstance(statement, ast.Expr) and not isinstance(statement.value, ast.Constant)
+        named = isinstance(statement, ast.Assign) and [type(t) for t in statement.targets] == [ast.Name]
+        if not (valued or named) or (isinstance(statement, ast.Expr) and _is_print(statement)):
+            continue
+        text = VALUE_ARROW.sub("", said).strip()
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        found.append(ValueComment(line, value))
+    return found
+
+
+def _line_comments(code: str) -> dict[int, str]:
+    """Each line's comment, without its `#`."""
+    return {line: text[1:] for line, text in _comments(code) or []}
+
+
+def comment_shows_message(code: str, tree: ast.Module, line: int, message: str) -> bool:
+    """A comment on the top-level statement that holds line, or on the comment lines right under it, holds the
+    message (`env.int("TTL")` over `# => Environment variable "TTL" invalid: …`): the page shows what it raises."""
+    wanted = " ".join(message.split())
+    statement = next((node for node in tree.body if node.lineno <= line <= (node.end_lineno or node.lineno)), None)
+    if statement is None or len(wanted) < 10:
+        return False
+    comments, lines = _line_comments(code), code.split("\n")
+    end = statement.end_lineno or statement.lineno
+    said = [comments[number] for number in range(statement.lineno, end + 1) if number in comments]
+    said += [text.lstrip()[1:] for text in itertools.takewhile(lambda t: t.lstrip().startswith("#"), lines[end:])]
+    return wanted in " ".join(" ".join(said).split())
+
+
 def documented_output(code: str, tree: ast.Module | None) -> str | None:
     """What the example says it prints, written in the code itself, in page order."""
     shown = documented_prints(code, tree)

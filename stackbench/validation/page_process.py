@@ -179,6 +179,7 @@ def script_request(
         "state": state,
         "record_prints": record_prints,
         "package": example.package_init,
+        "values": [said.line for said in python_code.value_comments(example.code, python_code.parse(example.code))],
     }
 
 

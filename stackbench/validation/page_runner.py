@@ -16,6 +16,7 @@ nothing beside the standard library."""
 
 from __future__ import annotations
 
+import ast
 import difflib
 import doctest
 import importlib
@@ -37,7 +38,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 if TYPE_CHECKING:  # annotations only: this module runs on the reader's Python, which may be older than ours
     import asyncio
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Collection, Iterable
     from typing import Literal
 
     from _typeshed import ReadableBuffer
@@ -348,6 +349,7 @@ class Page:
     def _child(self, request: Message, namespace: dict[str, Any], result_path: str) -> NoReturn:
         result: Message = {"status": "ok"}
         prints: list[list[int | str]] = []  # [line, text] of each print
+        values: list[list[int | str]] = []  # [line, repr] of each statement whose value the page shows
         if request.get("record_prints"):
             self._record_prints(request["name"], prints)
         try:
@@ -364,6 +366,8 @@ class Page:
                 namespace,
                 run_async=request.get("async", False),
                 package=request.get("package"),
+                values=values if request.get("values") else None,
+                value_lines=request.get("values", []),
             )
         except SystemExit as exc:
             if exc.code not in (None, 0):
@@ -379,6 +383,7 @@ class Page:
             result = {"status": "exception", "exception": self.describe(exc, request["name"])}
         result["warnings"] = self.warnings[:20]
         result["prints"] = prints[:1000]
+        result["values"] = values
         self._answer_and_exit(result, result_path)
 
     @staticmethod
@@ -446,12 +451,19 @@ class Page:
         quiet: bool = False,
         run_async: bool = False,
         package: str | None = None,
+        values: list[list[int | str]] | None = None,
+        value_lines: Collection[int] = (),
     ) -> None:
         """Run code as the script `name`; package: as the `__init__` module of that package of the reader's, which
-        the page says the code is (code that acts on the package it is in, `register_this_package()`, finds it)."""
+        the page says the code is (code that acts on the package it is in, `register_this_package()`, finds it);
+        values: where the repr of each top-level statement at value_lines goes, [line, repr], as it runs."""
         self._remember(name, code)
         flags = 0x2000 if run_async else 0  # ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
-        compiled = compile(code, name, "exec", flags=flags, dont_inherit=True)
+        source: str | ast.Module = code
+        if values is not None:
+            source = _recording_values(ast.parse(code), set(value_lines))
+            namespace[VALUE_RECORDER] = lambda line, value: values.append([line, _bounded_repr(value)])
+        compiled = compile(source, name, "exec", flags=flags, dont_inherit=True)
         namespace["__name__"] = package or "__main__"
         namespace["__file__"] = name
         if package:
@@ -739,6 +751,39 @@ class Page:
         if self.page_folder and path.startswith(os.path.realpath(self.page_folder) + os.sep):
             return "page"  # a file of the page's, as pytest imports it (its conftest.py, a module it shows)
         return "other"
+
+
+# The name under which a script whose values the page shows hands each value to the runner.
+VALUE_RECORDER = "__stackbench_value__"
+
+
+def _recording_values(tree: ast.Module, lines: set[int]) -> ast.Module:
+    """The module with each top-level statement at one of lines handing its value to VALUE_RECORDER: an
+    expression's result, or the name an assignment binds, once it is bound."""
+    body: list[ast.stmt] = []
+    for statement in tree.body:
+        if statement.lineno not in lines:
+            body.append(statement)
+            continue
+        if isinstance(statement, ast.Expr):
+            value: ast.expr = statement.value
+        elif isinstance(statement, ast.Assign) and isinstance(statement.targets[0], ast.Name):
+            body.append(statement)
+            value = ast.Name(statement.targets[0].id, ast.Load())
+        else:
+            body.append(statement)
+            continue
+        call = ast.Call(ast.Name(VALUE_RECORDER, ast.Load()), [ast.Constant(statement.lineno), value], [])
+        body.append(ast.copy_location(ast.Expr(call), statement))
+    tree.body = body
+    return ast.fix_missing_locations(tree)
+
+
+def _bounded_repr(value: object) -> str:
+    try:
+        return repr(value)[:5000]
+    except Exception:  # a repr that fails is no value to compare
+        return ""
 
 
 def _causes(exc: BaseException) -> list[Message]:

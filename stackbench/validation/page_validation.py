@@ -1259,7 +1259,7 @@ class PageValidation:
             where = f"line {example.line + frames[-1]['lineno'] - 1} of the page" if frames else ""
             if expected and verdicts.exception_type(expected) == exc.get("type"):
                 return self._shown_error_raised(index, exc)  # the page shows this very exception
-            if self._raised_as_said(index, exc):
+            if self._raised_as_said(index, exc) or self._message_shown(index, exc):
                 return self._shown_error_raised(index, exc)
             command = self._command_running(index)
             if command is not None and self._outside_command(index, exc):
@@ -1279,6 +1279,9 @@ class PageValidation:
             verdict = verdicts.judge_output(expected, output, place, unordered)
         else:
             verdict = verdicts.SUCCESS
+        if verdict.status == "success" and not verdict.severity:
+            said = python_code.value_comments(example.code, tree)
+            verdict = verdicts.judge_values(said, answer.get("values", []), example)
         if verdict.status != "success" or verdict.severity:
             return verdict
         return verdicts.judge_warnings(verdicts.docs_warnings(answer))
@@ -1371,6 +1374,14 @@ class PageValidation:
         frames = [f for f in exc.get("frames", []) if f["where"] == "example"]
         at = example.line + frames[0]["lineno"] - 1 if frames else None
         return example.expected_exception_line is None or at is None or at >= example.expected_exception_line
+
+    def _message_shown(self, index: int, exc: Message) -> bool:
+        """A comment at the statement that raised shows the exception's message: the page shows that error."""
+        tree, frames = self.trees[index], [f for f in exc.get("frames", []) if f["where"] == "example"]
+        if tree is None or not frames:
+            return False
+        code = self.examples[index].code
+        return python_code.comment_shows_message(code, tree, frames[0]["lineno"], exc.get("message") or "")
 
     def _judge(self, index: int, exc: Message, where: str) -> verdicts.Verdict:
         shown_in = self._raised_in_page_file(index, exc)

@@ -10,6 +10,7 @@ examples whose error names what an earlier one failed to define (counted once, w
 that keep running (servers)."""
 
 import ast
+import json
 import re
 import sys
 import textwrap
@@ -43,6 +44,13 @@ ENVIRONMENT_EXCEPTIONS = {
     "builtins.ConnectionError",
     "builtins.TimeoutError",
     "socket.gaierror",
+    # dnspython's answers: with no outside network every name looks missing or every server silent, whatever
+    # the domain (a library checking an address's domain raises its own error from these).
+    "dns.resolver.NXDOMAIN",
+    "dns.resolver.NoNameservers",
+    "dns.resolver.LifetimeTimeout",
+    "dns.resolver.NoResolverConfiguration",
+    "dns.exception.Timeout",
     "botocore.exceptions.NoCredentialsError",
     "botocore.exceptions.PartialCredentialsError",
     "botocore.exceptions.NoRegionError",
@@ -771,6 +779,44 @@ def judge_prints(
         if verdict.severity and not noted.severity:
             noted = verdict
     return noted
+
+
+def judge_values(said: list[python_code.ValueComment], values: list[Any], example: CodeExample) -> Verdict:
+    """Each value a comment shows against the value its statement had (values: the runner's [line, repr] pairs).
+    Only a value that is itself a literal is compared: an object's repr is no literal, and a statement that gave
+    `None` did something else than give the value its comment describes."""
+    had = dict(values)
+    for comment in said:
+        text = had.get(comment.line)
+        try:
+            value = ast.literal_eval(text) if text else None
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        if (
+            value is None
+            or _shows_value(comment.value, value)
+            or compare(repr(comment.value), text or "") != "different"
+        ):
+            continue
+        return Verdict(
+            "failure",
+            "warning",
+            f"The value differs from what the page shows (the comment at line {example.line + comment.line - 1}): "
+            f"it shows `{repr(comment.value)[:200]}`; the value is `{(text or '')[:200]}`.",
+            "Update the value the comment shows, or the code, so they agree.",
+        )
+    return SUCCESS
+
+
+def _shows_value(shown: object, value: object) -> bool:
+    """A comment shows the value: equal to it, or, for a string the code makes of JSON, equal to what it holds
+    (`to_json()  # {"a": 1}`, the quotes left out)."""
+    if isinstance(value, str) and not isinstance(shown, str):
+        try:
+            return bool(json.loads(value) == shown)
+        except ValueError:
+            return True  # text that is not JSON: the comment describes it, it does not show it
+    return bool(shown == value)
 
 
 def output_place(example: CodeExample) -> str:

@@ -1816,3 +1816,24 @@ def test_a_block_the_words_after_it_say_turns_into_the_next_is_the_old_code_on_a
         "Not run: it shows the code from before the change for comparison, on a page about upgrading."
     )
     assert new.skip_reason is None and after.skip_reason is None
+
+
+COMMENTED_EXPORTS_PAGE = """# Settings
+
+```python
+# export SHAPES_SIZE=3
+# export SHAPES_HOME=/srv/shapes
+from shapes import settings
+```
+
+```python
+size = settings.size
+```
+"""
+
+
+def test_exports_in_a_python_blocks_comments_are_set_before_it_and_a_machine_path_is_left_to_the_reader(tmp_path):
+    (tmp_path / "settings.md").write_text(COMMENTED_EXPORTS_PAGE)
+    page = pages(extract_docs(tmp_path, "shapes", "1.0"))["settings.md"]
+    assert [(v.name, v.value) for v in page.environment] == [("SHAPES_SIZE", "3")]
+    assert page.environment[0].line < page.examples[0].line

@@ -6,6 +6,7 @@ from stackbench.docs.python_code import (
     body_excerpt,
     builds_a_set,
     class_body_excerpt,
+    comment_shows_message,
     commented_body,
     defined_names,
     dependencies,
@@ -47,6 +48,7 @@ from stackbench.docs.python_code import (
     string_names,
     template_slot,
     undefined_names,
+    value_comments,
     without_documented_output,
     without_old_release,
 )
@@ -560,3 +562,27 @@ def test_code_that_makes_a_set_goes_through_its_members_in_no_fixed_order():
 )
 def test_one_displayed_container_of_plain_values_is_a_literal_value(code, literal):
     assert is_literal_value(parse(code)) is literal
+
+
+def test_a_comment_on_a_statement_that_parses_as_a_literal_is_the_value_the_page_says_it_has():
+    code = (
+        "url = env('URL')  # => 'https://a'\n"
+        "env.dump()\n"
+        "# {'A': 1,\n"
+        "#  'B': [2]}\n"
+        "load(x)  # Person(1)\n"
+        "size = 3  # the count\n"
+        "print(x)  # 4\n"
+        "def f():\n"
+        "    return g()  # 5\n"
+    )
+    said = value_comments(code, parse(code))
+    assert [(c.line, c.value) for c in said] == [(1, "https://a"), (2, {"A": 1, "B": [2]})]
+
+
+def test_an_exception_message_in_the_comments_at_its_statement_is_shown_by_the_page():
+    code = "check('TTL')\n# => Environment variable \"TTL\" invalid:\n#    ['Invalid value.']\nother()\n"
+    tree = parse(code)
+    assert comment_shows_message(code, tree, 1, "Environment variable \"TTL\" invalid: ['Invalid value.']")
+    assert not comment_shows_message(code, tree, 4, "Environment variable \"TTL\" invalid: ['Invalid value.']")
+    assert not comment_shows_message(code, tree, 1, "Something else went wrong here")

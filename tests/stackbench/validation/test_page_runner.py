@@ -107,6 +107,20 @@ def test_each_print_is_recorded_with_its_line(runner):
     assert answer["prints"] == [[2, "0\n"], [2, "1\n"], [3, "end\n"]]
 
 
+def test_the_value_of_each_statement_the_page_comments_on_is_recorded_once_it_is_made(runner):
+    answer = runner(
+        {
+            "op": "script",
+            "name": "d.py",
+            "state": runner.state,
+            "values": [2, 3],
+            "code": "import json\nsettings = {'a': 1}\njson.dumps(settings)\nprint('after')\n",
+        }
+    )
+    assert answer["status"] == "ok" and answer["output"] == "after\n"
+    assert answer["values"] == [[2, "{'a': 1}"], [3, "'{\"a\": 1}'"]]
+
+
 def test_a_failure_says_where_and_what_could_provide_a_missing_name(runner):
     answer = runner({"op": "script", "name": "d.py", "state": runner.state, "code": "x = 1\ndumps({})\n"})
     exc = answer["exception"]

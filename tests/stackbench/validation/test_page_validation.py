@@ -1452,3 +1452,34 @@ def test_an_example_building_on_a_failed_one_that_also_reads_a_file_of_the_proje
     assert (reads_test_file.status, reads_test_file.severity) == ("failure", "error")
     assert reads_test_file.suggestions.startswith("`tests/fixtures/square.json` is a file of the project's own tests")
     assert reads_own_file.status == "skipped" and reads_own_file.error_message.startswith("Builds on example 0")
+
+
+def test_a_value_a_comment_shows_is_compared_with_the_value_the_statement_had(offline):
+    result = validate_document(
+        page(
+            script("import json\nsizes = {'small': 1}\njson.dumps(sizes)  # {\"small\": 1}\n", 10),
+            script("sizes = {'small': 1, 'large': 3}\nsizes\n# {'small': 1}\n", 20),
+            script("total = sum([1, 2])  # => 3\nlabel = object()  # 'object'\nprint('done')  # 4\n", 30),
+        ),
+        offline,
+    )
+    json_text, differs, equal = result.results
+    assert json_text.status == "success", "the JSON a string holds is the value its comment shows"
+    assert (differs.status, differs.severity) == ("failure", "warning")
+    assert differs.error_message == (
+        "The value differs from what the page shows (the comment at line 21): it shows `{'small': 1}`; the value "
+        "is `{'small': 1, 'large': 3}`."
+    )
+    assert equal.status == "success", "an object's repr is no literal, and a print's comment is not its value"
+
+
+def test_an_error_whose_message_a_comment_under_its_statement_shows_is_the_one_the_page_shows(offline):
+    shown, unshown = validate_document(
+        page(
+            script("int('ten')\n# => invalid literal for int() with base 10: 'ten'\n", 10),
+            script("int('ten')\n# => a number\n", 20),
+        ),
+        offline,
+    ).results
+    assert shown.status == "success"
+    assert (unshown.status, unshown.severity) == ("failure", "error")

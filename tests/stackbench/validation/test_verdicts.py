@@ -70,6 +70,21 @@ def test_a_librarys_own_error_caused_by_a_refused_connection_needs_the_service_t
     assert judge_exception(unrelated, knowledge()).status == "failure"
 
 
+def test_a_domain_no_name_server_could_find_is_the_readers_network():
+    nxdomain = {
+        "type": "NXDOMAIN",
+        "mro": ["dns.resolver.NXDOMAIN", "dns.exception.DNSException", "builtins.Exception"],
+        "message": "The DNS query name does not exist: example.org.",
+    }
+    undeliverable = exception(
+        "EmailUndeliverableError", "The domain example.org does not exist.", "package", causes=[nxdomain]
+    )
+    verdict = judge_exception(undeliverable, knowledge())
+    assert verdict.status == "skipped" and "caused by NXDOMAIN" in verdict.message
+    unrelated = exception("EmailSyntaxError", "An email address must have an @-sign.", "package")
+    assert judge_exception(unrelated, knowledge()).status == "failure"
+
+
 def test_a_program_the_library_says_is_missing_from_the_machine_is_the_readers_environment():
     cli = exception("ValueError", "The vault CLI is not properly installed. See https://example.org/cli", "package")
     assert judge_exception(cli, knowledge()).status == "skipped"
