@@ -730,9 +730,10 @@ def read_blocks(
         prose_after = blocks[index + 1].prose_before if index + 1 < len(blocks) else ""
         readers_names = sorted(set(READERS_NAME.findall(block.prose_before + "\n" + prose_after)))
         if session:
+            code = python_code.prompts_spaced(code)
             statements = python_code.session_statements(code)
             example = CodeExample(
-                **common,
+                **{**common, "code": code},
                 language="python",
                 style="doctest",
                 readers_names=readers_names,
@@ -823,7 +824,10 @@ def read_blocks(
             )
             last_script = None
             continue
-        if title_file and not _is_python_tag(language):
+        # A block titled with a file that is no Python module (`requirements.txt`) and does not parse as Python
+        # is that file, whatever its tag says.
+        foreign_file = title_file and not title_file.endswith(".py") and python_code.parse(code) is None
+        if title_file and (not _is_python_tag(language) or foreign_file):
             reading.files.append(PageFile(path=title_file, content=code, line=line))
             reading.examples.append(
                 CodeExample(

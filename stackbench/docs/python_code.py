@@ -220,6 +220,15 @@ def session_source(text: str) -> str:
     return prefix.rstrip("\n") + ("\n" if prefix.strip() else "") + "".join(example.source for example in examples)
 
 
+# A prompt typed without its space (`>>>res.unwrap()`): the interpreter's reader types the statement after it
+# all the same; only doctest's parser refuses it.
+UNSPACED_PROMPT = re.compile(r"^(\s*)>>>(?=[^\s>])", re.MULTILINE)
+
+
+def prompts_spaced(text: str) -> str:
+    return UNSPACED_PROMPT.sub(r"\1>>> ", text)
+
+
 def session_statements(text: str) -> int:
     prefix, session = session_parts(text) or ("", text)
     try:
@@ -1197,6 +1206,21 @@ def defined_names(tree: ast.Module) -> set[str]:
     return names
 
 
+def _read_before_bound(tree: ast.Module) -> set[str]:
+    """Names the example binds at module level but reads before it binds them (`logger = logger.patch(...)`,
+    `total += 1`): their first value comes from an earlier example."""
+    bound: set[str] = set()
+    read: set[str] = set()
+    for statement in tree.body:
+        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            loads = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+            if isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name):
+                loads.add(statement.target.id)
+            read |= loads - bound
+        bound |= defined_names(ast.Module(body=[statement], type_ignores=[]))
+    return read & defined_names(tree)
+
+
 def _locally_bound(tree: ast.Module) -> set[str]:
     """Names bound anywhere in the example (parameters, locals, loop variables), so using them is no
     dependency on another example."""
@@ -1428,7 +1452,7 @@ def dependencies(index: int, trees: list[ast.Module | None], unsettled: Collecti
         tree = trees[current]
         if tree is None:
             continue
-        for name in _unbound_names(tree):
+        for name in _unbound_names(tree) | _read_before_bound(tree):
             for earlier in range(current - 1, -1, -1):
                 earlier_tree = trees[earlier]
                 if earlier_tree is not None and name in defined_names(earlier_tree):

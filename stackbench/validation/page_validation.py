@@ -1286,6 +1286,13 @@ class PageValidation:
                 return self._shown_error_raised(index, exc)  # the page shows this very exception
             if self._raised_as_said(index, exc) or self._message_shown(index, exc):
                 return self._shown_error_raised(index, exc)
+            if self._arguments_missing(index, exc, frames):
+                return verdicts.Verdict(
+                    "skipped",
+                    None,
+                    "A command-line program: run without arguments, it reads one from `sys.argv` that is not there. "
+                    "Run it with the arguments it needs.",
+                )
             command = self._command_running(index)
             if command is not None and self._outside_command(index, exc):
                 return self._never_imported_for_command(index, command) or verdicts.outside_command(command, exc)
@@ -1399,6 +1406,15 @@ class PageValidation:
         frames = [f for f in exc.get("frames", []) if f["where"] == "example"]
         at = example.line + frames[0]["lineno"] - 1 if frames else None
         return example.expected_exception_line is None or at is None or at >= example.expected_exception_line
+
+    def _arguments_missing(self, index: int, exc: Message, frames: list[Message]) -> bool:
+        """An IndexError at a line of the example that reads `sys.argv[...]`: a program its reader runs with
+        arguments, run here without them."""
+        if "builtins.IndexError" not in exc.get("mro", []) or not frames:
+            return False
+        lines = self.examples[index].code.split("\n")
+        number = frames[-1]["lineno"]
+        return 0 < number <= len(lines) and "sys.argv[" in lines[number - 1]
 
     def _message_shown(self, index: int, exc: Message) -> bool:
         """A comment at the statement that raised shows the exception's message: the page shows that error."""

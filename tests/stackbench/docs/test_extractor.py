@@ -1837,3 +1837,28 @@ def test_exports_in_a_python_blocks_comments_are_set_before_it_and_a_machine_pat
     page = pages(extract_docs(tmp_path, "shapes", "1.0"))["settings.md"]
     assert [(v.name, v.value) for v in page.environment] == [("SHAPES_SIZE", "3")]
     assert page.environment[0].line < page.examples[0].line
+
+
+FOREIGN_FILE_PAGE = """# Requirements
+
+```python title="requirements.txt"
+shapes>=1.0
+pytest==8.3.3
+```
+
+```python title="settings.cfg"
+size = 3
+```
+"""
+
+
+def test_a_python_block_titled_with_a_file_that_is_no_module_and_does_not_parse_is_that_file(tmp_path):
+    (tmp_path / "requirements.md").write_text(FOREIGN_FILE_PAGE)
+    page = pages(extract_docs(tmp_path, "shapes", "1.0"))["requirements.md"]
+    listed, parsed = page.examples
+    assert (listed.style, listed.skip_reason) == (
+        "file",
+        "a file the reader creates (requirements.txt); it is written before the examples after it",
+    )
+    assert [f.path for f in page.files] == ["requirements.txt"]
+    assert parsed.style != "file", "Python under another file's name is still run"

@@ -33,6 +33,7 @@ from stackbench.docs.python_code import (
     parse,
     placeholder_path,
     prompt_line,
+    prompts_spaced,
     prose_gap,
     reads_as_code,
     required_variables,
@@ -586,3 +587,20 @@ def test_an_exception_message_in_the_comments_at_its_statement_is_shown_by_the_p
     assert comment_shows_message(code, tree, 1, "Environment variable \"TTL\" invalid: ['Invalid value.']")
     assert not comment_shows_message(code, tree, 4, "Environment variable \"TTL\" invalid: ['Invalid value.']")
     assert not comment_shows_message(code, tree, 1, "Something else went wrong here")
+
+
+def test_a_name_a_block_reads_before_it_rebinds_it_comes_from_the_earlier_block_that_made_it():
+    trees = [
+        parse("from shapes import log\n"),
+        parse("import sys\nlog = log.bind(sys.stderr)\n"),
+        parse("log.info('hi')\n"),
+    ]
+    assert dependencies(1, trees) == [0]
+    assert dependencies(2, trees) == [0, 1]
+    assert dependencies(1, [parse("log = 1\n"), parse("log = 2\nlog.bit_length()\n")]) == [], "bound before read"
+
+
+def test_a_prompt_typed_without_its_space_is_a_prompt():
+    session = ">>> a = 1\n>>>a\n1\n"
+    assert prompts_spaced(session) == ">>> a = 1\n>>> a\n1\n"
+    assert session_statements(prompts_spaced(session)) == 2

@@ -1503,3 +1503,15 @@ def test_a_block_with_imports_of_its_own_missing_only_a_module_an_earlier_block_
     assert alone.suggestions.startswith("The example imports what it needs itself but leaves `import json` to ex")
     assert goes_on.status == "success", "it uses what the earlier block made: it goes on from it"
     assert no_imports.status == "success", "a block without imports of its own goes on from the page"
+
+
+def test_a_program_that_reads_an_argument_it_was_not_given_is_a_command_line_program_to_run_with_it(offline):
+    (reads_argument, indexes_a_list) = validate_document(
+        page(
+            script("import sys\nfolder = sys.argv[1]\nprint(folder)\n", 10),
+            script("names = []\nprint(names[1])\n", 20),
+        ),
+        offline,
+    ).results
+    assert reads_argument.status == "skipped" and "command-line program" in reads_argument.error_message
+    assert (indexes_a_list.status, indexes_a_list.severity) == ("failure", "error")
