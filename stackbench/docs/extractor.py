@@ -418,6 +418,8 @@ def _well_formed(specs: list[str]) -> list[str]:
     return wanted
 
 
+# Prose that opens with a picture (Markdown's `![…](…)`, or an HTML `<img>`): what the block before it shows.
+PICTURE = re.compile(r"\s*(?:!\[|<img\b|<p[^>]*>\s*<img\b)", re.IGNORECASE)
 # A pip requirements file (requirements.txt, requirements-dev.txt) an example project keeps beside its code.
 REQUIREMENTS_FILE = re.compile(r"^requirements[\w.-]*\.txt$", re.IGNORECASE)
 
@@ -741,6 +743,7 @@ def read_blocks(
             )
             # A directive's `:options: +SKIP` tells the docs' own doctest run to pass over the session; the page
             # shows it like any other, and its reader runs it.
+            example.output_pictured = PICTURE.match(block.prose_after or prose_after) is not None
             if not statements:
                 example.execution_context, example.skip_reason = "not_executable", "no statement to run"
             elif old:

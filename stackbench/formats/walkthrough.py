@@ -182,6 +182,9 @@ class CodeExample(_Lenient):
     # The reader's own package whose `__init__.py` the page says the block is ("at the top of your package's
     # `__init__.py`"): run as that module, as code that acts on the package it is in needs.
     package_init: Name | None = None
+    # The page shows what the example prints as a picture right after it (a terminal screenshot): a statement it
+    # shows no text for has nothing to be compared with.
+    output_pictured: bool = False
 
     @model_validator(mode="before")
     @classmethod

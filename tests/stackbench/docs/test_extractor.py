@@ -1862,3 +1862,26 @@ def test_a_python_block_titled_with_a_file_that_is_no_module_and_does_not_parse_
     )
     assert [f.path for f in page.files] == ["requirements.txt"]
     assert parsed.style != "file", "Python under another file's name is still run"
+
+
+PICTURED_OUTPUT_PAGE = """# Reports
+
+```python
+>>> from shapes import report
+>>> report()
+```
+
+![The report in a terminal](report.png)
+
+```python
+>>> report()
+```
+
+It prints a table.
+"""
+
+
+def test_a_session_followed_by_a_picture_has_its_output_shown_as_that_picture(tmp_path):
+    (tmp_path / "reports.md").write_text(PICTURED_OUTPUT_PAGE)
+    pictured, described = pages(extract_docs(tmp_path, "shapes", "1.0"))["reports.md"].examples
+    assert pictured.output_pictured and not described.output_pictured

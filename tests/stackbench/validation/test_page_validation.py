@@ -1515,3 +1515,15 @@ def test_a_program_that_reads_an_argument_it_was_not_given_is_a_command_line_pro
     ).results
     assert reads_argument.status == "skipped" and "command-line program" in reads_argument.error_message
     assert (indexes_a_list.status, indexes_a_list.severity) == ("failure", "error")
+
+
+def test_what_a_session_prints_where_the_page_shows_a_picture_is_not_compared(offline):
+    pictured, unshown = validate_document(
+        page(
+            session(">>> print('a table')\n", 10, output_pictured=True),
+            session(">>> print('a table')\n", 20),
+        ),
+        offline,
+    ).results
+    assert (pictured.status, pictured.severity) == ("success", "info")
+    assert (unshown.status, unshown.severity) == ("failure", "error")
