@@ -1206,6 +1206,18 @@ def defined_names(tree: ast.Module) -> set[str]:
     return names
 
 
+def used_in_functions(tree: ast.Module) -> set[str]:
+    """Names read inside the functions, lambdas and classes the code defines: they are looked up when those run."""
+    scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    return {
+        node.id
+        for scope in ast.walk(tree)
+        if isinstance(scope, scopes)
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+
+
 def _read_before_bound(tree: ast.Module) -> set[str]:
     """Names the example binds at module level but reads before it binds them (`logger = logger.patch(...)`,
     `total += 1`): their first value comes from an earlier example."""

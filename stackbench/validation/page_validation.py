@@ -1014,9 +1014,16 @@ class PageValidation:
             )
             if answer.get("status") == "ok":  # it ran to its end: all it defines stands
                 # What it defined stays; the names the reader imported into it do not: an example after it that
-                # uses them without importing them lacks the import too.
-                names = [statement.split()[-1] for statement in added]
-                self.state.repaired[index] = fixed.code.rstrip("\n") + f"\ndel {', '.join(names)}\n"
+                # uses them without importing them lacks the import too. A function or lambda it made that uses
+                # one keeps it: it runs later, in the reader's module where the import stays.
+                # The standard-library modules its functions use and nothing imports are imported too: the reader
+                # who adds the imports it lacks adds those they see.
+                kept = python_code.used_in_functions(tree)
+                unbound = kept & python_code.undefined_names(tree) - set().union(*self.defines[:index])
+                later = [f"import {name}" for name in sorted(unbound) if _stdlib_module(name)]
+                names = [name for name in (statement.split()[-1] for statement in added) if name not in kept]
+                dropped = f"\ndel {', '.join(names)}\n" if names else "\n"
+                self.state.repaired[index] = "\n".join(later + [fixed.code.rstrip("\n")]) + dropped
                 return
             if answer.get("status") != "exception":
                 return
@@ -1770,6 +1777,10 @@ class PageValidation:
             environment=self.environment,
             setup_problems=self.setup_problems,
         )
+
+
+def _stdlib_module(name: str) -> bool:
+    return name in sys.stdlib_module_names and name not in STDLIB_MODULES_NAMED_LIKE_VARIABLES
 
 
 def _met_beside(tree: ast.Module | None, stand_ins: set[str]) -> set[str]:

@@ -49,6 +49,7 @@ from stackbench.docs.python_code import (
     string_names,
     template_slot,
     undefined_names,
+    used_in_functions,
     value_comments,
     without_documented_output,
     without_old_release,
@@ -604,3 +605,8 @@ def test_a_prompt_typed_without_its_space_is_a_prompt():
     session = ">>> a = 1\n>>>a\n1\n"
     assert prompts_spaced(session) == ">>> a = 1\n>>> a\n1\n"
     assert session_statements(prompts_spaced(session)) == 2
+
+
+def test_names_read_inside_functions_and_lambdas_are_those_they_look_up_when_they_run():
+    tree = parse("import os\nlog = patch(lambda r: datetime.now())\ndef f():\n    return sys.path\nx = os.sep\n")
+    assert used_in_functions(tree) == {"datetime", "sys"}

@@ -1527,3 +1527,16 @@ def test_what_a_session_prints_where_the_page_shows_a_picture_is_not_compared(of
     ).results
     assert (pictured.status, pictured.severity) == ("success", "info")
     assert (unshown.status, unshown.severity) == ("failure", "error")
+
+
+def test_a_repaired_block_keeps_the_imports_its_functions_use_when_they_run_in_later_blocks(offline):
+    missing, later = validate_document(
+        page(
+            script("where = lambda: os.sep\nprint(sys.platform)\n", 10),
+            script("print(where())\n", 20),
+        ),
+        offline,
+    ).results
+    assert (missing.status, missing.severity) == ("failure", "warning")
+    assert "import sys" in missing.suggestions
+    assert later.status == "success", "the reader who adds the imports the block lacks adds `os` too"
