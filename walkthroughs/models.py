@@ -427,6 +427,9 @@ class CodeExample(models.Model):
     package_init = models.CharField(
         max_length=200, null=True, blank=True, help_text="the reader's package whose __init__.py the page says it is"
     )
+    output_pictured = models.BooleanField(
+        default=False, help_text="the page shows what it prints as a picture right after it"
+    )
 
     class Meta:
         ordering = ["doc_page", "index"]
