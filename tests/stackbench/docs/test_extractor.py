@@ -245,6 +245,7 @@ def test_the_cli_writes_one_analysis_per_page_in_the_exact_format(docs, tmp_path
         "named_python",
         "builds_on_earlier",
         "package_init",
+        "output_pictured",
     }
     assert {"setup", "requirements", "environment", "files"} <= set(data)
     assert "binary.md" in done.stderr
