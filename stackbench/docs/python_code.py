@@ -1081,9 +1081,8 @@ def value_comments(code: str, tree: ast.Module | None) -> list[ValueComment]:
             continue
         said = comments.get(line)
         if said is None:  # the value on the comment lines right under it (`# {'a': 1,` … `#  'b': 2}`)
-            under = list(itertools.takewhile(lambda text: text.lstrip().startswith("#"), lines[line:]))
-            said = "\n".join(text.lstrip()[1:] for text in under) if under else None
-            if said is None or not said.strip().startswith(("{", "[", "(")):
+            said = "\n".join(_comments_under(lines, line))
+            if not said.strip().startswith(("{", "[", "(")):
                 continue
         valued = isinstance(statement, ast.Expr) and not isinstance(statement.value, ast.Constant)
         named = isinstance(statement, ast.Assign) and [type(t) for t in statement.targets] == [ast.Name]
@@ -1113,8 +1112,13 @@ def comment_shows_message(code: str, tree: ast.Module, line: int, message: str) 
     comments, lines = _line_comments(code), code.split("\n")
     end = statement.end_lineno or statement.lineno
     said = [comments[number] for number in range(statement.lineno, end + 1) if number in comments]
-    said += [text.lstrip()[1:] for text in itertools.takewhile(lambda t: t.lstrip().startswith("#"), lines[end:])]
+    said += _comments_under(lines, end)
     return wanted in " ".join(" ".join(said).split())
+
+
+def _comments_under(lines: list[str], end: int) -> list[str]:
+    """The comment lines right under the statement that ends at line `end`, without their `#`."""
+    return [text.lstrip()[1:] for text in itertools.takewhile(lambda t: t.lstrip().startswith("#"), lines[end:])]
 
 
 def documented_output(code: str, tree: ast.Module | None) -> str | None:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 if TYPE_CHECKING:  # annotations only: this module runs on the reader's Python, which may be older than ours
     import asyncio
-    from collections.abc import Callable, Collection, Iterable
+    from collections.abc import Callable, Iterable, Sequence
     from typing import Literal
 
     from _typeshed import ReadableBuffer
@@ -349,7 +349,7 @@ class Page:
     def _child(self, request: Message, namespace: dict[str, Any], result_path: str) -> NoReturn:
         result: Message = {"status": "ok"}
         prints: list[list[int | str]] = []  # [line, text] of each print
-        values: list[list[int | str]] = []  # [line, repr] of each statement whose value the page shows
+        values: list[list[int | str]] = []  # [place, repr]: the value of the place-th statement the page shows one of
         if request.get("record_prints"):
             self._record_prints(request["name"], prints)
         try:
@@ -452,17 +452,18 @@ class Page:
         run_async: bool = False,
         package: str | None = None,
         values: list[list[int | str]] | None = None,
-        value_lines: Collection[int] = (),
+        value_lines: Sequence[int] = (),
     ) -> None:
         """Run code as the script `name`; package: as the `__init__` module of that package of the reader's, which
         the page says the code is (code that acts on the package it is in, `register_this_package()`, finds it);
-        values: where the repr of each top-level statement at value_lines goes, [line, repr], as it runs."""
+        values: where the repr of the top-level statement at each of value_lines goes as it runs, [place, repr] (its
+        place in value_lines, which names the same statement whatever lines a repaired copy adds above it)."""
         self._remember(name, code)
         flags = 0x2000 if run_async else 0  # ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
         source: str | ast.Module = code
         if values is not None:
-            source = _recording_values(ast.parse(code), set(value_lines))
-            namespace[VALUE_RECORDER] = lambda line, value: values.append([line, _bounded_repr(value)])
+            source = _recording_values(ast.parse(code), list(value_lines))
+            namespace[VALUE_RECORDER] = lambda place, value: values.append([place, _bounded_repr(value)])
         compiled = compile(source, name, "exec", flags=flags, dont_inherit=True)
         namespace["__name__"] = package or "__main__"
         namespace["__file__"] = name
@@ -757,9 +758,9 @@ class Page:
 VALUE_RECORDER = "__stackbench_value__"
 
 
-def _recording_values(tree: ast.Module, lines: set[int]) -> ast.Module:
-    """The module with each top-level statement at one of lines handing its value to VALUE_RECORDER: an
-    expression's result, or the name an assignment binds, once it is bound."""
+def _recording_values(tree: ast.Module, lines: list[int]) -> ast.Module:
+    """The module with each top-level statement at one of lines handing its value to VALUE_RECORDER with that
+    line's place in lines: an expression's result, or the name an assignment binds, once it is bound."""
     body: list[ast.stmt] = []
     for statement in tree.body:
         if statement.lineno not in lines:
@@ -773,7 +774,8 @@ def _recording_values(tree: ast.Module, lines: set[int]) -> ast.Module:
         else:
             body.append(statement)
             continue
-        call = ast.Call(ast.Name(VALUE_RECORDER, ast.Load()), [ast.Constant(statement.lineno), value], [])
+        place = ast.Constant(lines.index(statement.lineno))
+        call = ast.Call(ast.Name(VALUE_RECORDER, ast.Load()), [place, value], [])
         body.append(ast.copy_location(ast.Expr(call), statement))
     tree.body = body
     return ast.fix_missing_locations(tree)

@@ -934,7 +934,7 @@ class PageValidation:
         resolved: dict[str, Message] | None = None  # asked of the page's process once, when a name needs it
         for name in free:
             near = difflib.get_close_matches(name, imported, n=1, cutoff=0.8)
-            if name in sys.stdlib_module_names and name not in STDLIB_MODULES_NAMED_LIKE_VARIABLES:
+            if _stdlib_module(name):
                 suggestion = f"Add `import {name}` to the example: its functions use `{name}`, never imported."
             elif near:
                 suggestion = f"`{name}` is not defined: the example imports `{near[0]}`; did you mean it?"

@@ -793,12 +793,12 @@ def judge_prints(
 
 
 def judge_values(said: list[python_code.ValueComment], values: list[Any], example: CodeExample) -> Verdict:
-    """Each value a comment shows against the value its statement had (values: the runner's [line, repr] pairs).
-    Only a value that is itself a literal is compared: an object's repr is no literal, and a statement that gave
-    `None` did something else than give the value its comment describes."""
+    """Each value a comment shows against the value its statement had (values: the runner's [place, repr] pairs,
+    place that of the comment in said). Only a value that is itself a literal is compared: an object's repr is no
+    literal, and a statement that gave `None` did something else than give the value its comment describes."""
     had = dict(values)
-    for comment in said:
-        text = had.get(comment.line)
+    for place, comment in enumerate(said):
+        text = had.get(place)
         try:
             value = ast.literal_eval(text) if text else None
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
