@@ -831,7 +831,7 @@ class PageValidation:
         if verdict.status == "success" or verdict.builds_on is not None:
             verdict = self._module_without_imports(index, tree) or verdict
         if verdict.status == "success" and not verdict.severity:
-            verdict = self._missing_in_a_body(index, tree) or self._import_left_to_earlier(index, tree) or verdict
+            verdict = self._missing_in_a_body(index, tree) or verdict
         if verdict.builds_on is not None:
             self.state.cascades[index] = verdict.builds_on
         if verdict.import_needed and answer.get("status") == "exception":
@@ -957,31 +957,6 @@ class PageValidation:
                 "failure", "warning", error + ", once the function that uses it is called", suggestion
             )
         return None
-
-    def _import_left_to_earlier(self, index: int, tree: ast.Module) -> verdicts.Verdict | None:
-        """A script that makes imports of its own and needs nothing from the examples before it but a module one
-        of them imported (`import shapes` in the block before): it reads as whole, and the reader who copies it
-        alone (as its own imports invite) gets a NameError. One that uses anything else an earlier example made
-        goes on from it, imports and all."""
-        if not python_code.imported_names(tree):
-            return None
-        free = python_code.undefined_names(tree) - set(self.setup_defines) - self.knowledge.readers_names
-        modules: dict[str, tuple[str, int]] = {}
-        for other in range(index):
-            earlier = self.trees[other]
-            for node in earlier.body if earlier is not None else []:
-                if isinstance(node, ast.Import):
-                    for alias in node.names:
-                        bound = alias.asname or alias.name.split(".")[0]
-                        statement = f"import {alias.name}" + (f" as {alias.asname}" if alias.asname else "")
-                        modules[bound] = (statement, other)
-        if not free or not free <= set(modules):
-            return None
-        name, line = min(python_code.first_uses(tree, free).items(), key=lambda use: use[1])
-        statement, other = modules[name]
-        return verdicts.import_left_to_earlier(
-            statement, other, self.examples[other].line, self._name_error(index, name, line)
-        )
 
     def _resolved(self, names: list[str]) -> dict[str, Message]:
         """Where each name comes from, as the page's process finds it: a page example, a module, the library or an

@@ -586,17 +586,6 @@ def never_imported(name: str, index: int, line: int, error: str, module: str = "
     )
 
 
-def import_left_to_earlier(statement: str, index: int, line: int, error: str) -> Verdict:
-    """An example that makes its own imports uses a module only an earlier example imported."""
-    return Verdict(
-        "failure",
-        "warning",
-        error + ", when the example is copied on its own",
-        f"The example imports what it needs itself but leaves `{statement}` to example {index} (line {line}); it "
-        f"runs only after that one. Add `{statement}` to it.",
-    )
-
-
 def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
     name = exc.get("name") or ""
     if page.excerpt:

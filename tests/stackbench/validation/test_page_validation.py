@@ -1485,26 +1485,6 @@ def test_an_error_whose_message_a_comment_under_its_statement_shows_is_the_one_t
     assert (unshown.status, unshown.severity) == ("failure", "error")
 
 
-def test_a_block_with_imports_of_its_own_missing_only_a_module_an_earlier_block_imported_is_a_missing_import(offline):
-    result = validate_document(
-        page(
-            script("import json\nsizes = {'small': 1}\n", 10),
-            script("from math import pi\nprint(json.dumps(pi))\n", 20),
-            script("from math import tau\nprint(json.dumps(sizes), tau)\n", 30),
-            script("print(json.dumps(2))\n", 40),
-        ),
-        offline,
-    )
-    _, alone, goes_on, no_imports = result.results
-    assert (alone.status, alone.severity) == ("failure", "warning")
-    assert alone.error_message == (
-        "NameError: name 'json' is not defined (line 21 of the page), when the example is copied on its own"
-    )
-    assert alone.suggestions.startswith("The example imports what it needs itself but leaves `import json` to ex")
-    assert goes_on.status == "success", "it uses what the earlier block made: it goes on from it"
-    assert no_imports.status == "success", "a block without imports of its own goes on from the page"
-
-
 def test_a_program_that_reads_an_argument_it_was_not_given_is_a_command_line_program_to_run_with_it(offline):
     (reads_argument, indexes_a_list) = validate_document(
         page(
