@@ -1412,6 +1412,15 @@ def used_as_modules(tree: ast.Module) -> set[str]:
     }
 
 
+def attributes_reached(tree: ast.Module, names: set[str]) -> dict[str, list[str]]:
+    """The attributes the code reaches on each of the names (`datetime.utcnow` -> datetime: [utcnow])."""
+    found: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in names:
+            found.setdefault(node.value.id, set()).add(node.attr)
+    return {name: sorted(attributes) for name, attributes in found.items()}
+
+
 def required_variables(tree: ast.Module) -> list[str]:
     """The environment variables the code reads with `os.environ["NAME"]` (or `environ["NAME"]`): ones it cannot
     run without, where `.get()` and `getenv()` have a default to fall back on."""

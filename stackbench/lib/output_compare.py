@@ -26,6 +26,8 @@ MASKS = [
     # A place in source named as `path:line` (where a function was defined, a log record's origin): the author ran
     # the page from their docs' file, the reader from theirs.
     (re.compile(r"[\w./-]*\.(?:py|md|rst|ipynb):\d+\b"), "<place>"),
+    # A log record's origin as `module:function:line` (`__main__:nested:10`): the line is in the author's file.
+    (re.compile(r"(?<![\w.:])([A-Za-z_][\w.]*:(?:<\w+>|[A-Za-z_]\w*)):\d+\b"), r"\1:<n>"),
     # The reader's code runs in `__main__`; Sphinx's doctest runs without a module name and other docs test runners
     # name the module after themselves (`__test__`), so the reprs a page shows lack the reader's `__main__.` or
     # carry another dunder module in its place.

@@ -203,7 +203,7 @@ class Page:
                 answer = {"status": "timeout"}
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
-        answer.setdefault("output", capture.text())
+        answer.setdefault("output", _without_runner_frames(capture.text()))
         answer.setdefault("warnings", self.warnings[:20])
         return answer
 
@@ -511,6 +511,7 @@ class Page:
                     "defined": name in namespace,
                     "importable": _importable(name),
                     "provided_by": self.providers(name),
+                    "member_import": _member_import(name, request.get("attributes", {}).get(name, [])),
                 }
                 for name in request["names"]
             },
@@ -671,6 +672,9 @@ class Page:
             info["name"] = name
             info["importable"] = _importable(name)
             info["provided_by"] = self.providers(name)
+            source = "".join(linecache.getlines(current))
+            reached = set(re.findall(r"(?<![\w.])" + re.escape(name or "") + r"\.(\w+)", source))
+            info["member_import"] = bool(name and info["importable"] and _member_import(name, sorted(reached)))
         elif isinstance(exc, ImportError):
             info["name"] = exc.name
             missing = _quoted(info["message"]) if "cannot import name" in info["message"] else None
@@ -690,6 +694,8 @@ class Page:
                 )
                 if name:
                     info["suggestions"] = _close(name, dir(obj))
+                    if isinstance(obj, types.ModuleType):
+                        info["member_has"] = _member_import(obj.__name__, [name])
             elif name and tb is not None:
                 info["none_module"] = self._none_module(tb, name)
         if isinstance(exc, OSError):
@@ -1008,17 +1014,28 @@ def _format(exc: BaseException, tb: types.TracebackType | None) -> str:
     return "".join(kept)[-OUTPUT_CAP:]
 
 
-def _without_runner_frames(text: str) -> str:
-    """A traceback as the reader's own session shows it: without doctest's frames."""
-    kept, skipping = [], False
-    for line in text.split("\n"):
-        if line.startswith("  File "):
-            skipping = "doctest.py" in line or "page_runner.py" in line
-        elif not line.startswith("    "):
-            skipping = False
-        if not skipping:
-            kept.append(line)
-    return "\n".join(kept)
+# A frame of this runner or of doctest in a printed stack (a traceback in a session, a logger that shows the
+# whole stack of a caught exception): the reader's script or session is the bottom of their stack, so the frame,
+# and its source line and the values shown under it (indented deeper than it), are no part of what they see.
+RUNNER_FRAME = re.compile(r'^[ >]*File "[^"\n]*(?:/doctest|page_runner)\.py", line \d+')
+
+
+def _without_runner_frames(output: str) -> str:
+    if '.py", line' not in output:
+        return output
+    kept: list[str] = []
+    depth: int | None = None  # the indentation of the runner's frame being left out
+    for line in output.splitlines(keepends=True):
+        if RUNNER_FRAME.match(line):
+            depth = len(line) - len(line.lstrip(" >"))
+            if kept and not kept[-1].strip():
+                kept.pop()  # the blank line that set the frame apart from the one before
+            continue
+        if depth is not None and (not line.strip() or len(line) - len(line.lstrip(" ")) > depth):
+            continue
+        depth = None
+        kept.append(line)
+    return "".join(kept)
 
 
 def _quoted(message: str) -> str | None:
@@ -1033,6 +1050,21 @@ def _importable(name: str | None) -> bool:
         return importlib.util.find_spec(name) is not None
     except (ImportError, ValueError, AttributeError):
         return False
+
+
+def _member_import(module_name: str, attributes: list[str]) -> bool:
+    """Whether code reaching these attributes on the module's name means the module's member of that name
+    (`datetime.utcnow()`: the class `datetime.datetime`, not the module): the module lacks one of them and the
+    member has them all."""
+    if not attributes or not _importable(module_name):
+        return False
+    module = _imported(module_name)
+    member = getattr(module, module_name.rpartition(".")[2], None)
+    return (
+        member is not None
+        and not all(hasattr(module, attribute) for attribute in attributes)
+        and all(hasattr(member, attribute) for attribute in attributes)
+    )
 
 
 def _has(module_name: str, name: str | None) -> bool:
@@ -1124,12 +1156,16 @@ def main() -> None:
     OUTPUT_CAP = int(start.get("output_cap", OUTPUT_CAP))
     os.chdir(start.get("cwd") or os.getcwd())
     sys.path.insert(0, os.getcwd())
+    page = Page(start)
+    # Imported once the forwarders stand in for sys.stdout and sys.stderr: what a library keeps of them at import
+    # (a logger's default handler) writes where the page's output goes now, as the reader's own import would.
+    page.stdout.target = page.stderr.target = io.StringIO()
     for module in start.get("preload", []):
         try:
             importlib.import_module(module)
         except BaseException:
             pass
-    page = Page(start)
+    page.stdout.target = page.stderr.target = None
     lines = sys.__stdin__
     assert lines is not None, "its requests come on stdin"
     page.protocol.write(json.dumps({"status": "ready"}) + "\n")

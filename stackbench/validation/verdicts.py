@@ -291,6 +291,14 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
         )
     if "builtins.AttributeError" in mro and in_docs:
         owner = exc.get("owner") or ""
+        if exc.get("member_has"):
+            return Verdict(
+                "failure",
+                "error",
+                error,
+                f"`{exc.get('name')}` is an attribute of `{owner}.{owner.rpartition('.')[2]}`, not of the module "
+                f"`{owner}`: import it with `from {owner} import {owner.rpartition('.')[2]}`.",
+            )
         if (
             owner.split(".")[0] in sys.stdlib_module_names
             and owner not in NEVER_GAIN_ATTRIBUTES
@@ -653,6 +661,8 @@ def _import_needed(exc: Message, page: PageKnowledge) -> str | None:
     name = exc.get("name") or ""
     if name in page.aliases:
         return f"import {page.aliases[name]} as {name}"
+    if exc.get("member_import"):
+        return f"from {name} import {name}"
     if exc.get("importable") and (name in page.used_as_modules or not exc.get("provided_by")):
         return f"import {name}"
     if exc.get("provided_by"):

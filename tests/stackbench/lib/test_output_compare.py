@@ -108,3 +108,9 @@ def test_a_place_in_source_differs_only_in_format():
     shown = "<function mul at ...> @ ...md:26\n"
     assert compare(shown, "<function mul at 0x7fbf8315bba0> @ /example_0_line_11.py:16\n") == "format"
     assert compare(shown, "<function add at 0x7fbf8315bba0> @ /example_0_line_11.py:16\n") == "different"
+
+
+def test_a_log_records_origin_differs_only_in_format_by_its_line_but_not_by_its_function():
+    shown = "12:00:00 | ERROR | __main__:nested:10 - What?!\n"
+    assert compare(shown, "12:00:01 | ERROR | __main__:nested:11 - What?!\n") == "format"
+    assert compare(shown, "12:00:01 | ERROR | __main__:<module>:11 - What?!\n") == "different"

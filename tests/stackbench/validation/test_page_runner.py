@@ -220,3 +220,49 @@ def test_a_session_awaits_at_its_top_level_as_in_the_readers_async_repl_in_one_l
         }
     )
     assert [f["line"] for f in second["failures"]] == [4], "the page's one loop; an error is still an error"
+
+
+def test_a_library_that_keeps_the_standard_streams_at_import_writes_where_the_pages_output_goes(tmp_path):
+    (tmp_path / "keeper.py").write_text(
+        "import sys\nstream = sys.stderr\n\ndef log(text):\n    stream.write(text + '\\n')\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, str(RUNNER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=tmp_path, text=True
+    )
+    process.stdin.write(json.dumps({"cwd": str(tmp_path), "preload": ["keeper"]}) + "\n")
+    earlier = {"name": "a.py", "code": "import keeper\nkeeper.log('earlier')\n"}
+    request = {
+        "op": "script",
+        "name": "b.py",
+        "state": str(tmp_path),
+        "preludes": [earlier],
+        "code": "keeper.log('now')\n",
+    }
+    process.stdin.write(json.dumps(request) + "\n")
+    process.stdin.close()
+    answers = [json.loads(line) for line in process.stdout]
+    process.wait(timeout=10)
+    assert answers[0] == {"status": "ready"}
+    assert answers[1]["output"] == "now\n", "the earlier script runs quietly, its handle to stderr included"
+
+
+def test_a_stack_the_example_prints_holds_its_own_frames_not_the_runners(runner):
+    code = "import traceback\n\ndef shown():\n    traceback.print_stack()\n\nshown()\n"
+    answer = runner({"op": "script", "name": "a.py", "state": runner.state, "code": code})
+    assert "page_runner" not in answer["output"]
+    assert answer["output"].startswith('  File "a.py", line 6, in <module>\n    shown()\n')
+
+
+def test_a_modules_name_reached_for_what_only_its_member_of_that_name_has_means_that_member(runner):
+    unbound = runner({"op": "script", "name": "a.py", "state": runner.state, "code": "print(datetime.utcnow())\n"})
+    assert unbound["exception"]["member_import"] is True
+    module = runner(
+        {"op": "script", "name": "b.py", "state": runner.state, "code": "import datetime\ndatetime.utcnow()\n"}
+    )
+    assert module["exception"]["member_has"] is True
+    resolved = runner(
+        {"op": "resolve", "names": ["datetime", "json"], "attributes": {"datetime": ["utcnow"], "json": ["dumps"]}}
+    )
+    assert (
+        resolved["names"]["datetime"]["member_import"] is True and resolved["names"]["json"]["member_import"] is False
+    )

@@ -1520,3 +1520,15 @@ def test_a_repaired_block_keeps_the_imports_its_functions_use_when_they_run_in_l
     assert (missing.status, missing.severity) == ("failure", "warning")
     assert "import sys" in missing.suggestions
     assert later.status == "success", "the reader who adds the imports the block lacks adds `os` too"
+
+
+def test_a_repaired_block_imports_the_modules_member_its_functions_reach_into(offline):
+    missing, later = validate_document(
+        page(
+            script("stamp = lambda: datetime.fromtimestamp(0).year\nprint(sys.platform)\n", 10),
+            script("print(stamp())\n", 20),
+        ),
+        offline,
+    ).results
+    assert (missing.status, missing.severity) == ("failure", "warning")
+    assert later.status == "success", "`datetime.fromtimestamp` is the class's: the reader imports the class"

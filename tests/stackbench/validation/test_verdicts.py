@@ -124,6 +124,16 @@ def test_a_module_and_what_it_provides_of_the_same_name_are_told_apart_by_how_th
     assert judge_exception(both, reached_into).import_needed == "import shape", "shape.circle(...)"
 
 
+def test_a_module_whose_member_of_the_same_name_has_what_the_code_reaches_is_imported_as_that_member():
+    member = exception("NameError", name="datetime", importable=True, member_import=True)
+    assert judge_exception(member, knowledge(used_as_modules={"datetime"})).import_needed == (
+        "from datetime import datetime"
+    )
+    imported_as_module = exception("AttributeError", name="utcnow", owner="datetime", member_has=True)
+    verdict = judge_exception(imported_as_module, knowledge())
+    assert verdict.severity == "error" and "`from datetime import datetime`" in verdict.suggestion
+
+
 def test_an_error_naming_what_a_failed_example_never_defined_is_counted_there():
     page = knowledge(defined_by_failed={"engine": (1, 10)}, defined_by_skipped={"client": (2, 20, "Not run.")})
     for error in (
