@@ -231,8 +231,12 @@ class Page:
         return {"status": "ok"}
 
     def op_materialize(self, request: Message) -> Message:
-        """Run a script that passed in its fork again here, so the sessions after it see what it defined."""
+        """Run a script that passed in its fork again here, so the sessions after it see what it defined. A name
+        the sessions had bound to a function or class that the script rebinds to the module of that name (`import
+        tabulate` to set a module flag, after `from tabulate import tabulate`) stays the sessions' own: the script
+        is a file of its own, and the reader's session goes on with what they typed in it."""
         namespace = self.namespace
+        bound = {name: value for name, value in namespace.items() if not isinstance(value, types.ModuleType)}
         signal.setitimer(signal.ITIMER_REAL, request.get("timeout", 30))
         try:
             self._run_code(request["code"], request["name"], namespace)
@@ -240,6 +244,11 @@ class Page:
             raise
         except BaseException as exc:
             return {"status": "exception", "exception": self.describe(exc, request["name"])}
+        finally:
+            for name, value in bound.items():
+                module = namespace.get(name)
+                if isinstance(module, types.ModuleType) and module.__name__ == name:
+                    namespace[name] = value
         return {"status": "ok"}
 
     def op_session(self, request: Message) -> Message:

@@ -266,3 +266,10 @@ def test_a_modules_name_reached_for_what_only_its_member_of_that_name_has_means_
     assert (
         resolved["names"]["datetime"]["member_import"] is True and resolved["names"]["json"]["member_import"] is False
     )
+
+
+def test_a_script_importing_the_module_whose_member_a_session_imported_leaves_the_sessions_name_alone(runner):
+    runner({"op": "session", "name": "p.md:1", "text": ">>> from pprint import pprint\n"})
+    assert runner({"op": "materialize", "name": "a.py", "code": "import pprint\nimport json\n"})["status"] == "ok"
+    after = runner({"op": "session", "name": "p.md:9", "text": ">>> pprint([1])\n[1]\n>>> json.dumps(1)\n'1'\n"})
+    assert after["failures"] == [] and after["ran"] == 2
