@@ -1037,9 +1037,8 @@ def _without_runner_frames(output: str) -> str:
     for line in output.splitlines(keepends=True):
         if RUNNER_FRAME.match(line):
             depth = len(line) - len(line.lstrip(" >"))
-            if kept and not kept[-1].strip():
-                kept.pop()  # the blank line that set the frame apart from the one before
             continue
+        # Its lines, and the blank line that sets it apart from the next frame.
         if depth is not None and (not line.strip() or len(line) - len(line.lstrip(" ")) > depth):
             continue
         depth = None

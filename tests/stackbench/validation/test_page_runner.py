@@ -273,3 +273,16 @@ def test_a_script_importing_the_module_whose_member_a_session_imported_leaves_th
     assert runner({"op": "materialize", "name": "a.py", "code": "import pprint\nimport json\n"})["status"] == "ok"
     after = runner({"op": "session", "name": "p.md:9", "text": ">>> pprint([1])\n[1]\n>>> json.dumps(1)\n'1'\n"})
     assert after["failures"] == [] and after["ran"] == 2
+
+
+def test_a_stack_laid_out_with_blank_lines_between_frames_keeps_its_layout_without_the_runners_frames():
+    runner_file = page_runner.__file__
+    printed = (
+        "Traceback (most recent call last):\n\n"
+        f'  File "{runner_file}", line 9, in main\n    handle()\n    └ <function handle>\n\n'
+        f'  File "{runner_file}", line 20, in handle\n    run(code)\n\n'
+        '> File "a.py", line 3, in <module>\n    f()\n\nValueError: boom\n'
+    )
+    assert page_runner._without_runner_frames(printed) == (
+        'Traceback (most recent call last):\n\n> File "a.py", line 3, in <module>\n    f()\n\nValueError: boom\n'
+    )
