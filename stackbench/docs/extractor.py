@@ -732,7 +732,7 @@ def read_blocks(
         prose_after = blocks[index + 1].prose_before if index + 1 < len(blocks) else ""
         readers_names = sorted(set(READERS_NAME.findall(block.prose_before + "\n" + prose_after)))
         if session:
-            code = python_code.prompts_spaced(code)
+            code = python_code.continuations_prompted(python_code.prompts_spaced(code))
             statements = python_code.session_statements(code)
             example = CodeExample(
                 **{**common, "code": code},

@@ -4,6 +4,7 @@ earlier examples it builds on."""
 
 import ast
 import builtins
+import codeop
 import doctest
 import io
 import itertools
@@ -12,6 +13,7 @@ import mimetypes
 import re
 import tokenize
 import typing
+import warnings
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -227,6 +229,45 @@ UNSPACED_PROMPT = re.compile(r"^(\s*)>>>(?=[^\s>])", re.MULTILINE)
 
 def prompts_spaced(text: str) -> str:
     return UNSPACED_PROMPT.sub(r"\1>>> ", text)
+
+
+SESSION_PROMPT = re.compile(r"^(\s*)(>>>|\.\.\.)(?: (.*)|$)")
+
+
+def continuations_prompted(text: str) -> str:
+    """A session whose statement goes on over lines the author left without the `... ` prompt (the arguments of
+    a call split over lines) or typed with `>>>` (an indented body line): the reader types those lines as the
+    rest of the statement, where the interpreter is still waiting for it; they get the `... ` prompt."""
+    lines, pending, margin = text.split("\n"), list[str](), ""
+    for number, line in enumerate(lines):
+        prompt = SESSION_PROMPT.match(line)
+        body = (prompt.group(3) or "") if prompt else ""
+        if prompt and prompt.group(2) == "...":
+            pending.append(body)
+        elif prompt and pending and body.strip() and (body[:1].isspace() or _needs_more(pending)):
+            lines[number] = f"{prompt.group(1)}... {body}"
+            pending.append(body)
+        elif prompt:
+            pending, margin = ([body] if body.strip() else []), prompt.group(1)
+        elif pending and line.strip() and _needs_more(pending):
+            body = line[len(margin) :] if line.startswith(margin) else line.lstrip()
+            lines[number] = f"{margin}... {body}"
+            pending.append(body)
+        else:
+            pending = []
+    return "\n".join(lines)
+
+
+def _needs_more(statement: list[str]) -> bool:
+    """The interpreter still waits for the rest of the statement (an open bracket, a header with no body)."""
+    compiler = codeop.CommandCompiler()
+    compiler.compiler.flags |= ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return compiler("\n".join(statement) + "\n") is None
+        except (SyntaxError, ValueError, OverflowError):
+            return False
 
 
 def session_statements(text: str) -> int:

@@ -8,6 +8,7 @@ from stackbench.docs.python_code import (
     class_body_excerpt,
     comment_shows_message,
     commented_body,
+    continuations_prompted,
     defined_names,
     dependencies,
     documented_output,
@@ -610,3 +611,16 @@ def test_a_prompt_typed_without_its_space_is_a_prompt():
 def test_names_read_inside_functions_and_lambdas_are_those_they_look_up_when_they_run():
     tree = parse("import os\nlog = patch(lambda r: datetime.now())\ndef f():\n    return sys.path\nx = os.sep\n")
     assert used_in_functions(tree) == {"datetime", "sys"}
+
+
+def test_lines_a_session_leaves_without_the_continuation_prompt_or_types_with_the_first_one_go_on_its_statement():
+    unprompted = ">>> dumps(\n    {'a': 1},\n    indent=2\n)\n'{}'\n>>> x = 1\n"
+    assert continuations_prompted(unprompted) == (
+        ">>> dumps(\n...     {'a': 1},\n...     indent=2\n... )\n'{}'\n>>> x = 1\n"
+    )
+    body_at_first_prompt = ">>> def foo():\n>>>   i = 3\n>>>   show(i)\n>>> foo()\n3\n"
+    assert continuations_prompted(body_at_first_prompt) == (
+        ">>> def foo():\n...   i = 3\n...   show(i)\n>>> foo()\n3\n"
+    )
+    finished = ">>> for x in [1]:\n...     print(x)\n1\n>>> print(2)\n2\n"
+    assert continuations_prompted(finished) == finished, "output after a finished statement stays"
