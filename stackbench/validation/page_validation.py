@@ -995,8 +995,7 @@ class PageValidation:
                 # who adds the imports it lacks adds those they see.
                 kept = python_code.used_in_functions(tree)
                 unbound = kept & python_code.undefined_names(tree) - set().union(*self.defines[:index])
-                modules = sorted(name for name in unbound if _stdlib_module(name))
-                later = [self._module_import(name, tree) for name in modules]
+                later = self._module_imports(sorted(name for name in unbound if _stdlib_module(name)), tree)
                 names = [name for name in (statement.split()[-1] for statement in added) if name not in kept]
                 dropped = f"\ndel {', '.join(names)}\n" if names else "\n"
                 self.state.repaired[index] = "\n".join(later + [fixed.code.rstrip("\n")]) + dropped
@@ -1005,13 +1004,16 @@ class PageValidation:
                 return
             verdict = self._script_verdict(index, answer)
 
-    def _module_import(self, name: str, tree: ast.Module) -> str:
-        """The import a reader adds for a module the code uses by its name: the module, or its member of that name
-        when that is what has the attributes the code reaches (`datetime.utcnow()`)."""
-        reached = python_code.attributes_reached(tree, {name})
-        found = self._running.request({"op": "resolve", "names": [name], "attributes": reached}, 30)
-        member = found.get("names", {}).get(name, {}).get("member_import")
-        return f"from {name} import {name}" if member else f"import {name}"
+    def _module_imports(self, modules: list[str], tree: ast.Module) -> list[str]:
+        """The imports a reader adds for modules the code uses by their names: each module, or its member of that
+        name when that is what has the attributes the code reaches (`datetime.utcnow()`)."""
+        reached = python_code.attributes_reached(tree, set(modules))
+        request = {"op": "resolve", "names": modules, "attributes": reached}
+        found = self._running.request(request, 30).get("names", {}) if modules else {}
+        return [
+            f"from {name} import {name}" if found.get(name, {}).get("member_import") else f"import {name}"
+            for name in modules
+        ]
 
     def _as_repaired(self, index: int) -> CodeExample:
         """The example as the reader runs it from now on: with the imports they added to it."""

@@ -753,6 +753,13 @@ def test_the_names_the_docs_import_modules_under_are_known_on_every_page(tmp_pat
     assert found["tour.md"].docs_aliases == {"sh": "shapes", "np": "numpy", "shd": "shapes.draw"}
 
 
+def test_a_session_is_stored_with_the_continuation_prompts_its_author_left_out(tmp_path):
+    (tmp_path / "tour.md").write_text("# Tour\n\n```pycon\n>>> draw(\n    size=2,\n)\n'ok'\n```\n")
+    [session] = pages(extract_docs(tmp_path, "shapes", "1.0"))["tour.md"].examples
+    assert session.code == ">>> draw(\n...     size=2,\n... )\n'ok'\n"
+    assert session.style == "doctest" and session.execution_context != "not_executable"
+
+
 def test_a_file_a_paragraph_links_for_the_reader_to_save_is_a_file_of_the_page_fetched_from_its_address(tmp_path):
     (tmp_path / "data.md").write_text(
         "# Data\n\nDownload [`cities.csv`](https://example.org/data/cities.csv), see the "
