@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from stackbench.docs.page_blocks import indent_of
+from stackbench.lib.output_compare import NOT_A_LITERAL
 
 BUILTIN_NAMES = set(dir(builtins)) | {"__name__", "__file__", "__doc__", "__builtins__", "__spec__", "__loader__"}
 PARSE_FLAGS = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
@@ -1132,7 +1133,7 @@ def value_comments(code: str, tree: ast.Module | None) -> list[ValueComment]:
         text = VALUE_ARROW.sub("", said).strip()
         try:
             value = ast.literal_eval(text)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        except NOT_A_LITERAL:
             continue
         found.append(ValueComment(line, value))
     return found

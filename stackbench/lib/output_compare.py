@@ -83,12 +83,16 @@ def _same(expected: str, actual: str) -> bool:
     return _same_value(want, got)
 
 
+# What ast.literal_eval raises on text that is no literal, or one too big or deep to build.
+NOT_A_LITERAL = (ValueError, SyntaxError, TypeError, MemoryError, RecursionError)
+
+
 def _same_value(want: str, got: str) -> bool:
     """One Python value shown both times (a dict, a list), equal as values: its keys in another order, its
     strings quoted otherwise, laid out on more lines."""
     try:
         shown, printed = ast.literal_eval(want.strip()), ast.literal_eval(got.strip())
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+    except NOT_A_LITERAL:
         return False
     return isinstance(shown, (dict, list, tuple, set)) and shown == printed
 

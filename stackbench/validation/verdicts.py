@@ -32,7 +32,7 @@ from stackbench.docs.distributions import (
     required_installed,
 )
 from stackbench.formats.walkthrough import CodeExample
-from stackbench.lib.output_compare import compare, differing_line, same_lines_in_another_order
+from stackbench.lib.output_compare import NOT_A_LITERAL, compare, differing_line, same_lines_in_another_order
 
 # An answer of the page runner, or a part of one (an exception it saw, a warning): JSON, as the runner wrote it.
 Message = dict[str, Any]
@@ -800,7 +800,7 @@ def judge_values(said: list[python_code.ValueComment], values: list[Any], exampl
         text = had.get(place)
         try:
             value = ast.literal_eval(text) if text else None
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        except NOT_A_LITERAL:
             continue
         if (
             value is None
