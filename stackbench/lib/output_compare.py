@@ -24,7 +24,10 @@ MASKS = [
     (re.compile(r'(?<=File ")[^"\n]+(?=", line \d+)'), "<file>"),
     (re.compile(r'(?<=", line )\d+'), "<n>"),
     # A place in source named as `path:line` (where a function was defined, a log record's origin): the author ran
-    # the page from their docs' file, the reader from theirs.
+    # the page from their docs' file, the reader from theirs. Code typed at a prompt has a place the interpreter
+    # names (`<stdin>:3`, the runner's `<doctest page.md[2]>:3` under the folder it ran in), masked first: the
+    # runner's name holds the page's file name.
+    (re.compile(r"(?:[\w.-]*/)*<(?:stdin|string|doctest [^<>\n]*)>:\d+\b"), "<place>"),
     (re.compile(r"[\w./-]*\.(?:py|md|rst|ipynb):\d+\b"), "<place>"),
     # A log record's origin as `module:function:line` (`__main__:nested:10`): the line is in the author's file.
     (re.compile(r"(?<![\w.:])([A-Za-z_][\w.]*:(?:<\w+>|[A-Za-z_]\w*)):\d+\b"), r"\1:<n>"),

@@ -110,6 +110,13 @@ def test_a_place_in_source_differs_only_in_format():
     assert compare(shown, "<function add at 0x7fbf8315bba0> @ /example_0_line_11.py:16\n") == "different"
 
 
+def test_the_place_of_code_typed_at_a_prompt_is_a_place_in_the_readers_file():
+    shown = "ic| /absolute/path/to/example.py:12 in foo()- i: 3\n"
+    assert compare(shown, "ic| /home/reader/work/<doctest README.md:352[3]>:2 in foo()- i: 3\n") == "format"
+    assert compare("ic| example.py:12 in foo()- i: 3\n", "ic| <stdin>:4 in foo()- i: 3\n") == "format"
+    assert compare(shown, "ic| <doctest README.md:352[3]>:2 in bar()- i: 3\n") == "different"
+
+
 def test_a_log_records_origin_differs_only_in_format_by_its_line_but_not_by_its_function():
     shown = "12:00:00 | ERROR | __main__:nested:10 - What?!\n"
     assert compare(shown, "12:00:01 | ERROR | __main__:nested:11 - What?!\n") == "format"
