@@ -732,7 +732,9 @@ def read_blocks(
         prose_after = blocks[index + 1].prose_before if index + 1 < len(blocks) else ""
         readers_names = sorted(set(READERS_NAME.findall(block.prose_before + "\n" + prose_after)))
         if session:
-            code = python_code.continuations_prompted(python_code.prompts_spaced(code))
+            code = python_code.definitions_prompted(
+                python_code.continuations_prompted(python_code.prompts_spaced(code))
+            )
             statements = python_code.session_statements(code)
             example = CodeExample(
                 **{**common, "code": code},
@@ -1031,14 +1033,13 @@ def _reads_as_output(language: str, code: str, prose: str) -> bool:
     tree = python_code.parse(code)
     if _is_python_tag(language):
         # Python-tagged, it is code, unless it is one displayed value a sentence presents as the result ("… will
-        # result in the following dictionary:"): run, a lone literal does nothing.
+        # result in the following dictionary:", "Prints out:"): run, a lone value does nothing; or text with none
+        # of code's punctuation right after the script or announced (a table it prints, tagged for its colours).
         said = _last_sentence(prose).strip()
-        return (
-            tree is not None
-            and python_code.is_literal_value(tree)
-            and said.endswith(":")
-            and bool(OUTPUT_CUE.search(said))
-        )
+        announced = said.endswith(":") and bool(OUTPUT_CUE.search(said))
+        if tree is None:
+            return python_code.printed_text(code) and (announced or not prose.strip())
+        return announced and (python_code.is_literal_value(tree) or python_code.is_displayed_value(tree))
     if not (_is_neutral_tag(language) or language in ("json", "console", "log")):
         return False
     if tree is not None and python_code.is_program(tree) and language != "json":

@@ -11,6 +11,7 @@ import itertools
 import keyword
 import mimetypes
 import re
+import textwrap
 import tokenize
 import typing
 import warnings
@@ -43,6 +44,24 @@ def placeholder_path(code: str) -> str | None:
     """The first path in code that stands for one of the reader's own, if any."""
     match = PLACEHOLDER_PATH.search(code)
     return match.group(1) if match else None
+
+
+# A word in a string that stands for the reader's own thing by its name: `"my_table"`, `"mydb.db"`, `'your-bucket'`,
+# `"foo"`. Glued to a lowercase word (`mydb`), only a noun of the things a reader owns: `mypy` is a tool.
+STAND_IN_WORD = re.compile(
+    r"(?:[mM]y|[yY]our|[sS]ome)(?:[_-][A-Za-z0-9]|[A-Z0-9]|(?:db|database|table|file|app|project|bucket|data|model|"
+    r"module|package|service|server|host|user|key|secret|token|dir|folder|path|site|index|queue|topic|repo|schema|"
+    r"collection|dialect|dataset|domain|org|company|team|class|func|function|api)(?![a-z]))[\w-]*"
+    r"|(?:foo|bar|baz|qux|quux|spam|eggs)\d*"
+)
+
+
+def stand_in_values(tree: ast.Module) -> list[str]:
+    """The words of the code's string literals that stand for the reader's own things (a table, a database, a
+    dialect of theirs), each once."""
+    strings = (node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str))
+    words = (word for text in strings for word in re.findall(r"[A-Za-z_][\w-]*", text))
+    return list(dict.fromkeys(word for word in words if STAND_IN_WORD.fullmatch(word)))
 
 
 # A string that could name a module, dotted or not ("django", "django.forms.models"): what a tool that works on a
@@ -257,6 +276,64 @@ def continuations_prompted(text: str) -> str:
         else:
             pending = []
     return "\n".join(lines)
+
+
+# Statements that show nothing at a prompt: what an author pastes among prompts as a script's lines.
+DEFINITIONS = (
+    ast.Import,
+    ast.ImportFrom,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Assign,
+    ast.AnnAssign,
+)
+
+
+def definitions_prompted(text: str) -> str:
+    """A session whose author pasted definitions without prompts (a decorated class, a function) after a statement
+    that shows nothing (an import, a bare `>>>`): no output can be shown there, and the reader types those lines
+    too. Each of their statements gets `>>> `, its further lines `... `."""
+    lines, prompted, statement, margin, number = text.split("\n"), list[str](), list[str](), "", 0
+    while number < len(lines):
+        prompt = SESSION_PROMPT.match(lines[number])
+        if prompt:
+            if prompt.group(2) == ">>>":
+                statement, margin = [], prompt.group(1)
+            statement.append(prompt.group(3) or "")
+            prompted.append(lines[number])
+            number += 1
+            continue
+        end = next((n for n in range(number, len(lines)) if SESSION_PROMPT.match(lines[n])), len(lines))
+        run = lines[number:end]
+        prompted += _typed_definitions(run, statement, margin) or run
+        number = end
+    return "\n".join(prompted)
+
+
+def _typed_definitions(run: list[str], statement: list[str], margin: str) -> list[str] | None:
+    """The run of unprompted lines with prompts, when it is definitions after a statement that shows nothing."""
+    typed = parse(textwrap.dedent("\n".join(statement)))
+    if typed is None or not all(isinstance(node, DEFINITIONS) for node in typed.body):
+        return None
+    start = next((n for n, line in enumerate(run) if line.strip()), None)
+    if start is None:
+        return None
+    body = textwrap.dedent("\n".join(run[start:])).split("\n")
+    tree = parse("\n".join(body))
+    if tree is None or not tree.body or not all(isinstance(node, DEFINITIONS) for node in tree.body):
+        return None
+    firsts = {min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) for node in tree.body}
+    inside = {n for node in tree.body for n in range(node.lineno, (node.end_lineno or node.lineno) + 1)}
+    typed_lines = run[:start]
+    for n, line in enumerate(body, 1):
+        if n in firsts:
+            typed_lines.append(f"{margin}>>> {line}")
+        elif n in inside or line.strip():
+            typed_lines.append(f"{margin}... {line}".rstrip())
+        else:
+            typed_lines.append(line)
+    return typed_lines
 
 
 def _needs_more(statement: list[str]) -> bool:
@@ -521,6 +598,23 @@ PROGRAM_STATEMENTS = (
     ast.Raise,
     ast.Delete,
 )
+
+
+def is_displayed_value(tree: ast.Module) -> bool:
+    """Code that is one value as Python displays it: a container, a comparison, a name, but no program and no
+    lone call (`[Token(INT, 3)]` is a repr; `main()` is a run)."""
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr) or is_program(tree):
+        return False
+    return not isinstance(tree.body[0].value, (ast.Call, ast.Await))
+
+
+# What code needs: brackets, an assignment or a header's colon, quotes; a decorator, a shell escape or a magic.
+CODE_PUNCTUATION = re.compile(r"[()\[\]{}=:'\"]|^\s*[@!%]", re.MULTILINE)
+
+
+def printed_text(code: str) -> bool:
+    """Text that is no Python and has none of code's punctuation or line marks: a table or printed words."""
+    return bool(code.strip()) and parse(code) is None and not CODE_PUNCTUATION.search(code)
 
 
 def is_literal_value(tree: ast.Module) -> bool:

@@ -201,7 +201,8 @@ TEMPTATION_INTRO = re.compile(r"\btempted\s+to\b|\b(?:don'?t|do\s+not)\s+do\s+(?
 
 # -- code a page about upgrading shows as the old release's, for comparison ---------------------------------------
 UPGRADE_PAGE = re.compile(
-    r"\b(?:migrat(?:e|es|ing|ion)|upgrad(?:e|es|ing)|porting|breaking changes?|what'?s new|moving (?:from|to))\b",
+    r"\b(?:migrat(?:e|es|ing|ion)|upgrad(?:e|es|ing)|porting|breaking changes?|what'?s new|moving (?:from|to)|"
+    r"deprecations?)\b",
     re.IGNORECASE,
 )
 # A release as docs name it: "1.x", "v1", "version 1.2", "1.4" (a bare "1", as in "Step 1", is no release).

@@ -1795,6 +1795,44 @@ def test_a_python_block_of_one_literal_value_a_sentence_presents_as_the_result_i
     assert plain.style == "script", "a literal nothing presents as a result is code"
 
 
+PRINTED_VALUES_PAGE = """# Tokens
+
+```python
+tokens = lex("3 14")
+print(tokens)
+```
+
+Prints out:
+
+```python
+[Token(INT, '3'), Token(INT, '14')]
+```
+
+```python
+table = run(tokens)
+```
+
+```python
+number count
+     3     1
+```
+
+And then:
+
+```python
+main()
+```
+"""
+
+
+def test_a_python_block_showing_a_displayed_value_or_a_printed_table_is_the_output_of_the_script_before(tmp_path):
+    (tmp_path / "tokens.md").write_text(PRINTED_VALUES_PAGE)
+    printing, value, tabling, table, run = pages(extract_docs(tmp_path, "shapes", "1.0"))["tokens.md"].examples
+    assert printing.expected_output == "[Token(INT, '3'), Token(INT, '14')]\n" and value.style == "output"
+    assert tabling.expected_output == "number count\n     3     1\n" and table.style == "output"
+    assert run.style == "script", "a lone call after a sentence is code"
+
+
 REPLACED_UPGRADE_PAGE = """# Upgrading to 3.0
 
 Rules are class methods now. This means:
@@ -1824,6 +1862,37 @@ def test_a_block_the_words_after_it_say_turns_into_the_next_is_the_old_code_on_a
         "Not run: it shows the code from before the change for comparison, on a page about upgrading."
     )
     assert new.skip_reason is None and after.skip_reason is None
+
+
+DEPRECATIONS_SECTION_PAGE = """# Pipes
+
+```python
+total = sum(range(4))
+```
+
+## Deprecations
+
+The closing pipes of 1.x returned no iterable:
+
+```python
+range(4) | total
+```
+
+can be rewritten as:
+
+```python
+sum(range(4))
+```
+"""
+
+
+def test_a_block_a_deprecations_section_says_is_rewritten_as_the_next_is_the_old_code(tmp_path):
+    (tmp_path / "index.md").write_text(DEPRECATIONS_SECTION_PAGE)
+    first, old, new = pages(extract_docs(tmp_path, "shapes", "2.2"))["index.md"].examples
+    assert old.skip_reason == (
+        "Not run: it shows the code from before the change for comparison, on a page about upgrading."
+    )
+    assert first.skip_reason is None and new.skip_reason is None
 
 
 COMMENTED_EXPORTS_PAGE = """# Settings

@@ -10,6 +10,7 @@ from stackbench.docs.python_code import (
     commented_body,
     continuations_prompted,
     defined_names,
+    definitions_prompted,
     dependencies,
     documented_output,
     documented_prints,
@@ -624,3 +625,17 @@ def test_lines_a_session_leaves_without_the_continuation_prompt_or_types_with_th
     )
     finished = ">>> for x in [1]:\n...     print(x)\n1\n>>> print(2)\n2\n"
     assert continuations_prompted(finished) == finished, "output after a finished statement stays"
+
+
+def test_definitions_pasted_without_prompts_after_a_statement_that_shows_nothing_are_typed_too():
+    pasted = (
+        ">>> import shapes\n>>>\n@shapes.frozen\nclass Dot:\n    x: int\n\n    y: int\n>>> Dot(1, 2)\nDot(x=1, y=2)\n"
+    )
+    assert definitions_prompted(pasted) == (
+        ">>> import shapes\n>>>\n>>> @shapes.frozen\n... class Dot:\n...     x: int\n...\n...     y: int\n"
+        ">>> Dot(1, 2)\nDot(x=1, y=2)\n"
+    )
+    after_a_value = ">>> shapes.make()\nx = 1\n>>> x\n1\n"
+    assert definitions_prompted(after_a_value) == after_a_value, "what a call shows may read as code"
+    printing = ">>> import shapes\nprint(shapes.VERSION)\n"
+    assert definitions_prompted(printing) == printing, "a call among the prompts is no definition"
