@@ -671,6 +671,7 @@ class Page:
             "type": type(exc).__name__,
             "module": type(exc).__module__,
             "mro": [f"{c.__module__}.{c.__qualname__}" for c in type(exc).__mro__],
+            "aliases": self.aliases(type(exc)),
             "message": _safe_str(exc),
             "frames": frames,
             "traceback": _format(exc, tb),
@@ -753,6 +754,22 @@ class Page:
                 if not info.name.startswith("_") and _has(f"{top}.{info.name}", name):
                     return [f"{top}.{info.name}"]
         return []
+
+    def aliases(self, kind: type) -> list[str]:
+        """Other names the library or a module the page imported gives the exception's class or one of its bases
+        (orjson's `JSONEncodeError` is `TypeError`): the page may show the exception under either."""
+        bases = {c for c in kind.__mro__ if c not in (BaseException, Exception, object)}
+        modules = [sys.modules.get(name) for name in self.library_modules]
+        modules += [value for value in list(self.namespace.values()) if isinstance(value, types.ModuleType)]
+        return sorted(
+            {
+                name
+                for module in modules
+                if module is not None
+                for name, value in list(vars(module).items())
+                if isinstance(value, type) and value in bases and name != value.__name__
+            }
+        )
 
     def where(self, filename: str, current: str) -> str:
         if filename in (current, current + ":prefix") or filename.startswith("<doctest "):

@@ -572,6 +572,7 @@ class PageValidation:
         if verdict.status == "failure" and self.state.dirty:
             verdict, expected, output, answer = self._fresh_session(index, (verdict, expected, output, answer))
         verdict = self._unless_file_unavailable(index, verdict)
+        verdict = self._unless_stand_in_value(index, verdict, answer)
         verdict = self._unless_readers_package(index, verdict, answer, [])
         verdict = self._unless_test_suite_file(index, verdict)
         if verdict.builds_on is not None:
@@ -825,6 +826,7 @@ class PageValidation:
                     answer = retried
         verdict = self._unless_file_unavailable(index, verdict)
         verdict = self._unless_readers_path(index, verdict, answer)
+        verdict = self._unless_stand_in_value(index, verdict, answer)
         verdict = self._unless_readers_package(index, verdict, answer, depends)
         verdict = self._unless_empty_class_refused(tree, verdict, answer)
         verdict = self._unless_test_suite_file(index, verdict)
@@ -1709,6 +1711,36 @@ class PageValidation:
             return verdict
         return verdicts.Verdict(
             "skipped", None, f"Needs the reader's environment: their own files at `{path}`. Not a doc defect."
+        )
+
+    def _unless_stand_in_value(self, index: int, verdict: verdicts.Verdict, answer: Message) -> verdicts.Verdict:
+        """A failure whose error names a value the example made up for the reader's own (`"my_table"`, a dialect
+        `"mydb"`): the example shows a call on the reader's data, which the page never had to give."""
+        tree = self.trees[index]
+        if verdict.status != "failure" or tree is None:
+            return verdict
+        raised = [answer.get("exception"), *(f.get("exception") for f in answer.get("failures", []))]
+        messages = [
+            e.get("message", "")
+            for e in raised
+            if e and not set(e.get("mro", [])) & {"builtins.NameError", "builtins.SyntaxError", "builtins.ImportError"}
+        ]
+        named = next(
+            (
+                v
+                for v in python_code.stand_in_values(tree)
+                for m in messages
+                if re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", m)
+            ),
+            None,
+        )
+        if named is None:
+            return verdict
+        return verdicts.Verdict(
+            "skipped",
+            None,
+            f"Needs the reader's own data: the example runs on `{named}`, a stand-in for theirs, which its error names."
+            " Not a doc defect.",
         )
 
     def _unless_readers_package(

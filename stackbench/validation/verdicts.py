@@ -577,8 +577,11 @@ def builds_on_unmade(names: Sequence[str | None], page: PageKnowledge, failed: b
 
 
 # A name that says it stands for the reader's own object (my_db, your_client, MyException), or for any one of its
-# kind, which the reader picks (some_text, SomeItem, render_some_template).
-READERS_OWN_NAME = re.compile(r"^_*(?:[mM]y|[yY]our|[sS]ome)(?:_|[A-Z0-9])|_some_")
+# kind, which the reader picks (some_text, SomeItem, render_some_template); the programmer's stand-in words (foo,
+# bar, spam) say so on their own.
+READERS_OWN_NAME = re.compile(
+    r"^_*(?:[mM]y|[yY]our|[sS]ome)(?:_|[A-Z0-9])|_some_|^(?:foo|bar|baz|qux|quux|spam|eggs|ham)\d*$"
+)
 
 
 def never_imported(name: str, index: int, line: int, error: str, module: str = "") -> Verdict:
@@ -1084,17 +1087,18 @@ def _minor(version: str) -> int:
 def shows_exception(want: str, exc: Message) -> bool:
     """The page shows a traceback of this exception, in any form (exception groups, abbreviated frames), or only
     its last line (`ValueError: ...` where the statement's output goes, which doctest cannot read but a reader
-    sees is the error they get)."""
-    name = exc.get("mro", [exc["type"]])[0].rsplit(".", 1)[-1]
+    sees is the error they get), by its class's name or another the library gives it."""
+    names = "|".join(map(re.escape, [exc.get("mro", [exc["type"]])[0].rsplit(".", 1)[-1], *exc.get("aliases", [])]))
     if "Traceback" in want:
-        return bool(re.search(r"\b" + re.escape(name) + r"\b", want))
-    return bool(re.match(r"(?:[\w.]+\.)?" + re.escape(name) + r":", want.lstrip()))
+        return bool(re.search(rf"\b(?:{names})\b", want))
+    return bool(re.match(rf"(?:[\w.]+\.)?(?:{names}):", want.lstrip()))
 
 
 def raised_as_said(said: str, exc: Message) -> bool:
     """The exception is the one the page says the example raises: that type or a subclass of it ("Exception":
-    any exception)."""
-    return any(name.rsplit(".", 1)[-1] == said for name in exc.get("mro", [exc.get("type", "")]))
+    any exception), by its name or another the library gives it."""
+    named = [name.rsplit(".", 1)[-1] for name in exc.get("mro", [exc.get("type", "")])]
+    return said in named or said in exc.get("aliases", [])
 
 
 def did_not_raise(said: str) -> Verdict:

@@ -286,3 +286,12 @@ def test_a_stack_laid_out_with_blank_lines_between_frames_keeps_its_layout_witho
     assert page_runner._without_runner_frames(printed) == (
         'Traceback (most recent call last):\n\n> File "a.py", line 3, in <module>\n    f()\n\nValueError: boom\n'
     )
+
+
+def test_an_exception_carries_the_other_names_the_pages_modules_give_its_class(runner):
+    text = ">>> import socket\n>>> raise TimeoutError('late')\nsocket.timeout: late\n"
+    answer = runner({"op": "session", "name": "p.md:1", "text": text})
+    exception = answer["failures"][0]["exception"]
+    assert exception["type"] == "TimeoutError" and "timeout" in exception["aliases"]
+    plain = runner({"op": "session", "name": "p.md:5", "text": ">>> raise KeyError('k')\n"})
+    assert plain["failures"][0]["exception"]["aliases"] == []

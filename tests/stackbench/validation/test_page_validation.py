@@ -1185,6 +1185,21 @@ def test_a_failure_inside_a_package_given_a_path_of_the_readers_own_needs_their_
     assert (named.status, named.severity) == ("failure", "error"), "the example's own mistake stays"
 
 
+def test_a_failure_whose_error_names_a_stand_in_for_the_readers_data_needs_their_data(offline):
+    query = "import sqlite3\nconnection = sqlite3.connect(':memory:')\nconnection.execute('SELECT a FROM {}')\n"
+    own, named, in_session = validate_document(
+        page(
+            script(query.format("my_table"), 10),
+            script(query.format("orders"), 20),
+            session(">>> import sqlite3\n>>> sqlite3.connect(':memory:').execute('SELECT * FROM mytable')\n", 30),
+        ),
+        offline,
+    ).results
+    assert own.status == "skipped" and "runs on `my_table`, a stand-in for theirs" in own.error_message
+    assert (named.status, named.severity) == ("failure", "error"), "a table the page should have made"
+    assert in_session.status == "skipped" and "`mytable`" in in_session.error_message
+
+
 def test_a_page_that_names_the_library_by_its_module_installs_nothing_more(offline):
     named = page(
         CodeExample(library="sb-kit", code="import sbkitmod\nprint(sbkitmod.VALUE)\n", line=10, style="script"),

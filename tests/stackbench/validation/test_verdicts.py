@@ -186,9 +186,11 @@ def test_a_name_that_stands_for_any_one_of_its_kind_is_the_readers_to_pick():
 
 
 def test_a_name_that_says_it_is_the_readers_is_theirs_though_the_page_defines_it_only_later():
-    page = knowledge(defined_later={"MyPlugin": (4, 40), "plugin": (4, 40)})
+    page = knowledge(defined_later={"MyPlugin": (4, 40), "plugin": (4, 40), "foo": (5, 50), "food": (5, 50)})
     assert judge_exception(exception("NameError", name="MyPlugin"), page).message.startswith("Illustrative")
     assert judge_exception(exception("NameError", name="plugin"), page).severity == "warning"
+    assert judge_exception(exception("NameError", name="foo"), page).message.startswith("Illustrative"), "foo"
+    assert judge_exception(exception("NameError", name="food"), page).severity == "warning"
 
 
 def test_a_top_level_export_met_before_a_stand_in_is_a_missing_import_but_a_module_a_deep_name_or_a_placeholder_is_a_sketch():
@@ -496,6 +498,14 @@ def test_a_session_that_shows_only_the_errors_last_line_shows_that_error_and_no_
     assert shows_exception("Traceback (most recent call last):\n  ...\nValueError: bad input", raised)
     assert not shows_exception("ShapeError: bad input", raised), "another class than the one raised"
     assert not shows_exception("The value: ValueError", raised), "output that mentions the class is no error line"
+
+
+def test_an_error_shown_under_another_name_the_library_gives_its_class_is_that_error():
+    raised = exception("TypeError", "Integer exceeds 53-bit range", aliases=["JSONEncodeError"])
+    assert shows_exception("JSONEncodeError: Integer exceeds 53-bit range", raised)
+    assert shows_exception("shapes.JSONEncodeError: Integer exceeds 53-bit range", raised)
+    assert not shows_exception("JSONEncodeError: Integer exceeds 53-bit range", exception("TypeError", "x"))
+    assert raised_as_said("JSONEncodeError", raised) and not raised_as_said("JSONDecodeError", raised)
 
 
 def test_a_librarys_error_is_about_a_package_handed_by_name_when_it_names_it_or_quotes_a_name_looked_up_in_it():
