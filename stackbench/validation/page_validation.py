@@ -654,7 +654,8 @@ class PageValidation:
                 if newer:
                     verdict = verdicts.newer_syntax(newer, self.knowledge, where, self.examples[index].named_python)
                 elif verdicts.shows_exception(failure["want"], exc):
-                    verdict = verdicts.SUCCESS  # the page shows the traceback (in a form doctest cannot read)
+                    # the page shows the traceback (in a form doctest cannot read)
+                    verdict = verdicts.shown_exception_message(failure["want"], exc, where)
                 elif self._commented_as_raising(failure["source"], exc):
                     verdict = verdicts.SUCCESS  # a comment on the statement says it raises this
                 else:

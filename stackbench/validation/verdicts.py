@@ -1094,6 +1094,21 @@ def shows_exception(want: str, exc: Message) -> bool:
     return bool(re.match(rf"(?:[\w.]+\.)?(?:{names}):", want.lstrip()))
 
 
+def shown_exception_message(want: str, exc: Message, where: str) -> Verdict:
+    """The page shows the error this statement raises; what its message says is the page's too, or a note (as
+    for a traceback doctest reads: the type is what the reader relies on)."""
+    lines = [line.strip() for line in want.strip().split("\n") if line.strip()]
+    shown = re.sub(r"^[\w.]+:\s*", "", lines[-1]) if lines else ""
+    if not shown or compare(shown, exc.get("message", "")) != "different":
+        return SUCCESS
+    return Verdict(
+        "success",
+        "info",
+        f"The exception's message differs from the page's ({where}); its type is the same.",
+        f"The page shows `{shown[:200]}`; it says `{exc.get('message', '')[:200]}`.",
+    )
+
+
 def raised_as_said(said: str, exc: Message) -> bool:
     """The exception is the one the page says the example raises: that type or a subclass of it ("Exception":
     any exception), by its name or another the library gives it."""

@@ -19,6 +19,7 @@ from stackbench.validation.verdicts import (
     raised_as_said,
     runner_trouble,
     same_exception,
+    shown_exception_message,
     shows_exception,
     signature_difference,
 )
@@ -498,6 +499,13 @@ def test_a_session_that_shows_only_the_errors_last_line_shows_that_error_and_no_
     assert shows_exception("Traceback (most recent call last):\n  ...\nValueError: bad input", raised)
     assert not shows_exception("ShapeError: bad input", raised), "another class than the one raised"
     assert not shows_exception("The value: ValueError", raised), "output that mentions the class is no error line"
+
+
+def test_an_error_shown_by_its_last_line_with_another_message_is_noted_not_reported():
+    raised = exception("ValueError", "no low surrogate in string")
+    note = shown_exception_message("ValueError: unexpected end of hex escape", raised, "line 4")
+    assert (note.status, note.severity) == ("success", "info") and "message differs" in note.message
+    assert shown_exception_message("ValueError: no low surrogate in string", raised, "line 4").severity is None
 
 
 def test_an_error_shown_under_another_name_the_library_gives_its_class_is_that_error():
