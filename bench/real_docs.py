@@ -14,7 +14,12 @@ seconds (recall counts a block labelled as failing only because of an earlier bl
 block is reported; strict recall does not); then the same over each half, with the targets (for time: the median library's seconds; the sum is
 shown too). --warm-up validates once untimed first, so the timed pass has a warm package cache (the target is for a
 warm cache). Each false alarm, miss and setup problem is listed only with --show-failures, so a check half's
-figures can be read without reading its failures."""
+figures can be read without reading its failures.
+
+Some libraries were labelled twice, by people who saw neither the tool nor the first labels
+(bench/real_docs/second_labels.json). For them it also prints the figures on the blocks both labellers agree on
+(defect or not), and the second labeller scored against the first as if it were the tool: how far two careful
+readers of the same pages differ, a ceiling no tool can pass on the first labels alone."""
 
 import argparse
 import hashlib
@@ -42,6 +47,8 @@ from stackbench.validation.batch import validate_all  # noqa: E402
 from stackbench_site.configuration import validation_options  # noqa: E402
 
 LABELS = BASE_DIR / "bench" / "real_docs" / "labels.json"
+# A second labelling of some libraries, by people who saw neither the tool nor the first labels (same brief).
+SECOND_LABELS = BASE_DIR / "bench" / "real_docs" / "second_labels.json"
 SDISTS = BASE_DIR / "var" / "bench" / "sdists"
 RUNNABLE_VERDICTS = ("pass", "doc_defect", "needs_env")
 HALVES = ("tune", "check")
@@ -83,7 +90,7 @@ def docs_folder(name: str, version: str, folder: str = "docs") -> Path:
     return unpacked / folder
 
 
-def measure(library: dict, labels: list[dict], workers: int, output: Path) -> dict:
+def measure(library: dict, labels: list[dict], second_labels: list[dict], workers: int, output: Path) -> dict:
     """A library's figures; when the corpus names the pages that were labelled, only those are validated."""
     name, version = library["name"], library["version"]
     docs = docs_folder(name, version, library.get("folder", "docs"))
@@ -115,12 +122,18 @@ def measure(library: dict, labels: list[dict], workers: int, output: Path) -> di
     for key in starts.values():
         if key[2]:
             unique_lines.setdefault(key[:2], []).append(key)
-    labelled = {}
-    for label in labels:
-        key = (label["page"], label["line"], label.get("source") or "")
-        if key not in starts and not key[2] and len(set(unique_lines.get(key[:2], []))) == 1:
-            key = unique_lines[key[:2]][0]  # an included block's own line, its file not named
-        labelled[starts.get(key, key)] = label
+
+    def keyed(labels: list[dict]) -> dict[tuple[str, int, str], dict]:
+        by_key = {}
+        for label in labels:
+            key = (label["page"], label["line"], label.get("source") or "")
+            if key not in starts and not key[2] and len(set(unique_lines.get(key[:2], []))) == 1:
+                key = unique_lines[key[:2]][0]  # an included block's own line, its file not named
+            by_key[starts.get(key, key)] = label
+        return by_key
+
+    labelled = keyed(labels)
+    second = keyed(second_labels)
 
     runnable = [key for key, label in labelled.items() if label["verdict"] in RUNNABLE_VERDICTS]
     extracted = [
@@ -154,6 +167,11 @@ def measure(library: dict, labels: list[dict], workers: int, output: Path) -> di
 
     found = [key for key in defects if key in reported]
     found_at_cause = [key for key in defects if key not in reported and at_cause(key)]
+    # Where a second labeller followed the same pages, the blocks both call a defect, or both call something
+    # else, are the facts; the others are disputed, and the agreed figures leave them out.
+    agreed = {key for key in labelled if key in second and is_defect(labelled[key]) == is_defect(second[key])}
+    agreed_defects = [key for key in defects if key in agreed]
+    second_defects = [key for key in second if is_defect(second[key])]
     return {
         "name": name,
         "version": version,
@@ -174,6 +192,15 @@ def measure(library: dict, labels: list[dict], workers: int, output: Path) -> di
             if key not in reported and key not in found_at_cause
         ],
         "unlabelled_failures": [key for key in reported if key not in labelled],
+        "second_labelled": len(second),
+        "agreed": len(agreed),
+        "agreed_true": len([key for key in true if key in agreed]),
+        "agreed_false": len([key for key in false if key in agreed]),
+        "agreed_defects": len(agreed_defects),
+        "agreed_found": len([key for key in agreed_defects if key in found or key in found_at_cause]),
+        "second_defects": len(second_defects),
+        "second_true": len([key for key in second_defects if key in defects]),
+        "defects_second_labelled": len([key for key in defects if key in second]),
         "setup_problems": [p.message for d in summary.documents for p in d.setup_problems],
         "seconds": seconds,
         "findings": [
@@ -188,6 +215,10 @@ def measure(library: dict, labels: list[dict], workers: int, output: Path) -> di
             for key, result in reported.items()
         ],
     }
+
+
+def is_defect(label: dict) -> bool:
+    return label["verdict"] == "doc_defect"
 
 
 def told(result) -> str:
@@ -275,6 +306,8 @@ def show(figures: dict, details: bool):
         f"(strict {ratio(figures['found'], figures['defects']):.0%})"
     )
     print(f"  seconds                  {figures['seconds']:>6.1f}")
+    if figures["second_labelled"]:
+        print(agreement(figures))
     if not details:
         return
     for key, severity, message in figures["false"]:
@@ -287,6 +320,35 @@ def show(figures: dict, details: bool):
         print(f"    unlabelled failure {shown(key)}")
     for message in figures["setup_problems"]:
         print(f"    setup problem: {message}")
+
+
+AGREEMENT_FIGURES = (
+    "second_labelled",
+    "agreed",
+    "agreed_true",
+    "agreed_false",
+    "agreed_defects",
+    "agreed_found",
+    "second_defects",
+    "second_true",
+    "defects_second_labelled",
+)
+
+
+def agreement(figures: dict) -> str:
+    """The figures on the blocks two labellers agree on, and the second labeller scored as a tool against the first:
+    how far careful people following the same pages differ, which no tool can beat on the first labels alone."""
+    agreed_reported = figures["agreed_true"] + figures["agreed_false"]
+    return (
+        f"  second labeller          {figures['second_labelled']:>4}   agrees on {figures['agreed']:>4}   there: precision "
+        f"{ratio(figures['agreed_true'], agreed_reported):.0%} ({figures['agreed_true']}/{agreed_reported}), recall "
+        f"{ratio(figures['agreed_found'], figures['agreed_defects']):.0%} "
+        f"({figures['agreed_found']}/{figures['agreed_defects']})\n"
+        f"  second against first     precision {ratio(figures['second_true'], figures['second_defects']):.0%} "
+        f"({figures['second_true']}/{figures['second_defects']}), recall "
+        f"{ratio(figures['second_true'], figures['defects_second_labelled']):.0%} "
+        f"({figures['second_true']}/{figures['defects_second_labelled']})"
+    )
 
 
 def summarize(label: str, all_figures: list[dict], workers: int, warm: bool) -> None:
@@ -313,6 +375,7 @@ def summarize(label: str, all_figures: list[dict], workers: int, warm: bool) -> 
         "strict recall": ratio(total["found"], total["defects"]),
         "median seconds": statistics.median(f["seconds"] for f in all_figures),
     }
+    twice = [f for f in all_figures if f["second_labelled"]]
     names = ", ".join(f["name"] for f in all_figures)
     print(
         f"\n{label}: {len(all_figures)} libraries ({names}; {workers} workers" + (", warm cache" if warm else "") + "):"
@@ -330,6 +393,10 @@ def summarize(label: str, all_figures: list[dict], workers: int, warm: bool) -> 
         shown = f"{value:.1f} s" if timed else f"{value:.0%}"
         wanted = f"<= {target:.0f} s" if timed else f">= {target:.0%}"
         print(f"  {key:<14} {shown:>8}   target {wanted:<9} {'met' if met else 'NOT MET'}")
+    if twice:
+        both = {key: sum(f[key] for f in twice) for key in AGREEMENT_FIGURES}
+        print(f"  labelled twice: {len(twice)} of {len(all_figures)} libraries ({', '.join(f['name'] for f in twice)})")
+        print(agreement(both))
 
 
 def main():
@@ -351,6 +418,7 @@ def main():
     )
     args = parser.parse_args()
     corpus = json.loads(LABELS.read_text())
+    second_corpus = json.loads(SECOND_LABELS.read_text())["labels"] if SECOND_LABELS.exists() else []
     libraries = [
         lib
         for lib in corpus["libraries"]
@@ -360,9 +428,10 @@ def main():
     with tempfile.TemporaryDirectory() as output:
         for library in libraries:
             labels = [label for label in corpus["labels"] if label["library"] == library["name"]]
+            second = [label for label in second_corpus if label["library"] == library["name"]]
             if args.warm_up:
-                measure(library, labels, args.num_workers, Path(output) / "warm")
-            figures = measure(library, labels, args.num_workers, Path(output) / "run")
+                measure(library, labels, second, args.num_workers, Path(output) / "warm")
+            figures = measure(library, labels, second, args.num_workers, Path(output) / "run")
             show(figures, args.show_failures)
             all_figures.append(figures)
             if args.findings:
