@@ -407,6 +407,22 @@ def prose_requirements(prose: str, library: str) -> list[str]:
     return _well_formed(found)
 
 
+def prose_imports(prose: str) -> list[str]:
+    """The import statements a paragraph gives in its words ("assuming the library is imported using `import
+    portion as P`", "to use the API, `import isort` and then ..."): one statement per inline code span."""
+    found = []
+    for span in CODE_SPAN.findall(prose):
+        tree = python_code.parse(span.strip())
+        statement = tree.body[0] if tree is not None and len(tree.body) == 1 else None
+        if isinstance(statement, ast.Import) or (
+            isinstance(statement, ast.ImportFrom)
+            and statement.module != "__future__"
+            and all(alias.name != "*" for alias in statement.names)
+        ):
+            found.append(span.strip())
+    return found
+
+
 def _well_formed(specs: list[str]) -> list[str]:
     wanted = []
     for spec in specs:
@@ -588,6 +604,20 @@ RAISES_TAG = "raises-exception"
 ARGUED_AGAINST = "Not run: the page shows it as what the reader might be tempted to write, to argue against it."
 
 
+# A section or sentence for readers still on Python 2 ("If you really must use Python2", "in Python 2 via this
+# backport"): a reader on Python 3 passes it by, its installs too. "Python 2 and 3" speaks to every reader.
+PYTHON2 = re.compile(
+    r"\bPython ?2(?:\.\d+)?(?:\.x)?(?![.\w])(?!\s*(?:and|or|/|,|&|\+)\s*(?:Python ?)?3)", re.IGNORECASE
+)
+FOR_PYTHON2_ONLY = "Not run: its section is for readers still on Python 2; a reader on Python 3 passes it by."
+
+
+def _for_python2(block: Block) -> bool:
+    """The block's section (its heading) or the sentence before it speaks to readers of Python 2."""
+    heading = block.hierarchy[-1] if block.hierarchy else ""
+    return bool(PYTHON2.search(heading) or PYTHON2.search(_last_sentence(block.prose_before)))
+
+
 def _comparison_only(old: str) -> str:
     return f"Not run: it shows {old} for comparison, on a page about upgrading."
 
@@ -616,6 +646,28 @@ class PageReading:
     file_commands: list[FileCommand] = field(default_factory=list)
     prose_names: set[str] = field(default_factory=set)  # the words of its prose that could name a package
     prerequisites: list[str] = field(default_factory=list)  # packages its prose says a feature needs installed
+    # imports its paragraphs give in their words, with the line before the block each paragraph introduces
+    prose_imports: list[tuple[int, str]] = field(default_factory=list)
+
+
+def typed_prose_imports(reading: PageReading, page: str) -> list[SetupCode]:
+    """The prose's imports a reader types, as the page's setup from their place on: those binding a name a later
+    block uses without defining it (an import named in passing, a changelog's "replace `from a import b`", binds
+    nothing the examples need)."""
+    typed = []
+    for line, statement in reading.prose_imports:
+        tree = python_code.parse(statement)
+        bound = python_code.defined_names(tree) if tree is not None else set()
+        if any(e.line > line and bound & _free_names(e) for e in reading.examples):
+            typed.append(SetupCode(code=statement, line=line, source=page))
+    return typed
+
+
+def _free_names(example: CodeExample) -> set[str]:
+    if example.style not in RUNNABLE_STYLES or example.execution_context == "not_executable":
+        return set()
+    tree = python_code.parse(python_code.session_source(example.code) if example.style == "doctest" else example.code)
+    return python_code.undefined_names(tree) if tree is not None else set()
 
 
 def _sources(reading: PageReading) -> list[str]:
@@ -660,9 +712,13 @@ def read_blocks(
             snippet_source=source,
             builds_on_earlier=builds_on_earlier,
         )
+        python2 = _for_python2(block)
         reading.requirements += [
-            PageRequirement(requirement=r, line=line) for r in prose_requirements(block.prose_before, library)
+            PageRequirement(requirement=r, line=line)
+            for r in prose_requirements(block.prose_before, library)
+            if not python2
         ]
+        reading.prose_imports += [(max(line - 1, 0), statement) for statement in prose_imports(block.prose_before)]
         known = {page_file.path for page_file in reading.files}
         # Given on the line before the block the paragraph introduces, so the reader has it from that block on.
         reading.files += [
@@ -752,6 +808,8 @@ def read_blocks(
                 example.execution_context, example.skip_reason = "not_executable", _comparison_only(old)
             elif argued_against:
                 example.execution_context, example.skip_reason = "not_executable", ARGUED_AGAINST
+            elif python2:
+                example.execution_context, example.skip_reason = "not_executable", FOR_PYTHON2_ONLY
             example.named_python = _python_named_near(python_code.session_source(code), block)
             reading.examples.append(example)
             last_script = None
@@ -846,7 +904,7 @@ def read_blocks(
             last_script = None
             continue
         if language in SHELL_TAGS:
-            wanted = shell_requirements(code)
+            wanted = [] if python2 else shell_requirements(code)
             reading.requirements += [PageRequirement(requirement=r, line=line) for r in wanted]
             reading.environment += [PageVariable(name=n, value=v, line=line) for n, v in shell_variables(code)]
             reading.file_commands += file_commands(code, language, line)
@@ -947,6 +1005,8 @@ def read_blocks(
             example.execution_context, example.skip_reason = "not_executable", _comparison_only(old)
         elif argued_against:
             example.execution_context, example.skip_reason = "not_executable", ARGUED_AGAINST
+        elif python2:
+            example.execution_context, example.skip_reason = "not_executable", FOR_PYTHON2_ONLY
         elif magic_only:
             example.execution_context, example.skip_reason = "not_executable", magic_only
         elif shape:
@@ -987,6 +1047,7 @@ def read_blocks(
         for page_file in reading.files
         if not page_file.url or any(page_file.path in e.code for e in reading.examples if e.line > page_file.line)
     ]
+    reading.setup += typed_prose_imports(reading, page)
     reading.prose_names = page_names(text, blocks)
     told = reading.prose_names | {name for r in reading.requirements for name in prose_names(r.requirement)}
     page_modules = laid_out_modules(f.path for f in reading.files)

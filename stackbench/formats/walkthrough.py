@@ -197,7 +197,8 @@ class CodeExample(_Lenient):
 
 class SetupCode(_Lenient):
     """Code the docs run, unseen, before their doctest sessions (sphinx.ext.doctest's testsetup blocks, before
-    the blocks of their groups and from their place on the page on; doctest_global_setup, from the start)."""
+    the blocks of their groups and from their place on the page on; doctest_global_setup, from the start), and
+    imports the page's prose tells its reader to type (from their place on)."""
 
     code: str
     line: Count = 0

@@ -136,8 +136,18 @@ def _frames_left_out(text: str) -> str:
     return STACK.sub(r"\1  ...\n", text)
 
 
+# A start tag of XML or HTML with its attributes: their order means nothing to either (parsers, and libraries
+# that build a tag from a dict, may give them in any order).
+START_TAG = re.compile(r"<([A-Za-z][\w:.-]*)((?:\s+[\w:.-]+=(?:\"[^\"]*\"|'[^']*'))+)(\s*/?)>")
+ATTRIBUTE = re.compile(r"[\w:.-]+=(?:\"[^\"]*\"|'[^']*')")
+
+
+def _attributes_sorted(text: str) -> str:
+    return START_TAG.sub(lambda m: f"<{m[1]} {' '.join(sorted(ATTRIBUTE.findall(m[2])))}{m[3]}>", text)
+
+
 def _masked(text: str) -> str:
-    text = _frames_left_out(text)
+    text = _attributes_sorted(_frames_left_out(text))
     text = masked(text, MASKS)
     text = URL_VERSION.sub(lambda m: m.group(1) + "<v>", text)
     text = CLASS_REPR.sub(r"\1", text)

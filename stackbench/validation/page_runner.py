@@ -734,8 +734,9 @@ class Page:
     def providers(self, name: str | None) -> list[str]:
         """The modules that offer a name: the library's top-level modules first; then the top-level modules of the
         page's other packages, which the reader knows the page takes names from; then the standard library's
-        typing, whose names (NewType, Optional) every reader of annotated code knows where to import from; then the
-        library's submodules (a name such as CompletionItem lives deeper)."""
+        typing, whose names (NewType, Optional) every reader of annotated code knows where to import from, and its
+        everyday modules (`Path`, `dataclass`); then the library's submodules (a name such as CompletionItem lives
+        deeper)."""
         if not name:
             return []
         found = [m for m in self.library_modules if _has(m, name)]
@@ -746,6 +747,8 @@ class Page:
 
         if name in typing.__all__:
             return ["typing"]
+        if name in EVERYDAY_NAMES:
+            return [EVERYDAY_NAMES[name]]
         import pkgutil
 
         for top in self.library_modules:
@@ -1125,6 +1128,37 @@ def _submodules(packages: list[str]) -> list[types.ModuleType]:
             if module is not None:
                 found.append(module)
     return found
+
+
+# Names of the standard library's everyday modules that a reader of Python knows where to import from (`Path`,
+# `Enum`, `dataclass`, `partial`) and never takes for their own: one of them never imported is an import away.
+# Other names of those modules (`add`, `load`, `Event`, `Context`) name the reader's or another library's objects
+# too often to be looked up there.
+EVERYDAY_NAMES = {
+    **dict.fromkeys(("Path", "PurePath", "PosixPath"), "pathlib"),
+    **dict.fromkeys(("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "auto", "unique"), "enum"),
+    **dict.fromkeys(("dataclass", "field", "fields", "asdict", "astuple", "make_dataclass"), "dataclasses"),
+    **dict.fromkeys(("OrderedDict", "Counter", "ChainMap", "namedtuple", "defaultdict", "deque"), "collections"),
+    **dict.fromkeys(("partial", "wraps", "reduce", "lru_cache", "cached_property", "singledispatch"), "functools"),
+    **dict.fromkeys(("contextmanager", "asynccontextmanager", "suppress", "ExitStack", "AsyncExitStack"), "contextlib"),
+    **dict.fromkeys(("islice", "groupby", "zip_longest"), "itertools"),
+    **dict.fromkeys(("itemgetter", "attrgetter"), "operator"),
+    **dict.fromkeys(("ABC", "ABCMeta", "abstractmethod"), "abc"),
+    **dict.fromkeys(("StringIO", "BytesIO"), "io"),
+    **dict.fromkeys(("timedelta", "timezone"), "datetime"),
+    **dict.fromkeys(("UUID", "uuid4"), "uuid"),
+    **dict.fromkeys(("Popen", "CalledProcessError"), "subprocess"),
+    "Decimal": "decimal",
+    "Fraction": "fractions",
+    "Thread": "threading",
+    "Queue": "queue",
+    "ZoneInfo": "zoneinfo",
+    "total_ordering": "functools",
+    "deepcopy": "copy",
+    "dedent": "textwrap",
+    "pprint": "pprint",
+    "proxy": "weakref",
+}
 
 
 def _exports(module_name: str, name: str) -> bool:

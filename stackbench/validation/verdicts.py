@@ -635,8 +635,9 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
         return _add_import(needed, error)
     if page.own_module and name in page.defined_elsewhere:
         return never_imported(name, *page.defined_elsewhere[name], error)
-    # A name that says it is the reader's own is theirs here, whatever the page defines by that name later.
-    if name in page.defined_later and not readers_own_name(name, page):
+    # A name that says it is the reader's own is theirs here, whatever the page defines by that name later; so is a
+    # one-letter name (`x`), which stands for any value: a later `x = 3` is another object, not this one.
+    if name in page.defined_later and not readers_own_name(name, page) and len(name) > 1:
         index, line = page.defined_later[name]
         return Verdict(
             "failure",

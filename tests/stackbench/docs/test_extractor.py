@@ -1962,3 +1962,65 @@ def test_a_session_followed_by_a_picture_has_its_output_shown_as_that_picture(tm
     (tmp_path / "reports.md").write_text(PICTURED_OUTPUT_PAGE)
     pictured, described = pages(extract_docs(tmp_path, "shapes", "1.0"))["reports.md"].examples
     assert pictured.output_pictured and not described.output_pictured
+
+
+PROSE_IMPORT_PAGE = """# Shapes
+
+Upgrading from 0.9? Replace `from shapes.old import draw` with the new API.
+
+Assuming the library is imported using `import shapes as S`, a square is made with:
+
+```python
+>>> S.square(2).area
+4
+```
+
+```python
+import shapes
+shapes.square(3)
+```
+"""
+
+
+def test_an_import_the_prose_gives_is_typed_from_its_place_on_when_a_later_block_needs_its_name(tmp_path):
+    (tmp_path / "shapes.md").write_text(PROSE_IMPORT_PAGE)
+    page = pages(extract_docs(tmp_path, "shapes", "1.0"))["shapes.md"]
+    assert [(s.code, s.source) for s in page.setup] == [("import shapes as S", "shapes.md")]
+    assert page.setup[0].line < page.examples[0].line, "typed before the block its paragraph introduces"
+
+
+PYTHON2_PAGE = """# Shapes
+
+Install it with `pip install shapes-extra`.
+
+```python
+import shapes
+```
+
+## If you are still on Python2
+
+Use the backport instead: `pip install shapes-backport`.
+
+```python
+from backports.shapes import draw
+```
+
+```sh
+pip install shapes-legacy
+```
+
+## Runs on Python 2 and 3
+
+```python
+import shapes
+```
+"""
+
+
+def test_a_section_for_readers_of_python_2_is_passed_by_with_its_installs(tmp_path):
+    (tmp_path / "shapes.md").write_text(PYTHON2_PAGE)
+    page = pages(extract_docs(tmp_path, "shapes", "1.0"))["shapes.md"]
+    assert [r.requirement for r in page.requirements] == ["shapes-extra"]
+    ran, backport, _, both = page.examples
+    assert ran.execution_context == both.execution_context == "sync"
+    assert backport.execution_context == "not_executable" and "Python 2" in backport.skip_reason

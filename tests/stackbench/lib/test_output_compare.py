@@ -121,3 +121,9 @@ def test_a_log_records_origin_differs_only_in_format_by_its_line_but_not_by_its_
     shown = "12:00:00 | ERROR | __main__:nested:10 - What?!\n"
     assert compare(shown, "12:00:01 | ERROR | __main__:nested:11 - What?!\n") == "format"
     assert compare(shown, "12:00:01 | ERROR | __main__:<module>:11 - What?!\n") == "different"
+
+
+def test_a_tags_attributes_in_another_order_differ_only_in_format_and_another_value_differs():
+    shown = '<circle stroke="2" fill="red"/>\n'
+    assert compare(shown, '<circle fill="red" stroke="2"/>\n') == "format"
+    assert compare(shown, '<circle fill="blue" stroke="2"/>\n') == "different"

@@ -52,6 +52,14 @@ def test_a_missing_import_of_a_module_that_exists_is_a_warning_naming_the_import
     assert own.suggestions.startswith("Add `from sbdemo import greet`")
 
 
+def test_an_everyday_standard_library_name_is_an_import_away_and_a_plain_word_stays_the_readers(offline):
+    dataclass_code = "@dataclass\nclass Point:\n    x: int\n\nprint(Point(1))"
+    named, plain = validate_document(analysis(dataclass_code, "print(merge([1], [2]))"), offline).results
+    assert (named.status, named.severity) == ("failure", "warning")
+    assert named.suggestions.startswith("Add `from dataclasses import dataclass`")
+    assert plain.status == "skipped" and plain.error_message.startswith("Illustrative: uses `merge`")
+
+
 def test_an_illustrative_name_wins_over_a_missing_import_in_the_same_example(offline):
     result = validate_document(analysis("print(json.dumps(payload_of_the_reader))"), offline).results[0]
     assert result.status == "skipped" and "`payload_of_the_reader`" in result.error_message

@@ -118,6 +118,12 @@ def test_a_name_is_judged_by_where_it_could_come_from():
     assert judge_exception(exception("NameError", name="row"), page).message.startswith("Illustrative")
 
 
+def test_a_one_letter_name_the_page_defines_only_later_stands_for_any_value_there_not_for_that_one():
+    page = knowledge(defined_later={"x": (4, 40), "xs": (4, 40)})
+    assert judge_exception(exception("NameError", name="x"), page).status == "skipped"
+    assert judge_exception(exception("NameError", name="xs"), page).severity == "warning"
+
+
 def test_a_module_and_what_it_provides_of_the_same_name_are_told_apart_by_how_the_name_is_used():
     both = exception("NameError", name="shape", importable=True, provided_by=["shape"])
     assert judge_exception(both, knowledge()).import_needed == "from shape import shape", "called or decorating"
