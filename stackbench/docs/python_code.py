@@ -143,6 +143,13 @@ RAISES_INTRO = re.compile(
 # says what the code makes happen, not that the block stops with an error.
 INSTRUCTION = re.compile(r"^\W*(?:fail|raise|throw)\b", re.IGNORECASE)
 NEGATED = re.compile(r"\b(?:not|never|no\s+longer|without)\b|n't\b", re.IGNORECASE)
+# Words before "will raise" that make it about other code, later ("any attempt to modify it will raise TypeError",
+# "trying to set it raises"): what the object does from now on, not what this line does.
+HYPOTHETICAL = re.compile(
+    r"\b(?:any|every|each|further|later|subsequent)\s+(?:attempts?|calls?|changes?|writes?|access(?:es)?|uses?)\b|"
+    r"\b(?:trying|attempting|attempts?)\s+to\b|\b(?:if|when(?:ever)?|unless|otherwise|afterwards?|from\s+now\s+on)\b",
+    re.IGNORECASE,
+)
 
 
 # The last line of a traceback: the exception's (dotted) class and its message, if it has one.
@@ -1063,11 +1070,18 @@ def said_to_raise(code: str, tree: ast.Module) -> tuple[str, int] | None:
         if not match or (match.group("named") and match.group("named").endswith("Warning")):
             continue
         if match.group("lead") is not None and (
-            NEGATED.search(match.group("lead")) or CONDITION.match(match.group("rest"))
+            NEGATED.search(match.group("lead"))
+            or HYPOTHETICAL.search(match.group("lead"))
+            or CONDITION.match(match.group("rest"))
         ):
             continue
         statement = next((node for node in tree.body if node.lineno <= line <= (node.end_lineno or node.lineno)), None)
-        if statement is None:
+        above = next((node for node in tree.body if node.end_lineno == line - 1), None)
+        if statement is None and above is not None and match.group("shown"):
+            # An error shown the way it prints (`# KeyError: 'x'`), right under a statement, is that statement's
+            # result, as a value shown under it would be.
+            statement = above
+        elif statement is None:
             # A comment on a line of its own speaks of the statement right below it.
             below = next(
                 (n for n, text in enumerate(lines[line:], line + 1) if text.strip() and text.lstrip()[0] != "#"), None

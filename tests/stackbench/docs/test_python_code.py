@@ -356,6 +356,10 @@ def test_a_function_the_block_uses_registers_or_fills_in_is_code_not_a_signature
         ("# immediate error\nf(1)", ("Exception", 2)),
         ("f(1)  # it never raises KeyError", None),
         ("f(1)  # reads d, raises KeyError if d is empty", None),
+        ("d.freeze()  # from now on any attempt to change it will raise a TypeError", None),
+        ("# Freeze it: trying to set a key then raises TypeError.\nd.freeze()", None),
+        ("f(2)\n# 4\n\nf(-1)\n# ValueError: expected x > 0", ("ValueError", 4)),
+        ("f(-1)\n\n# ValueError: expected x > 0\nf(2)", ("ValueError", 4)),
     ],
 )
 def test_a_comment_on_a_statement_says_which_exception_it_raises(code, said):
