@@ -323,7 +323,7 @@ class Page:
 
     def _forked(self, request: Message, child: Callable[[str], NoReturn]) -> Message:
         """child(result_path) in a fork with the request's time limit; what it wrote to result_path is the answer."""
-        result_fd, result_path = tempfile.mkstemp(prefix="result-", dir=request["state"])
+        result_fd, result_path = tempfile.mkstemp(prefix="result-", dir=request.get("state"))
         os.close(result_fd)
         sys.stdout.flush()
         sys.stderr.flush()
@@ -394,6 +394,34 @@ class Page:
         result["prints"] = prints[:1000]
         result["values"] = values
         self._answer_and_exit(result, result_path)
+
+    def varies(self, source: str, printed: str, namespace: dict[str, Any]) -> bool:
+        """The expression's value changes from one evaluation to the next (a random id, the time): evaluated again
+        in two forks of the page as it is now, it gives two different values. (One fork alone cannot tell a random
+        value from `next(numbers)`, which gives the next one every time; two forks of one state give the same.)"""
+        if printed.strip().count("\n") or not printed.strip():
+            return False
+        try:
+            code = compile(source, "<again>", "eval", dont_inherit=True)
+        except SyntaxError:
+            return False
+
+        def child(result_path: str) -> NoReturn:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+            if "random" in sys.modules:
+                sys.modules["random"].seed()  # a fork copies the generator's state; a new process would not
+            try:
+                value = eval(code, namespace)
+                result: Message = {"status": "ok", "repr": None if value is None else repr(value)}
+            except BaseException:
+                result = {"status": "exception"}
+            self._answer_and_exit(result, result_path)
+
+        values = [self._forked({"timeout": 5}, child) for _ in range(2)]
+        reprs = [value.get("repr") for value in values if value.get("status") == "ok"]
+        return len(reprs) == 2 and None not in reprs and reprs[0] != reprs[1]
 
     @staticmethod
     def _answer_and_exit(result: Message, result_path: str) -> NoReturn:
@@ -924,6 +952,8 @@ class SessionRunner(doctest.DocTestRunner):
         printed = self.page.stdout.cleared
         if printed != got:
             failure["stdout"] = _without_runner_frames(printed)[-OUTPUT_CAP:]
+        if self.page.varies(example.source, got, test.globs):
+            failure["varies"] = True
         self.failures_seen.append(failure)
 
     def report_unexpected_exception(

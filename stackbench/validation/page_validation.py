@@ -104,6 +104,8 @@ class PageState:
 ABSTRACT_REFUSED = re.compile(r"Can't instantiate abstract class (\w+)")
 IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
 # A heading that is one name of code, as a reference titles the section about it: `paint`, `shapes.paint()`.
+# A shell line that runs pytest (`pytest cat.py`, `python -m pytest test_app.py`).
+RUNS_PYTEST = re.compile(r"(?:^|\s|/)(?:py\.test|pytest)(?:\s|$)")
 HEADING_NAME = re.compile(r"^`?(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*)(?:\(\))?`?$")
 
 
@@ -688,6 +690,8 @@ class PageValidation:
                     verdict = verdict if alone.status == "failure" else alone
                 if verdict.status == "failure":
                     verdict = verdicts.none_value_shown(failure["want"], failure["got"], failure["source"]) or verdict
+                if verdict.status == "failure" and failure.get("varies"):
+                    verdict = verdicts.varies_from_run_to_run(where)
                 if verdict.status == "failure" and not failure["want"].strip() and self.examples[index].output_pictured:
                     verdict = verdicts.Verdict(
                         "success",
@@ -1036,7 +1040,7 @@ class PageValidation:
         # What the page says it builds on the reader pastes above it, in the same file; a name that only a block
         # not run to the end defines is then that block's failure, not a module of its own missing it.
         carried_code = "".join(self.examples[i].code.rstrip("\n") + "\n\n" for i in carried)
-        self.knowledge.own_module = not example.builds_on_earlier
+        self.knowledge.own_module = not (example.builds_on_earlier or self._one_test_file())
         request = {
             "op": "tests",
             "name": script_name(example, index),
@@ -1064,7 +1068,7 @@ class PageValidation:
         """The earlier blocks a block the page says builds on them needs, that ran to the end: those defining a
         name it uses and does not define, and, in turn, the names those use."""
         own = self.trees[index]
-        if not self.examples[index].builds_on_earlier or own is None:
+        if not (self.examples[index].builds_on_earlier or self._one_test_file()) or own is None:
             return []
         needed = python_code.undefined_names(own)
         carried: list[int] = []
@@ -1076,6 +1080,15 @@ class PageValidation:
             carried.insert(0, other)
             needed = (needed - self.defines[other]) | python_code.undefined_names(tree)
         return carried
+
+    def _one_test_file(self) -> bool:
+        """The page runs pytest on one file no block is given as (`pytest cat.py` under a function and its test):
+        the reader keeps the page's code and its tests together in that file."""
+        named = {f.path for f in self.analysis.files}
+        return any(
+            RUNS_PYTEST.search(command.command) and len(command.files) == 1 and command.files[0] not in named
+            for command in self.analysis.file_commands
+        )
 
     def _test_file(self, index: int) -> str:
         """The file the reader saves the tests in: the one the page names for the block, else a test file's name."""

@@ -731,6 +731,15 @@ def none_value_shown(expected: str, actual: str, statement: str) -> Verdict | No
     )
 
 
+def varies_from_run_to_run(where: str) -> Verdict:
+    return Verdict(
+        "success",
+        "info",
+        f"The value at {where} changes from run to run (evaluated again twice, it gave two others, as a random id "
+        "or the time does): the page shows one of its values.",
+    )
+
+
 def judge_output(expected: str, actual: str, where_said: str = "", iterates_a_set: bool = False) -> Verdict:
     """A documented output against what was printed. Code that iterates a set (iterates_a_set) prints its lines in
     an order that changes from run to run: the page's lines in another order are what its reader may see too."""

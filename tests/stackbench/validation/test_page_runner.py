@@ -161,6 +161,15 @@ def test_a_name_of_the_typing_module_is_offered_from_there_after_the_library_and
     assert offered["abstractmethod"] == ["abc"], "its own module: typing uses it but does not export it"
 
 
+def test_a_value_that_changes_from_one_evaluation_to_the_next_is_told_from_one_that_moves_on_or_is_wrong(runner):
+    text = (
+        ">>> import random, uuid\n>>> uuid.uuid4().hex\n'0'\n>>> random.random()\n0.5\n"
+        ">>> numbers = iter(range(5))\n>>> next(numbers)\n3\n>>> 1 + 1\n3\n"
+    )
+    failures = runner({"op": "session", "name": "p.md:1", "text": text})["failures"]
+    assert [failure.get("varies", False) for failure in failures] == [True, True, False, False]
+
+
 def test_time_is_up_for_a_stuck_session_and_the_runner_goes_on(runner):
     stuck = runner({"op": "session", "name": "p.md:1", "timeout": 0.5, "text": ">>> while True: pass\n"})
     assert stuck["status"] == "timeout"

@@ -1301,6 +1301,33 @@ def test_tests_the_page_says_build_on_earlier_blocks_run_after_them_in_one_file(
     assert undefined.status == "skipped" and "example 0" in undefined.error_message
 
 
+def test_tests_of_a_page_that_runs_pytest_on_one_unshown_file_share_that_file_with_the_code_before_them(
+    offline_with_pytest,
+):
+    shout = "from sbdemo import greet\n\ndef shout(name):\n    return greet(name).upper()\n"
+    tested = "def test_shout():\n    assert shout('docs') == 'HELLO DOCS'\n"
+    run = {"command": "pytest shout.py", "program": "pytest", "files": ["shout.py"], "line": 30}
+    together = validate_document(
+        page(script(shout, 10), shown_tests(tested, 20), file_commands=[run]), offline_with_pytest
+    ).results[1]
+    assert (together.status, together.severity) == ("success", None)
+    apart = validate_document(page(script(shout, 10), shown_tests(tested, 20)), offline_with_pytest).results[1]
+    assert apart.status == "failure" and "shout" in apart.error_message, "without it, a module of its own"
+
+
+def test_a_value_that_changes_from_run_to_run_is_one_of_its_values_and_a_wrong_one_still_an_error(offline):
+    random_id, wrong = validate_document(
+        page(
+            session(">>> import secrets\n>>> secrets.token_urlsafe(12)\n'qZpLxmWbRrTkGhVn'\n", 10),
+            session(">>> 2 + 2\n5\n", 20),
+        ),
+        offline,
+    ).results
+    assert (random_id.status, random_id.severity) == ("success", "info")
+    assert "changes from run to run" in random_id.error_message
+    assert (wrong.status, wrong.severity) == ("failure", "error")
+
+
 def test_a_slip_of_a_library_name_or_a_constant_is_an_error_even_beside_stand_ins(offline):
     letter_dropped, words_swapped, constant, plural, other_case = validate_document(
         page(
