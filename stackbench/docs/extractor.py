@@ -48,6 +48,7 @@ from stackbench.docs.page_blocks import (
     indent_of,
     markdown_blocks,
     markdown_lists,
+    markdown_pieces,
     markdown_titles,
     rst_blocks,
     slugify,
@@ -387,6 +388,22 @@ def install_choices(text: str, page: str, library: str) -> list[str]:
         ):
             chosen.append(installs[0][0])
     return chosen
+
+
+def installation_lines(text: str, page: str) -> list[str]:
+    """What the install lines of the page's installation section (or page) install, in page order: its shell
+    blocks' and the `pip install "lib[all]"` its sentences and list items give in inline code."""
+    found: list[str] = []
+    for piece in markdown_pieces(text):
+        if not any(INSTALLATION.search(place) for place in [PurePosixPath(page).stem, *piece.hierarchy]):
+            continue
+        if piece.language is None:
+            found += _well_formed(
+                [spec for span in CODE_SPAN.findall(piece.content) for spec in shell_requirements(span)]
+            )
+        elif piece.language in SHELL_TAGS:
+            found += shell_requirements(piece.content)
+    return found
 
 
 def _library_installs(text: str, library: str) -> list[str]:
@@ -1203,6 +1220,7 @@ def analyse_page(path: Path, docs_root: Path, library: str, version: str | None)
         prose_names=sorted(reading.prose_names),
         prerequisites=reading.prerequisites,
         install_choices=install_choices(text, page, library),
+        installation_lines=[] if path.suffix == ".rst" else installation_lines(text, page),
     )
 
 
@@ -1314,6 +1332,7 @@ def installation_requirements(analyses: list[ExtractionAnalysis]) -> list[str]:
     a reader follows them first, and has what they install on every page after."""
     found: list[str] = []
     for analysis in analyses:
+        found += analysis.installation_lines
         for example in analysis.examples:
             places = [PurePosixPath(analysis.page).stem, *example.section_hierarchy]
             if example.style == "shell" and any(INSTALLATION.search(place) for place in places):

@@ -202,6 +202,31 @@ def markdown_lists(text: str) -> list[MarkdownList]:
     return found
 
 
+@dataclass
+class MarkdownPiece:
+    """A paragraph (or list item, or heading) or a fence of a page, under the titles of the sections it is in."""
+
+    hierarchy: list[str]
+    content: str
+    language: str | None = None  # a fence's; None for prose
+
+
+def markdown_pieces(text: str) -> list[MarkdownPiece]:
+    """The page's prose and fences in page order, each with its sections' titles."""
+    found: list[MarkdownPiece] = []
+    stack: list[tuple[int, str]] = []
+    parsed = tokens(open_mkdocs_containers(text))
+    for index, token in enumerate(parsed):
+        if token.type == "heading_open":
+            level = int(token.tag[1])
+            stack = [item for item in stack if item[0] < level] + [(level, parsed[index + 1].content.strip())]
+        elif token.type == "inline" and index and parsed[index - 1].type != "heading_open":
+            found.append(MarkdownPiece([title for _, title in stack], token.content))
+        elif token.type == "fence":
+            found.append(MarkdownPiece([title for _, title in stack], token.content, fence_info(token.info).language))
+    return found
+
+
 def markdown_titles(text: str) -> list[str]:
     """The titles of the MyST directives whose markdown the reader opens (a note's, a dropdown's, a collapse's
     argument): prose they read. Another directive's argument is a language, a path or an object to document."""

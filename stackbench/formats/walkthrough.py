@@ -264,6 +264,9 @@ class ExtractionAnalysis(_Lenient):
     # What the docs' installation pages and sections tell every reader to install (`pip install "lib[extra]"`): a
     # reader who followed them has it on this page too, when an example needs it.
     docs_requirements: list[str] = Field(default_factory=list)
+    # What the page's own installation section installs, in page order: its shell blocks' lines and the
+    # `pip install "lib[all]"` its sentences give in inline code (the docs' first line picks the library's extras).
+    installation_lines: list[str] = Field(default_factory=list)
     # The shell lines of the page, and of every page of the docs (a CLI page), that give Python files to a program.
     file_commands: list[FileCommand] = Field(default_factory=list)
     docs_file_commands: list[FileCommand] = Field(default_factory=list)

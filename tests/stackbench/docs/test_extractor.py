@@ -746,6 +746,20 @@ def test_the_extras_of_the_installation_pages_first_install_line_are_what_every_
     )
 
 
+def test_an_install_line_the_installation_section_gives_in_inline_code_counts_as_one_in_a_block(tmp_path):
+    (tmp_path / "README.md").write_text(
+        '# Shapes\n\n## Installation\nFor everything:\n- Run `pip install "shapes[all]"`\n\nOr the core:\n'
+        "- Run `pip install shapes`, then the extras you need.\n\n## Usage\n\n```python\nimport shapes\n```\n"
+    )
+    (read,) = extract_docs(tmp_path, "shapes", "1.0").analyses
+    assert (read[1].installation_lines, read[1].docs_installs) == (["shapes[all]", "shapes"], ["shapes[all]"])
+    (tmp_path / "README.md").write_text(
+        "# Shapes\n\n## Installation\n\n```sh\npip install shapes\n```\n\nThen `pip install shapes[svg]` for SVG.\n"
+    )
+    (read,) = extract_docs(tmp_path, "shapes", "1.0").analyses
+    assert read[1].docs_installs == [], "an extra named after the first line stays optional"
+
+
 def test_the_names_the_docs_import_modules_under_are_known_on_every_page(tmp_path):
     (tmp_path / "start.md").write_text("# Start\n\n```python\nimport shapes as sh\nimport numpy as np\n```\n")
     (tmp_path / "tour.md").write_text("# Tour\n\n```pycon\n>>> import shapes.draw as shd\n```\n")
