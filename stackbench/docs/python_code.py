@@ -1718,3 +1718,25 @@ def misspelt_special_method(tree: ast.Module) -> tuple[str, str, int] | None:
             if name != meant and word in SPECIAL_METHODS and wrong and meant not in methods:
                 return name, meant, method.lineno
     return None
+
+
+def statement_at(tree: ast.Module, line: int) -> str | None:
+    """The source of the top-level statement that holds the line."""
+    node = next((n for n in tree.body if n.lineno <= line <= (n.end_lineno or n.lineno)), None)
+    return ast.unparse(node) if node is not None else None
+
+
+def assigned_names(tree: ast.Module) -> set[str]:
+    """The names the code binds by assignment (not by an import, a `def` or a `class`): the objects it makes."""
+    targets = [
+        target
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Assign, ast.AnnAssign))
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+    ]
+    return {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def string_constants(tree: ast.AST) -> list[str]:
+    """The string literals of the code."""
+    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]

@@ -859,11 +859,13 @@ def _causes(exc: BaseException) -> list[Message]:
     while link is not None and len(causes) < MAX_CAUSES:
         link = link.__cause__ or (None if link.__suppress_context__ else link.__context__)
         if link is not None:
+            filename = getattr(link, "filename", None)
             causes.append(
                 {
                     "type": type(link).__name__,
                     "mro": [f"{c.__module__}.{c.__qualname__}" for c in type(link).__mro__],
                     "message": _safe_str(link)[:300],
+                    **({"filename": filename} if isinstance(filename, str) else {}),
                 }
             )
     return causes

@@ -666,6 +666,8 @@ class PageValidation:
                         # A name the statement uses was last (re)defined by an example that is not run: what the
                         # statement raises comes from the older object, not the one the page meant.
                         verdict = self._built_on_unmade(index, failure["source"]) or verdict
+                    if verdict.status == "failure":
+                        verdict = self._readers_own_data(index, failure["source"], exc) or verdict
                 printed, expected = f"{shown}\n{exc.get('traceback', '')}", None
             elif not failure["got"].strip() and python_code.reads_as_code(failure["want"], failure["source"]):
                 verdict = verdicts.mixed_prompts(f"after the prompt at {where}")
@@ -721,6 +723,35 @@ class PageValidation:
         end = source.find(statement)
         tree = python_code.parse(source[: end + len(statement)] if end >= 0 else source)
         return tree is not None and python_code.builds_a_set(tree)
+
+    def _readers_own_data(self, index: int, source: str, exc: Message) -> verdicts.Verdict | None:
+        """A KeyError of a statement that looks keys up in an object an earlier example made (`d.groupby("cities")`
+        in a reference of methods), where no example that ran put anything of those keys on the page: the page
+        shows the call on the reader's own data, which holds them. A key close to one the page used is a slip."""
+        if "builtins.KeyError" not in exc.get("mro", []):
+            return None
+        tree = python_code.parse(textwrap.dedent(source))
+        if tree is None:
+            return None
+        assigned = set().union(*(python_code.assigned_names(t) for t in self.trees[:index] if t is not None))
+        made = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} & assigned)
+        keys = {word for text in python_code.string_constants(tree) for word in IDENTIFIER.findall(text)}
+        if not made or not keys:
+            return None
+        ran = [
+            t
+            for other, t in enumerate(self.trees[:index])
+            if t is not None and (r := self.state.results.get(other)) is not None and r.status == "success"
+        ]
+        seen = {word for t in ran for text in python_code.string_constants(t) for word in IDENTIFIER.findall(text)}
+        if any(key in seen or difflib.get_close_matches(key, seen, n=1, cutoff=0.8) for key in keys):
+            return None
+        return verdicts.Verdict(
+            "skipped",
+            None,
+            f"Illustrative: it looks keys up in `{made[0]}` that no example before it put there "
+            f"({exc['type']}: {exc.get('message', '')[:80]}): the call is shown on the reader's own data.",
+        )
 
     def _built_on_unmade(self, index: int, source: str) -> verdicts.Verdict | None:
         """The cascade of a statement that uses a name whose last definition was not run (an earlier one, made
@@ -1311,7 +1342,11 @@ class PageValidation:
             command = self._command_running(index)
             if command is not None and self._outside_command(index, exc):
                 return self._never_imported_for_command(index, command) or verdicts.outside_command(command, exc)
-            return self._judge(index, exc, where)
+            verdict = self._judge(index, exc, where)
+            statement = python_code.statement_at(tree, frames[-1]["lineno"]) if tree is not None and frames else None
+            if verdict.status == "failure" and statement is not None:
+                verdict = self._readers_own_data(index, statement, exc) or verdict
+            return verdict
         if status != "ok":
             return verdicts.runner_trouble(answer)
         if example.expected_exception:

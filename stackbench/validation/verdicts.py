@@ -407,24 +407,35 @@ def _environment_need(exc: Message, mro: set[str], message: str) -> str | None:
         return "an interactive terminal"
     if "builtins.EOFError" in mro and message == PROMPT_WITHOUT_INPUT:
         return "an interactive terminal, where the reader answers its prompt"
-    filename = missing_filename(exc, mro)
-    if filename and not filename.startswith("~"):
-        return f"the file {filename}, which the page does not create"
+    # The file may be missing under a library's own error (`ValueError: invalid data or filepath`) whose cause is
+    # the OSError the reader reads under it.
+    for missing in [exc, *exc.get("causes", [])]:
+        filename = missing_filename(missing, set(missing.get("mro", [])) | (mro if missing is exc else set()))
+        if filename and not filename.startswith("~"):
+            return f"the file {filename}, which the page does not create"
     return None
 
 
 # How libraries written in Rust or C word a missing file they were handed, the path last and no `filename`
 # attribute set: `No such file or directory (os error 2): data.parquet`.
 MISSING_FILE_MESSAGE = re.compile(r"No such file or directory(?: \(os error 2\))?:\s*['\"]?([^\s'\"]+)['\"]?\s*$")
+# How a library says, on a line of its error's message, that a path it was handed is no file: `Invalid file path:
+# /data/x.yml`.
+NO_FILE_MESSAGE = re.compile(
+    r"^(?:invalid|no|missing|unknown)\s+(?:such\s+)?(?:file|path|file\s+path)\b[^:\n]*:\s*['\"]?([^\s'\"]+)['\"]?\s*$",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 def missing_filename(exc: Message, mro: set[str]) -> str | None:
     """The path of the file not found, from the exception's `filename` or, failing that, its message."""
-    if not mro & MISSING_FILE:
-        return None
-    if exc.get("filename"):
+    if mro & MISSING_FILE and exc.get("filename"):
         return str(exc["filename"])
-    named = MISSING_FILE_MESSAGE.search(exc.get("message") or "")
+    if mro & MISSING_FILE:
+        named = MISSING_FILE_MESSAGE.search(exc.get("message") or "")
+        return named.group(1) if named else None
+    # A library's own error may say it in a line of its message, whatever its type.
+    named = NO_FILE_MESSAGE.search(exc.get("message") or "")
     return named.group(1) if named else None
 
 

@@ -1328,6 +1328,16 @@ def test_a_value_that_changes_from_run_to_run_is_one_of_its_values_and_a_wrong_o
     assert (wrong.status, wrong.severity) == ("failure", "error")
 
 
+def test_a_key_no_example_put_in_an_earlier_object_is_the_readers_data_and_a_near_miss_a_slip(offline):
+    made = script("d = {'username': 'ada', 'profile': {'city': 'Rome'}}\n", 10)
+    _, readers, slip = validate_document(
+        page(made, script("print(d['cities'][0])\n", 20), script("print(d['usernme'])\n", 30)), offline
+    ).results
+    assert (readers.status, readers.severity) == ("skipped", None)
+    assert "no example before it put there" in readers.error_message
+    assert (slip.status, slip.severity) == ("failure", "error")
+
+
 def test_a_slip_of_a_library_name_or_a_constant_is_an_error_even_beside_stand_ins(offline):
     letter_dropped, words_swapped, constant, plural, other_case = validate_document(
         page(

@@ -558,6 +558,25 @@ def test_a_missing_file_a_compiled_library_names_only_in_its_message_is_the_read
     assert judge_exception(unnamed, knowledge()).status == "failure", "no file named, nothing to own"
 
 
+def test_a_missing_file_behind_a_librarys_own_error_is_the_readers_file_and_another_oserror_is_not():
+    oserror = ["builtins.OSError", "builtins.Exception", "builtins.BaseException", "builtins.object"]
+    wrapped = exception(
+        "ValueError",
+        "Invalid data or url or filepath argument: /srv/data.yml",
+        "package",
+        causes=[{"type": "OSError", "mro": oserror, "message": "Invalid file path: /srv/data.yml"}],
+    )
+    assert judge_exception(wrapped, knowledge()).message.startswith(
+        "Needs the reader's environment: the file /srv/data.yml, which the page does not create"
+    )
+    told = exception("ValueError", "Unexpected error / bad argument\nInvalid file path: /srv/data.yml", "package")
+    assert judge_exception(told, knowledge()).status == "skipped", "said on a line of its own message"
+    other = exception(
+        "ValueError", "bad data", "package", causes=[{"type": "OSError", "mro": oserror, "message": "disk full"}]
+    )
+    assert judge_exception(other, knowledge()).status == "failure"
+
+
 def test_a_name_the_docs_import_a_module_under_is_never_the_readers_own_object():
     page = knowledge(readers_names={"sh"}, aliases={"sh": "shapes"})
     verdict = judge_exception(exception("NameError", "name 'sh' is not defined", name="sh"), page)
