@@ -1740,3 +1740,11 @@ def assigned_names(tree: ast.Module) -> set[str]:
 def string_constants(tree: ast.AST) -> list[str]:
     """The string literals of the code."""
     return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+
+def elided_body(tree: ast.Module) -> bool:
+    """Some class or function of the code has only `...` for a body (a docstring before it allowed)."""
+    return any(
+        isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and _only_ellipsis(node.body)
+        for node in ast.walk(tree)
+    )

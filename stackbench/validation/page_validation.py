@@ -1486,6 +1486,19 @@ class PageValidation:
                 path = self._module_path(index) or ""
                 return verdicts.sibling_imported_absolutely(exc["name"], path, sibling, verdicts.error_line(exc, where))
         verdict = verdicts.judge_exception(exc, self.knowledge, where)
+        tree = self.trees[index]
+        needed = (verdict.import_needed or "").split()
+        shape = tree is not None and python_code.elided_body(tree)
+        if needed[:1] == ["from"] and _stdlib_module(needed[1]) and needed[1] not in ("abc", "typing") and shape:
+            # A shape (a class or function whose body is `...`) borrowing a standard-library name: the reader's real
+            # module has its imports; the block shows how the classes fit. (An abstract method's or a protocol's
+            # `...` is its whole body: that block is a module of its own.)
+            return verdicts.Verdict(
+                "skipped",
+                None,
+                f"Illustrative: a shape with `...` for a body, using `{needed[-1]}` (from {needed[1]}) as the reader's "
+                "own module imports it.",
+            )
         if verdict.status == "skipped" and "builtins.ModuleNotFoundError" in exc.get("mro", []):
             return self._past_readers_module(index, exc.get("name") or "") or verdict
         if verdict.status == "skipped" and "relative import" in exc.get("message", ""):

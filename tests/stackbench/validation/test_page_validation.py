@@ -1338,6 +1338,19 @@ def test_a_key_no_example_put_in_an_earlier_object_is_the_readers_data_and_a_nea
     assert (slip.status, slip.severity) == ("failure", "error")
 
 
+def test_a_shape_with_elided_bodies_borrowing_a_standard_library_name_is_illustrative_a_whole_block_is_not(offline):
+    shape, whole = validate_document(
+        page(
+            script("Pair = namedtuple('Pair', 'a b')\n\nclass Named(Pair):\n    ...\n", 10),
+            script("Pair = namedtuple('Pair', 'a b')\nprint(Pair(1, 2))\n", 20),
+        ),
+        offline,
+    ).results
+    assert (shape.status, shape.severity) == ("skipped", None)
+    assert (whole.status, whole.severity) == ("failure", "warning")
+    assert whole.suggestions.startswith("Add `from collections import namedtuple`")
+
+
 def test_a_slip_of_a_library_name_or_a_constant_is_an_error_even_beside_stand_ins(offline):
     letter_dropped, words_swapped, constant, plural, other_case = validate_document(
         page(
