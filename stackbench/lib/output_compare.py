@@ -8,7 +8,7 @@ import re
 from typing import Literal
 
 from stackbench.lib.ansi import strip_ansi
-from stackbench.lib.volatile import PATH, RUN_TO_RUN, masked
+from stackbench.lib.volatile import PATH, RATE, RUN_TO_RUN, masked
 
 Match = Literal["same", "format", "different"]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
@@ -17,6 +17,7 @@ _checker = doctest.OutputChecker()
 # The values that change from run to run, and a path where a value is labelled (`path: /tmp/x`): elsewhere a path
 # is what the page documents.
 MASKS = [
+    RATE,
     *RUN_TO_RUN,
     (re.compile(r"(?<=[=:] )['\"]?" + PATH[0].pattern + r"['\"]?"), PATH[1]),
     # A traceback's frames name files on the machine that ran it: the author's paths and line numbers are not the
@@ -36,6 +37,7 @@ MASKS = [
     # carry another dunder module in its place.
     (re.compile(r"(?<![\w.])__[a-z]+__\."), ""),
 ]
+ADDRESS_SHOWN = re.compile(r"[ \t]?<addr>")
 URL_VERSION = re.compile(r"(https?://[^\s/]+(?:/[^\s/]+)*?/)v?\d+(?:\.\d+)*(?=/)")
 
 
@@ -151,6 +153,7 @@ def _masked(text: str) -> str:
     text = masked(text, MASKS)
     text = URL_VERSION.sub(lambda m: m.group(1) + "<v>", text)
     text = CLASS_REPR.sub(r"\1", text)
+    text = ADDRESS_SHOWN.sub("", text)  # a page may leave a repr's address out (`<Player` for `<Player 0x7fe4…`)
     return text.replace("'", "").replace('"', "")  # how a value is quoted is presentation
 
 

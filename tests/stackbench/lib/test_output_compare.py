@@ -127,3 +127,16 @@ def test_a_tags_attributes_in_another_order_differ_only_in_format_and_another_va
     shown = '<circle stroke="2" fill="red"/>\n'
     assert compare(shown, '<circle fill="red" stroke="2"/>\n') == "format"
     assert compare(shown, '<circle fill="blue" stroke="2"/>\n') == "different"
+
+
+def test_a_rate_measured_while_it_ran_differs_only_in_format_and_a_count_still_differs():
+    shown = "|████| 1000/1000 [100%] in 5.8s (171.62/s)"
+    assert compare(shown, "|████| 1000/1000 [100%] in 5.2s (193.64/s)") == "format"
+    assert compare(shown, "|████| 1000/1500 [67%] in 5.2s (193.64/s)") == "different"
+
+
+def test_an_address_the_page_leaves_out_of_a_repr_differs_only_in_format():
+    assert compare("<Player 0x7fe4\n  .position = <Position", "<Player 0x7f5b\n  .position = <Position 0x7f5c") == (
+        "format"
+    )
+    assert compare("<Player\n  .name = 'Alice'", "<Player 0x7f5b\n  .name = 'Bob'") == "different"
