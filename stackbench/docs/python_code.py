@@ -198,39 +198,32 @@ def session_parts(text: str) -> tuple[str, str] | None:
     if first is None:
         return None
     if PROMPT.match(lines[first]):
-        return "", _chained_tracebacks_kept_whole(text)
+        return "", _output_blank_lines_kept(text)
     prompt = next((n for n, line in enumerate(lines) if COLUMN_PROMPT.match(line)), None)
     if prompt is None:
         return None
     prefix = "\n".join(lines[:prompt])
-    session = _chained_tracebacks_kept_whole("\n".join(lines[prompt:]))
+    session = _output_blank_lines_kept("\n".join(lines[prompt:]))
     return (prefix, session) if parse(prefix) is not None else None
 
 
-# What Python prints between the tracebacks of chained exceptions, a blank line either side.
-CHAINING_LINE = re.compile(
-    r"^\s*(?:The above exception was the direct cause of the following exception:"
-    r"|During handling of the above exception, another exception occurred:)\s*$"
-)
-
-
-def _chained_tracebacks_kept_whole(session: str) -> str:
-    """A shown traceback of chained exceptions runs to its last exception: the blank lines Python prints around
-    `The above exception was the direct cause…` are part of the output (doctest would end it at the first blank
-    line, and read the rest as prose), so they become doctest's `<BLANKLINE>`."""
+def _output_blank_lines_kept(session: str) -> str:
+    """A blank line inside what a statement printed (a chained traceback's, an ASCII picture's first line) is
+    part of the output the page shows: doctest would end the output there and read the rest as prose, but in a
+    code block nothing is prose. Each blank line followed, before the next prompt, by more output becomes
+    doctest's `<BLANKLINE>`; blank lines before a prompt or at the end still end an output."""
     lines = session.split("\n")
+    seen_prompt = False
     for number, line in enumerate(lines):
-        before = lines[number - 1] if number else ""
-        after = lines[number + 1] if number + 1 < len(lines) else ""
-        if line.strip():
+        if PROMPT.match(line):
+            seen_prompt = True
+        if line.strip() or not seen_prompt:
             continue
-        if CHAINING_LINE.match(after):
-            chaining = after
-        elif CHAINING_LINE.match(before) and after.lstrip().startswith("Traceback"):
-            chaining = before
-        else:
+        after = next((later for later in lines[number + 1 :] if later.strip()), None)
+        if after is None or PROMPT.match(after):
             continue
-        lines[number] = chaining[: len(chaining) - len(chaining.lstrip())] + doctest.BLANKLINE_MARKER
+        prompt = next(earlier for earlier in reversed(lines[:number]) if PROMPT.match(earlier))
+        lines[number] = prompt[: len(prompt) - len(prompt.lstrip())] + doctest.BLANKLINE_MARKER
     return "\n".join(lines)
 
 
@@ -1070,7 +1063,8 @@ def said_to_raise(code: str, tree: ast.Module) -> tuple[str, int] | None:
         if not match or (match.group("named") and match.group("named").endswith("Warning")):
             continue
         if match.group("lead") is not None and (
-            NEGATED.search(match.group("lead"))
+            # a negation in the verb's own clause: "Not a direct assignment, raises X" still says it raises
+            NEGATED.search(re.split(r"[,;:.]", match.group("lead"))[-1])
             or HYPOTHETICAL.search(match.group("lead"))
             or CONDITION.match(match.group("rest"))
         ):

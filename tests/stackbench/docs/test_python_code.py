@@ -357,6 +357,7 @@ def test_a_function_the_block_uses_registers_or_fills_in_is_code_not_a_signature
         ("f(1)  # it never raises KeyError", None),
         ("f(1)  # reads d, raises KeyError if d is empty", None),
         ("d.freeze()  # from now on any attempt to change it will raise a TypeError", None),
+        ("x = [f(1)]  # Not a direct call, raises UsageError", ("UsageError", 1)),
         ("# Freeze it: trying to set a key then raises TypeError.\nd.freeze()", None),
         ("f(2)\n# 4\n\nf(-1)\n# ValueError: expected x > 0", ("ValueError", 4)),
         ("f(-1)\n\n# ValueError: expected x > 0\nf(2)", ("ValueError", 4)),
@@ -643,3 +644,9 @@ def test_definitions_pasted_without_prompts_after_a_statement_that_shows_nothing
     assert definitions_prompted(after_a_value) == after_a_value, "what a call shows may read as code"
     printing = ">>> import shapes\nprint(shapes.VERSION)\n"
     assert definitions_prompted(printing) == printing, "a call among the prompts is no definition"
+
+
+def test_a_blank_line_inside_a_shown_output_stays_in_it_and_one_before_a_prompt_ends_it():
+    _, session = session_parts(">>> print(art)\n\n .--.\n| x |\n\n>>> done = True\n\n")
+    assert session.split("\n")[:5] == [">>> print(art)", "<BLANKLINE>", " .--.", "| x |", ""]
+    assert session.endswith(">>> done = True\n\n")
