@@ -395,14 +395,18 @@ class Page:
         result["values"] = values
         self._answer_and_exit(result, result_path)
 
-    def varies(self, source: str, printed: str, namespace: dict[str, Any]) -> bool:
-        """The expression's value changes from one evaluation to the next (a random id, the time): evaluated again
-        in two forks of the page as it is now, it gives two different values. (One fork alone cannot tell a random
-        value from `next(numbers)`, which gives the next one every time; two forks of one state give the same.)"""
-        if printed.strip().count("\n") or not printed.strip():
+    def varies(self, source: str, printed: str, namespace: dict[str, Any], makers: Sequence[str] = ()) -> bool:
+        """The statement shows something else each time it runs (a random id, a font picked at random, the time):
+        run again in two forks of the page as it is now, each in a folder of its own (a file it writes lands
+        there), after the session's statements that made the names it uses (`art = make("random")` before
+        `print(art)`), what it shows (its output, its value) differs between them. (One fork alone cannot tell a
+        random value from `next(numbers)`, which gives the next one every time; two forks of one state give the
+        same.)"""
+        if not printed.strip():
             return False
         try:
-            code = compile(source, "<again>", "eval", dont_inherit=True)
+            made = [compile(maker, "<again>", "exec", dont_inherit=True) for maker in makers]
+            code = compile(source, "<again>", "single", dont_inherit=True)
         except SyntaxError:
             return False
 
@@ -410,18 +414,24 @@ class Page:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, 1)
             os.dup2(devnull, 2)
+            os.chdir(tempfile.mkdtemp(prefix="again-"))
             if "random" in sys.modules:
                 sys.modules["random"].seed()  # a fork copies the generator's state; a new process would not
+            shown = io.StringIO()
+            sys.stdout = sys.stderr = shown
             try:
-                value = eval(code, namespace)
-                result: Message = {"status": "ok", "repr": None if value is None else repr(value)}
+                for maker in made:
+                    exec(maker, namespace)
+                shown.truncate(0)
+                exec(code, namespace)
+                result: Message = {"status": "ok", "shown": shown.getvalue()}
             except BaseException:
                 result = {"status": "exception"}
             self._answer_and_exit(result, result_path)
 
-        values = [self._forked({"timeout": 5}, child) for _ in range(2)]
-        reprs = [value.get("repr") for value in values if value.get("status") == "ok"]
-        return len(reprs) == 2 and None not in reprs and reprs[0] != reprs[1]
+        runs = [self._forked({"timeout": 5}, child) for _ in range(2)]
+        shown = [run.get("shown") for run in runs if run.get("status") == "ok"]
+        return len(shown) == 2 and all(shown) and shown[0] != shown[1]
 
     @staticmethod
     def _answer_and_exit(result: Message, result_path: str) -> NoReturn:
@@ -954,7 +964,7 @@ class SessionRunner(doctest.DocTestRunner):
         printed = self.page.stdout.cleared
         if printed != got:
             failure["stdout"] = _without_runner_frames(printed)[-OUTPUT_CAP:]
-        if self.page.varies(example.source, got, test.globs):
+        if self.page.varies(example.source, got, test.globs, _makers(test.examples, example)):
             failure["varies"] = True
         self.failures_seen.append(failure)
 
@@ -999,6 +1009,31 @@ class SessionRunner(doctest.DocTestRunner):
             "got": _without_runner_frames(got)[-OUTPUT_CAP:],
             "expects_exception": example.exc_msg is not None,
         }
+
+
+def _makers(examples: list[doctest.Example], example: doctest.Example) -> list[str]:
+    """The session's statements before `example` that last assigned a name it uses, in order."""
+    try:
+        used = {node.id for node in ast.walk(ast.parse(example.source)) if isinstance(node, ast.Name)}
+    except SyntaxError:
+        return []
+    makers: list[str] = []
+    for earlier in reversed(examples[: examples.index(example)]):
+        try:
+            tree = ast.parse(earlier.source)
+        except SyntaxError:
+            continue
+        assigned = {
+            target.id
+            for node in tree.body
+            if isinstance(node, (ast.Assign, ast.AnnAssign))
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(target, ast.Name)
+        }
+        if assigned & used:
+            makers.insert(0, earlier.source)
+            used -= assigned
+    return makers
 
 
 class StdoutChecker(doctest.OutputChecker):

@@ -127,6 +127,11 @@ class PageValidation:
         self.readers_own_names = set().union(*borrowed) - self.setup_defines
         for defines, imported in zip(self.defines, borrowed, strict=True):
             self.readers_own_names -= defines - imported
+        # The names the page imports from modules not the reader's (the library's, the standard library's, another
+        # package's): whatever the prose calls them ("your `bar`", "replace `time`"), they are not stand-ins.
+        self.imported_names = set().union(
+            *(python_code.imported_names(t) for t in self.trees if t is not None)
+        ) - set().union(*borrowed)
         # Blocks that list signatures for reference, by index: not run, but checked against the library.
         self.listed = {
             index: signatures
@@ -468,7 +473,10 @@ class PageValidation:
             if other != index
             for name in self.defines[other]
         }
-        knowledge.readers_names = set(self.examples[index].readers_names) | self.readers_own_names
+        # A name the page imports from the library is the library's, whatever the prose calls it ("your `bar`").
+        knowledge.readers_names = (set(self.examples[index].readers_names) | self.readers_own_names) - (
+            self.imported_names
+        )
         line = self.examples[index].line
         shown = laid_out_modules(f.path for f in self.analysis.files if f.line <= line)
         knowledge.laid_out_later = laid_out_modules(f.path for f in self.analysis.files if f.line > line) - shown

@@ -75,6 +75,11 @@ ENVIRONMENT_EXCEPTIONS = {
 }
 # What input() raises when no one can answer its prompt (the run's stdin is closed; the reader's is a terminal).
 PROMPT_WITHOUT_INPUT = "EOF when reading a line"
+# A library saying it only runs in a terminal: `This must be run on a tty connected terminal`, `not a tty`.
+TERMINAL_NEEDED = re.compile(
+    r"\b(?:must|needs? to|has to|can only|only)\s+(?:be\s+)?run\b.*\b(?:tty|terminal|console)\b|\bnot an? (?:tty|terminal)\b",
+    re.IGNORECASE,
+)
 ENVIRONMENT_WORDS = (
     "credentials",
     "connection refused",
@@ -403,8 +408,8 @@ def _environment_need(exc: Message, mro: set[str], message: str) -> str | None:
     newer = NEWER_PYTHON_NEEDED.search(message)
     if newer:
         return f"Python {newer.group(1)} or newer, which the library says this needs"
-    if exc.get("filename") == "/dev/tty" or exc.get("errno") in (6, 25):  # ENXIO, ENOTTY
-        return "an interactive terminal"
+    if exc.get("filename") == "/dev/tty" or exc.get("errno") in (6, 25) or TERMINAL_NEEDED.search(message):
+        return "an interactive terminal"  # ENXIO, ENOTTY, or a library saying it needs one
     if "builtins.EOFError" in mro and message == PROMPT_WITHOUT_INPUT:
         return "an interactive terminal, where the reader answers its prompt"
     # The file may be missing under a library's own error (`ValueError: invalid data or filepath`) whose cause is

@@ -165,9 +165,12 @@ def test_a_value_that_changes_from_one_evaluation_to_the_next_is_told_from_one_t
     text = (
         ">>> import random, uuid\n>>> uuid.uuid4().hex\n'0'\n>>> random.random()\n0.5\n"
         ">>> numbers = iter(range(5))\n>>> next(numbers)\n3\n>>> 1 + 1\n3\n"
+        ">>> print(random.random() * 2)\n0.5\n>>> print('a'); print('b')\nc\n"
+        ">>> drawn = random.random()\n>>> print('drawn', drawn)\ndrawn 0.5\n"
     )
     failures = runner({"op": "session", "name": "p.md:1", "text": text})["failures"]
-    assert [failure.get("varies", False) for failure in failures] == [True, True, False, False]
+    varies = [failure.get("varies", False) for failure in failures]
+    assert varies == [True, True, False, False, True, False, True], "the last as the statement before it drew it"
 
 
 def test_time_is_up_for_a_stuck_session_and_the_runner_goes_on(runner):

@@ -1351,6 +1351,15 @@ def test_a_shape_with_elided_bodies_borrowing_a_standard_library_name_is_illustr
     assert whole.suggestions.startswith("Add `from collections import namedtuple`")
 
 
+def test_a_name_the_prose_calls_the_readers_that_the_page_imports_from_the_library_is_a_missing_import(offline):
+    early = script("print(greet('docs'))\n", 10, readers_names=["greet"])
+    imported = validate_document(page(early, script("from sbdemo import greet\n", 20)), offline).results[0]
+    assert (imported.status, imported.severity) == ("failure", "warning")
+    assert imported.suggestions.startswith("Add `from sbdemo import greet`")
+    never = validate_document(page(early), offline).results[0]
+    assert (never.status, never.severity) == ("skipped", None), "the reader's own where the page never imports it"
+
+
 def test_a_slip_of_a_library_name_or_a_constant_is_an_error_even_beside_stand_ins(offline):
     letter_dropped, words_swapped, constant, plural, other_case = validate_document(
         page(

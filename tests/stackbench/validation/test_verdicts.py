@@ -577,6 +577,15 @@ def test_a_missing_file_behind_a_librarys_own_error_is_the_readers_file_and_anot
     assert judge_exception(other, knowledge()).status == "failure"
 
 
+def test_a_library_saying_it_must_run_in_a_terminal_needs_the_readers_terminal():
+    tty = exception("UserWarning", "This must be run on a tty connected terminal.", "package")
+    assert judge_exception(tty, knowledge()).message.startswith(
+        "Needs the reader's environment: an interactive terminal"
+    )
+    other = exception("ValueError", "the terminal width must be positive", "package")
+    assert judge_exception(other, knowledge()).status == "failure"
+
+
 def test_a_name_the_docs_import_a_module_under_is_never_the_readers_own_object():
     page = knowledge(readers_names={"sh"}, aliases={"sh": "shapes"})
     verdict = judge_exception(exception("NameError", "name 'sh' is not defined", name="sh"), page)
