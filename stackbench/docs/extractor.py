@@ -630,9 +630,11 @@ FOR_PYTHON2_ONLY = "Not run: its section is for readers still on Python 2; a rea
 
 
 def _for_python2(block: Block) -> bool:
-    """The block's section (its heading) or the sentence before it speaks to readers of Python 2."""
+    """The block's section (its heading) or the sentence before it speaks to readers of Python 2; an aside in
+    brackets ("`collections.abc.Sized` (`collections.Sized` on Python 2):") only notes the older spelling."""
     heading = block.hierarchy[-1] if block.hierarchy else ""
-    return bool(PYTHON2.search(heading) or PYTHON2.search(_last_sentence(block.prose_before)))
+    sentence = re.sub(r"\([^()]*\)", "", _last_sentence(block.prose_before))
+    return bool(PYTHON2.search(heading) or PYTHON2.search(sentence))
 
 
 def _comparison_only(old: str) -> str:

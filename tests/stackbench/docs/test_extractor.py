@@ -2028,6 +2028,14 @@ pip install shapes-legacy
 ```python
 import shapes
 ```
+
+## Sizes
+
+A shape is a `collections.abc.Sized` (`collections.Sized` on Python 2):
+
+```python
+import collections.abc, shapes
+```
 """
 
 
@@ -2035,6 +2043,6 @@ def test_a_section_for_readers_of_python_2_is_passed_by_with_its_installs(tmp_pa
     (tmp_path / "shapes.md").write_text(PYTHON2_PAGE)
     page = pages(extract_docs(tmp_path, "shapes", "1.0"))["shapes.md"]
     assert [r.requirement for r in page.requirements] == ["shapes-extra"]
-    ran, backport, _, both = page.examples
-    assert ran.execution_context == both.execution_context == "sync"
+    ran, backport, _, both, aside = page.examples
+    assert ran.execution_context == both.execution_context == aside.execution_context == "sync"
     assert backport.execution_context == "not_executable" and "Python 2" in backport.skip_reason
