@@ -1069,7 +1069,7 @@ def said_to_raise(code: str, tree: ast.Module) -> tuple[str, int] | None:
             or CONDITION.match(match.group("rest"))
         ):
             continue
-        statement = next((node for node in tree.body if node.lineno <= line <= (node.end_lineno or node.lineno)), None)
+        statement = top_statement(tree, line)
         above = next((node for node in tree.body if node.end_lineno == line - 1), None)
         if statement is None and above is not None and match.group("shown"):
             # An error shown the way it prints (`# KeyError: 'x'`), right under a statement, is that statement's
@@ -1250,7 +1250,7 @@ def comment_shows_message(code: str, tree: ast.Module, line: int, message: str) 
     """A comment on the top-level statement that holds line, or on the comment lines right under it, holds the
     message (`env.int("TTL")` over `# => Environment variable "TTL" invalid: …`): the page shows what it raises."""
     wanted = " ".join(message.split())
-    statement = next((node for node in tree.body if node.lineno <= line <= (node.end_lineno or node.lineno)), None)
+    statement = top_statement(tree, line)
     if statement is None or len(wanted) < 10:
         return False
     comments, lines = _line_comments(code), code.split("\n")
@@ -1714,9 +1714,14 @@ def misspelt_special_method(tree: ast.Module) -> tuple[str, str, int] | None:
     return None
 
 
+def top_statement(tree: ast.Module, line: int) -> ast.stmt | None:
+    """The top-level statement that holds the line."""
+    return next((node for node in tree.body if node.lineno <= line <= (node.end_lineno or node.lineno)), None)
+
+
 def statement_at(tree: ast.Module, line: int) -> str | None:
     """The source of the top-level statement that holds the line."""
-    node = next((n for n in tree.body if n.lineno <= line <= (n.end_lineno or n.lineno)), None)
+    node = top_statement(tree, line)
     return ast.unparse(node) if node is not None else None
 
 

@@ -473,7 +473,6 @@ class PageValidation:
             if other != index
             for name in self.defines[other]
         }
-        # A name the page imports from the library is the library's, whatever the prose calls it ("your `bar`").
         knowledge.readers_names = (set(self.examples[index].readers_names) | self.readers_own_names) - (
             self.imported_names
         )
