@@ -11,7 +11,8 @@ It downloads what it needs at run time (each release's sdist from PyPI's index, 
 prints, per library: blocks labelled vs extracted as runnable, doctest statements run with their output compared,
 reported failures (error and warning) that are labelled doc defects (true) or not (false), precision, recall and
 seconds (recall counts a block labelled as failing only because of an earlier block, its `cause`, as found when that
-block is reported; strict recall does not); then the same over each half, with the targets (for time: the median library's seconds; the sum is
+block is reported, and a block the tool lists as a repeat of an earlier example's failure, the same cause outside
+the block, as found when that example is reported; strict recall does neither); then the same over each half, with the targets (for time: the median library's seconds; the sum is
 shown too). --warm-up validates once untimed first, so the timed pass has a warm package cache (the target is for a
 warm cache). Each false alarm, miss and setup problem is listed only with --show-failures, so a check half's
 figures can be read without reading its failures.
@@ -165,8 +166,17 @@ def measure(library: dict, labels: list[dict], second_labels: list[dict], worker
                 return True
         return False
 
+    # A failure the tool lists as a repeat of an earlier example's (the same cause outside the block, counted
+    # there) is reported with that example: found when that one is, and no finding of its own.
+    example_keys = {(a.page, n): block_key(a, e) for a in analyses for n, e in enumerate(a.examples)}
+    repeats = {
+        key: example_keys[(key[0], r.repeats_example)]
+        for key, r in results.items()
+        if r.status == "failure" and r.repeats_example is not None and example_keys.get((key[0], r.repeats_example))
+    }
+    repeated = {key: first for key, first in repeats.items() if first in reported}
     found = [key for key in defects if key in reported]
-    found_at_cause = [key for key in defects if key not in reported and at_cause(key)]
+    found_at_cause = [key for key in defects if key not in reported and (key in repeated or at_cause(key))]
     # Where a second labeller followed the same pages, the blocks both call a defect, or both call something
     # else, are the facts; the others are disputed, and the agreed figures leave them out.
     agreed = {key for key in labelled if key in second and is_defect(labelled[key]) == is_defect(second[key])}
@@ -183,6 +193,8 @@ def measure(library: dict, labels: list[dict], second_labels: list[dict], worker
         "statements_run": sum(r.statements_run or 0 for r in sessions),
         "true": true,
         "false": [(key, reported[key].severity, (reported[key].error_message or "")[:160]) for key in false],
+        "repeats_true": len([key for key in repeated if labelled.get(key, {}).get("verdict") == "doc_defect"]),
+        "repeats_false": len([key for key in repeated if labelled.get(key, {}).get("verdict") != "doc_defect"]),
         "defects": len(defects),
         "found": len(found),
         "found_at_cause": len(found_at_cause),
@@ -301,10 +313,15 @@ def show(figures: dict, details: bool):
     )
     found = figures["found"] + figures["found_at_cause"]
     print(
-        f"  doc defects labelled     {figures['defects']:>4}   reported {figures['found']:>4}   at their cause "
+        f"  doc defects labelled     {figures['defects']:>4}   reported {figures['found']:>4}   at cause/first "
         f"{figures['found_at_cause']:>3}   recall {ratio(found, figures['defects']):.0%} "
         f"(strict {ratio(figures['found'], figures['defects']):.0%})"
     )
+    if figures["repeats_true"] + figures["repeats_false"]:
+        print(
+            f"  repeats of those         {figures['repeats_true'] + figures['repeats_false']:>4}   true "
+            f"{figures['repeats_true']}, false {figures['repeats_false']}   (listed as info, counted at the first)"
+        )
     print(f"  seconds                  {figures['seconds']:>6.1f}")
     if figures["second_labelled"]:
         print(agreement(figures))
@@ -364,6 +381,8 @@ def summarize(label: str, all_figures: list[dict], workers: int, warm: bool) -> 
             "defects",
             "found",
             "found_at_cause",
+            "repeats_true",
+            "repeats_false",
             "seconds",
         )
     }
@@ -383,8 +402,15 @@ def summarize(label: str, all_figures: list[dict], workers: int, warm: bool) -> 
     print(
         f"  blocks labelled runnable {total['labelled']}, extracted runnable {total['extracted']}; "
         f"failures reported {total['true'] + total['false']} (true {total['true']}, false {total['false']}); "
-        f"doc defects labelled {total['defects']}, reported {total['found']}, found at their cause "
+        f"doc defects labelled {total['defects']}, reported {total['found']}, found at their cause or first example "
         f"{total['found_at_cause']}; {total['seconds']:.1f} s in all"
+    )
+    block_true, block_false = total["true"] + total["repeats_true"], total["false"] + total["repeats_false"]
+    print(
+        f"  repeats (a cause outside the block, counted at its first example, listed as info): "
+        f"{total['repeats_true'] + total['repeats_false']} (true {total['repeats_true']}, false "
+        f"{total['repeats_false']}); counting each as a finding of its own, precision "
+        f"{ratio(block_true, block_true + block_false):.0%} ({block_true}/{block_true + block_false})"
     )
     for key, value in figures.items():
         target = TARGETS[key]

@@ -577,6 +577,9 @@ class ExampleResult(models.Model):
     expected_output = models.TextField(null=True, blank=True, help_text="What the page shows, where it differs.")
     statements = models.PositiveIntegerField(null=True, blank=True, help_text="A doctest session's statements.")
     statements_run = models.PositiveIntegerField(null=True, blank=True)
+    repeats_example = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The earlier example that failed on the same cause, counted there."
+    )
     code_hash = models.CharField(max_length=16, blank=True, db_index=True)
     fingerprint = models.CharField(max_length=32, blank=True, db_index=True, help_text="Set on failures.")
     problem = models.ForeignKey(

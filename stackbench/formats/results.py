@@ -139,6 +139,9 @@ class ExampleResult(_Lenient):
     expected_output: ShownText = None
     statements: Count | None = None
     statements_run: Count | None = None
+    # The earlier example of the page that failed on the same cause outside the block (an import never made, a
+    # package never installed), where the failure is counted; this one is listed as info.
+    repeats_example: Count | None = None
 
 
 class SetupProblem(_Lenient):

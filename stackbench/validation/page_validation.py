@@ -98,8 +98,14 @@ class PageState:
     shown_errors: dict[int, str] = field(default_factory=dict)
     # packages examples hand the library by name, looked up once -> whether the index has them and they are not here
     missing_published: dict[str, bool] = field(default_factory=dict)
+    # examples that failed on a cause outside themselves -> that cause (verdicts.Verdict.shared_cause)
+    causes: dict[int, str] = field(default_factory=dict)
+    # each such cause -> the first example reported failing on it
+    reported_causes: dict[str, int] = field(default_factory=dict)
 
 
+# The severities a failure is reported at; info is a remark beside them.
+REPORTED_SEVERITIES = ("error", "warning")
 # What Python says when an abstract base refuses an instance (`Can't instantiate abstract class X with ...`).
 ABSTRACT_REFUSED = re.compile(r"Can't instantiate abstract class (\w+)")
 IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
@@ -222,7 +228,7 @@ class PageValidation:
                     break
                 if self.process is not None:
                     self._catch_up(index, self.process)
-                result = self._validate(index)
+                result = self._unless_reported_before(index, self._validate(index))
                 self.state.results[index] = result
                 results.append(result)
                 self.observer.example_finished(self.analysis.page, result)
@@ -232,6 +238,31 @@ class PageValidation:
             if self.process is not None:
                 self.process.close()
         return results
+
+    def _fields(self, index: int, verdict: verdicts.Verdict) -> dict[str, Any]:
+        if verdict.shared_cause is not None:
+            self.state.causes[index] = verdict.shared_cause
+        return verdict.result_fields()
+
+    def _unless_reported_before(self, index: int, result: ExampleResult) -> ExampleResult:
+        """A failure whose cause lies outside the block (an import never made, a package never installed, a
+        backend an installed package lacks) that an earlier example of the page was reported failing on is that
+        problem again: one fix, reported once. The example still fails; it is listed as info, pointing there, so a
+        repeated cause — a real defect or a misreading — counts once among the page's findings."""
+        cause = self.state.causes.get(index)
+        if cause is None or result.status != "failure" or result.severity not in REPORTED_SEVERITIES:
+            return result
+        first = self.state.reported_causes.setdefault(cause, index)
+        if first == index:
+            return result
+        said = f"Fails as example {first} (line {self.examples[first].line}) does, and is counted there"
+        return result.model_copy(
+            update={
+                "severity": "info",
+                "repeats_example": first,
+                "suggestions": f"{said}: {result.suggestions}" if result.suggestions else f"{said}.",
+            }
+        )
 
     def _record_environment(self) -> None:
         environment = self._running.request({"op": "environment", "library": self.analysis.library}, 60)
@@ -346,16 +377,16 @@ class PageValidation:
             self._know_names_around(index)
             verdict = self._names_never_imported(index)
             if verdict is not None:
-                return ExampleResult(**base, **verdict.result_fields(), actual_code_executed=example.code)
+                return ExampleResult(**base, **self._fields(index, verdict), actual_code_executed=example.code)
         if style == "script" and not runnable(example) and self.process is not None and self._adapted_by_reader(index):
             self._know_names_around(index)
             verdict = self._past_readers_module(index, python_code.fill_in(example.code) or "")
             if verdict is not None:
-                return ExampleResult(**base, **verdict.result_fields(), actual_code_executed=example.code)
+                return ExampleResult(**base, **self._fields(index, verdict), actual_code_executed=example.code)
         if index in self.listed and self.process is not None:
             verdict = self._listed_verdict(index)
             if verdict is not None:
-                return ExampleResult(**base, **verdict.result_fields(), actual_code_executed=example.code)
+                return ExampleResult(**base, **self._fields(index, verdict), actual_code_executed=example.code)
         if not runnable(example) or style not in RUN_STYLES:
             reason = example.skip_reason or (
                 LEGACY_SKIP_REASON if not runnable(example) else f"Not Python ({example.language})"
@@ -595,7 +626,7 @@ class PageValidation:
         statements = answer.get("statements", python_code.session_statements(example.code))
         return ExampleResult(
             **common,
-            **verdict.result_fields(),
+            **self._fields(index, verdict),
             execution_output=self._machine.readable(output) or None,
             expected_output=expected,
             statements=statements,
@@ -849,7 +880,7 @@ class PageValidation:
         tree = self.trees[index]
         if tree is None:
             self.state.broken.add(index)
-            return ExampleResult(**common, **self._unparsed_verdict(example).result_fields())
+            return ExampleResult(**common, **self._fields(index, self._unparsed_verdict(example)))
         verdict, answer = self._run_judged(index, self._script_request(index, tree, preludes), self._script_verdict)
         if verdict.status == "failure" and self.state.dirty:
             fresh = self._fresh_process(index)
@@ -910,7 +941,7 @@ class PageValidation:
         expected = self._expected_output(index)
         return ExampleResult(
             **common,
-            **verdict.result_fields(),
+            **self._fields(index, verdict),
             execution_output=output or None,
             expected_output=expected if verdict.severity and expected else None,
         )
@@ -1073,7 +1104,7 @@ class PageValidation:
         example = self.examples[index]
         if self.trees[index] is None:
             self.state.broken.add(index)
-            return ExampleResult(**common, **self._unparsed_verdict(example).result_fields())
+            return ExampleResult(**common, **self._fields(index, self._unparsed_verdict(example)))
         carried = self._carried_in(index)
         # What the page says it builds on the reader pastes above it, in the same file; a name that only a block
         # not run to the end defines is then that block's failure, not a module of its own missing it.
@@ -1098,7 +1129,7 @@ class PageValidation:
             self.state.broken.add(index)  # the module broke off: what it defines may not be there for later code
         return ExampleResult(
             **common,
-            **verdict.result_fields(),
+            **self._fields(index, verdict),
             execution_output=self._machine.readable(answer.get("output", "")) or None,
         )
 

@@ -32,6 +32,7 @@ from stackbench.docs.distributions import (
     required_installed,
 )
 from stackbench.formats.walkthrough import CodeExample
+from stackbench.lib.fingerprints import normalize_text
 from stackbench.lib.output_compare import NOT_A_LITERAL, compare, differing_line, same_lines_in_another_order
 
 # An answer of the page runner, or a part of one (an exception it saw, a warning): JSON, as the runner wrote it.
@@ -135,6 +136,9 @@ class Verdict:
     suggestion: str | None = None
     builds_on: int | None = None  # the earlier example whose failure this one only repeats (counted there)
     import_needed: str | None = None  # the import statement a reader adds to get past this failure
+    # What the failure comes from outside the block, which other blocks of the page may share (the import to add,
+    # the package to install, the place inside an installed package that raised): one problem wherever it recurs.
+    shared_cause: str | None = None
 
     @property
     def finding(self) -> bool:
@@ -275,7 +279,11 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
         module, missing = exc.get("name") or "", exc["missing"]
         if page.is_library_module(module):
             return Verdict(
-                "failure", "error", error, _sentence(f"`{missing}` is not in `{module}` in {page.release}" + _hint(exc))
+                "failure",
+                "error",
+                error,
+                _sentence(f"`{missing}` is not in `{module}` in {page.release}" + _hint(exc)),
+                shared_cause=f"the name {module}.{missing}",
             )
         return Verdict(
             "failure",
@@ -283,6 +291,7 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
             error,
             f"`{module}` has no `{missing}` in the version installed "
             "with the library: a version conflict between the page and its dependencies.",
+            shared_cause=f"the name {module}.{missing}",
         )
     if "builtins.NameError" in mro and in_docs:
         return _missing_name(exc, page, error)
@@ -336,6 +345,9 @@ def judge_exception(exc: Message, page: PageKnowledge, where_said: str = "") -> 
             error,
             f"Raised inside an installed package ({place}, line {innermost['lineno']}, in {innermost['name']}): "
             f"check that the example's input is valid for {page.release}.",
+            # The same exception from the same place: what the page's examples share (a backend, a setting), as
+            # long as the message is the same up to what changes from one value to the next.
+            shared_cause=f"{place}:{innermost['lineno']}: {kind}: {normalize_text(message)}",
         )
     return Verdict("failure", "error", error, "Fix the example so it runs as documented.")
 
@@ -477,7 +489,11 @@ def _missing_module(exc: Message, page: PageKnowledge, in_docs: bool, error: str
     module = exc.get("name") or (named.group(1) if named else "")
     if page.is_library_module(module):
         return Verdict(
-            "failure", "error" if in_docs else "warning", error, f"`{module}` does not exist in {page.release}."
+            "failure",
+            "error" if in_docs else "warning",
+            error,
+            f"`{module}` does not exist in {page.release}.",
+            shared_cause=f"the module {module}",
         )
     state, requirement = page.module_state(module)
     if in_test_suite(module) and state != "page" and in_docs and page.verbatim:
@@ -506,6 +522,7 @@ def _missing_module(exc: Message, page: PageKnowledge, in_docs: bool, error: str
             "warning",
             error,
             f"Needs `{requirement}`, which could not be installed (see the page's setup problems).",
+            shared_cause=f"the requirement {requirement}",
         )
     if state == "project":
         return Verdict(
@@ -527,6 +544,7 @@ def _missing_module(exc: Message, page: PageKnowledge, in_docs: bool, error: str
             error,
             f"{page.library} needs the optional dependency {_package(module)} here, and the page does not say to "
             f"install it: add {_install_line(module, page)} to the page.",
+            shared_cause=f"the module {module}",
         )
     if state == "unnamed":
         distribution = distribution_for(module) or module
@@ -538,8 +556,15 @@ def _missing_module(exc: Message, page: PageKnowledge, in_docs: bool, error: str
             error,
             f"The example imports {_package(module)}, which the page never tells the reader to install: add "
             f"`pip install {distribution}`{also} to the page.",
+            shared_cause=f"the module {module}",
         )
-    return Verdict("failure", "warning", error, f"`{module}` is not installed; the page should say how to install it.")
+    return Verdict(
+        "failure",
+        "warning",
+        error,
+        f"`{module}` is not installed; the page should say how to install it.",
+        shared_cause=f"the module {module}",
+    )
 
 
 def _package(module: str) -> str:
@@ -661,6 +686,7 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
             error,
             f"`{name}` is only defined later, in example {index} (line {line}): a reader following the page has no "
             f"`{name}` yet. Define it before, or say where it comes from.",
+            shared_cause=f"the name {name}, defined later",
         )
     if exc.get("suggestions"):
         return Verdict("failure", "error", error, f"`{name}` is not defined{_hint(exc)}")
@@ -672,6 +698,7 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
             error,
             f"`{name}` is defined nowhere: not on the page, not in {page.release}, the standard library or an "
             "installed package. Define it in the session, or fix its spelling.",
+            shared_cause=f"the name {name}, defined nowhere",
         )
     return _illustrative(name, page)
 
@@ -694,7 +721,12 @@ def _add_import(needed: str, error: str) -> Verdict:
     what = f"`{needed.split()[-1]}` is" if needed.startswith("import ") else "it is"
     what = "they are" if "," in needed else what
     return Verdict(
-        "failure", "warning", error, f"Add `{needed}` to the example: {what} never imported.", import_needed=needed
+        "failure",
+        "warning",
+        error,
+        f"Add `{needed}` to the example: {what} never imported.",
+        import_needed=needed,
+        shared_cause=f"the import {needed}",
     )
 
 
@@ -1066,6 +1098,7 @@ def shown_indented(spaces: int) -> Verdict:
         f"As the page shows it, every line is indented by {spaces} spaces: pasted as is, it fails with "
         "IndentationError: unexpected indent.",
         "Remove the indentation from the block's lines.",
+        shared_cause=f"indented by {spaces} spaces",
     )
 
 
@@ -1103,6 +1136,7 @@ def newer_syntax(newer: tuple[str, str], page: PageKnowledge, where_said: str, n
         f"It needs Python {version} ({what}), but {page.library} supports Python {oldest}: a reader on a Python "
         f"older than {version} gets a SyntaxError ({where_said}).",
         f"Say on the page that the example needs Python {version}, or use syntax Python {oldest} has.",
+        shared_cause=f"Python {version}: {what}",
     )
 
 

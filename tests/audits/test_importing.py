@@ -168,6 +168,16 @@ def test_a_summary_and_its_documents_in_one_folder_import_once(tmp_path):
     assert list(DocPage.objects.get(page="a.md").examples.values_list("code", "line")) == [("x0", 5), ("x1", 6)]
 
 
+def test_a_failure_listed_as_a_repeat_keeps_the_example_it_repeats_through_import_and_export(tmp_path):
+    document = validation_doc("a.md", ["failure", "failure"])
+    document.results[1].severity, document.results[1].repeats_example = "info", 0
+    write_model(tmp_path / "a_validation.json", document)
+    import_paths([tmp_path])
+    stored = ExampleResult.objects.get(example_index=1)
+    assert (stored.severity, stored.repeats_example) == ("info", 0)
+    assert stored.to_format() == document.results[1]
+
+
 def test_a_malformed_file_is_rejected_by_name_and_field_and_nothing_of_it_is_stored(tmp_path, kv_walkthrough_path):
     data = json.loads(kv_walkthrough_path.read_text())
     data["steps"][1]["displayOrder"] = "second"

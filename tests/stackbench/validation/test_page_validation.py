@@ -188,6 +188,47 @@ def test_an_exception_raised_inside_the_installed_package_is_a_warning(offline):
     assert "inside an installed package (sbdemo/__init__.py, line 14, in _check)" in result.suggestions
 
 
+def test_a_cause_outside_the_blocks_that_recurs_is_reported_once_and_its_repeats_point_to_that_example(offline):
+    result = validate_document(
+        analysis(
+            "print(json.dumps([1]))",
+            "import sbdemo\nsbdemo.explode(3)",
+            "print(json.dumps([2]))",
+            "import sbdemo\nsbdemo.explode(4)",
+            "print(json.loads('[3]'))",
+            "print(os.sep)",
+        ),
+        offline,
+    )
+    first, raised, again, raised_again, third, other = result.results
+    assert outcome(result) == [
+        ("failure", "warning"),
+        ("failure", "warning"),
+        ("failure", "info"),
+        ("failure", "info"),
+        ("failure", "info"),
+        ("failure", "warning"),
+    ]
+    assert first.repeats_example is None and other.repeats_example is None
+    assert (again.repeats_example, raised_again.repeats_example, third.repeats_example) == (0, 1, 0)
+    assert again.suggestions == (
+        "Fails as example 0 (line 10) does, and is counted there: Add `import json` to the example: `json` is never "
+        "imported."
+    )
+    assert raised_again.error_message == "ValueError: bad value: 4 (line 41 of the page)", "its own evidence stays"
+
+
+def test_mistakes_in_each_blocks_own_code_are_each_reported_however_alike(offline):
+    result = validate_document(
+        analysis(
+            "print('unclosed'", "print('unclosed'", "import sbdemo\nsbdemo.gret('x')", "import sbdemo\nsbdemo.gret('y')"
+        ),
+        offline,
+    )
+    assert outcome(result) == [("failure", "error")] * 4
+    assert all(r.repeats_example is None for r in result.results)
+
+
 def test_a_deprecation_warning_is_info_and_the_example_still_succeeds(offline):
     result = validate_document(analysis("import sbdemo\nprint(sbdemo.old_greet('x'))"), offline).results[0]
     assert (result.status, result.severity) == ("success", "info")
