@@ -204,7 +204,9 @@ def session_parts(text: str) -> tuple[str, str] | None:
         return None
     prefix = "\n".join(lines[:prompt])
     session = _output_blank_lines_kept("\n".join(lines[prompt:]))
-    return (prefix, session) if parse(prefix) is not None else None
+    if parse(prefix) is None or values_shown_at_prompts(text) is not None:
+        return None
+    return prefix, session
 
 
 def _output_blank_lines_kept(session: str) -> str:
@@ -225,6 +227,32 @@ def _output_blank_lines_kept(session: str) -> str:
         prompt = next(earlier for earlier in reversed(lines[:number]) if PROMPT.match(earlier))
         lines[number] = prompt[: len(prompt) - len(prompt.lstrip())] + doctest.BLANKLINE_MARKER
     return "\n".join(lines)
+
+
+def values_shown_at_prompts(text: str) -> str | None:
+    """Script lines with what they give shown under them at prompts (`lump.state` over `>>> 'solid'`): a literal
+    nobody types at a prompt to run it, the author's notation for the value or the printed line. The code with
+    each such prompt turned into a comment under its statement (`# => 'solid'`), read as the value the page shows;
+    None for anything else (a session, which starts at a prompt; prompts that type code)."""
+    lines = text.split("\n")
+    first = next((n for n, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")), None)
+    if first is None or SESSION_PROMPT.match(lines[first]):
+        return None
+    prompts = [(n, match) for n, line in enumerate(lines) if (match := SESSION_PROMPT.match(line))]
+    if not prompts or any(match.group(2) != ">>>" or not _literal(match.group(3) or "") for _, match in prompts):
+        return None
+    for n, match in prompts:
+        lines[n] = f"{match.group(1)}# => {(match.group(3) or '').strip()}"
+    code = "\n".join(lines)
+    return code if parse(code) is not None else None
+
+
+def _literal(text: str) -> bool:
+    try:
+        ast.literal_eval(ast.parse(text.strip(), mode="eval").body)
+    except NOT_A_LITERAL:
+        return False
+    return True
 
 
 def is_session(text: str) -> bool:
@@ -1205,6 +1233,8 @@ class ValueComment:
 
     line: int
     value: object
+    # the statement is a call: text shown for it may be what it printed (a method that prints and returns True)
+    call: bool = False
 
 
 # An arrow some authors put before the value (`# => 42`, `# -> [1, 2]`).
@@ -1226,7 +1256,7 @@ def value_comments(code: str, tree: ast.Module | None) -> list[ValueComment]:
         said = comments.get(line)
         if said is None:  # the value on the comment lines right under it (`# {'a': 1,` … `#  'b': 2}`)
             said = "\n".join(_comments_under(lines, line))
-            if not said.strip().startswith(("{", "[", "(")):
+            if not said.strip().startswith(("{", "[", "(")) and not VALUE_ARROW.match(said):
                 continue
         valued = isinstance(statement, ast.Expr) and not isinstance(statement.value, ast.Constant)
         named = isinstance(statement, ast.Assign) and [type(t) for t in statement.targets] == [ast.Name]
@@ -1237,7 +1267,9 @@ def value_comments(code: str, tree: ast.Module | None) -> list[ValueComment]:
             value = ast.literal_eval(text)
         except NOT_A_LITERAL:
             continue
-        found.append(ValueComment(line, value))
+        found.append(
+            ValueComment(line, value, isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call))
+        )
     return found
 
 

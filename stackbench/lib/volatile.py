@@ -35,6 +35,8 @@ URL = (re.compile(r"https?://\S+"), "<url>")
 # A temporary file or folder: the system's temporary folders hold names made up anew on each run.
 TEMPORARY_PATH = (re.compile(r"(?<![\w/])/(?:private/)?(?:tmp|var/tmp|var/folders)(?:/[\w.@+-]+)+/?"), "<tmp>")
 PATH = (re.compile(r"(?<![\w`])(?:/[\w.@+-]+){2,}/?"), "<path>")
+# Where a module's repr says it was loaded from: the file in whoever ran it's own installation.
+MODULE_FILE = (re.compile(r"(<module '[\w.]+' from )'[^'\n]*'"), r"\1'<path>'")
 # A hex id (uuid4().hex, a request id): both letters and digits, so a long number is not one.
 HEX_ID = (re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{12,}\b"), "<id>")
 # A name a library makes up for what it generates (a query's table alias `a3`, a temporary table `t94228042`): one
@@ -46,6 +48,7 @@ GENERATED_NAME = (re.compile(r"(?<![<>/\w])(?!v\d)[a-z]\d+\b"), "<name>")
 # the clock it holds, a uuid before the hex ids it is made of. Paths and URLs are not in it: what they name is often what a page
 # documents; each user says where they are values.
 RUN_TO_RUN = [
+    MODULE_FILE,
     TEMPORARY_PATH,
     COMMA_MILLISECONDS,
     TIMESTAMP,

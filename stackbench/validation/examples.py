@@ -20,6 +20,13 @@ def style_of(example: CodeExample) -> str:
     return "doctest" if python_code.is_session(example.code) else "script"
 
 
+def as_read(example: CodeExample) -> CodeExample:
+    """The example as its reader reads it: a script whose values are shown at prompts under its lines runs with
+    those values as comments under them."""
+    code = python_code.values_shown_at_prompts(example.code)
+    return example if code is None else example.model_copy(update={"code": code, "style": "script"})
+
+
 def source_of(example: CodeExample) -> str:
     return python_code.session_source(example.code) if style_of(example) == "doctest" else example.code
 

@@ -31,6 +31,7 @@ from stackbench.lib.clock import utcnow
 from stackbench.validation import verdicts
 from stackbench.validation.document_sandbox import DocumentSandbox, Install
 from stackbench.validation.examples import (
+    as_read,
     calls_print,
     defined_by,
     names_in,
@@ -120,7 +121,7 @@ class PageValidation:
 
     def __init__(self, analysis: ExtractionAnalysis, options: ValidationOptions, observer: ValidationObserver):
         self.analysis, self.options, self.observer = analysis, options, observer
-        self.examples = analysis.examples
+        self.examples = [as_read(e) for e in analysis.examples]
         self.trees = [python_code.parse(source_of(e)) if style_of(e) in RUN_STYLES else None for e in self.examples]
         self.defines = [
             python_code.defined_names(t) if t is not None else names_in(e)
@@ -371,7 +372,8 @@ class PageValidation:
 
     def _validate(self, index: int) -> ExampleResult:
         example = self.examples[index]
-        base = {"example_index": index, "line": example.line, "context": example.context, "code": example.code}
+        shown = self.analysis.examples[index].code
+        base = {"example_index": index, "line": example.line, "context": example.context, "code": shown}
         style = style_of(example)
         if style == "tests" and not runnable(example) and self._adapted_by_reader(index):
             self._know_names_around(index)

@@ -855,7 +855,8 @@ def judge_prints(
 def judge_values(said: list[python_code.ValueComment], values: list[Any], example: CodeExample) -> Verdict:
     """Each value a comment shows against the value its statement had (values: the runner's [place, repr] pairs,
     place that of the comment in said). Only a value that is itself a literal is compared: an object's repr is no
-    literal, and a statement that gave `None` did something else than give the value its comment describes."""
+    literal, a statement that gave `None` did something else than give the value its comment describes, and text
+    shown for a call that gave no text is what it printed."""
     had = dict(values)
     for place, comment in enumerate(said):
         text = had.get(place)
@@ -865,6 +866,7 @@ def judge_values(said: list[python_code.ValueComment], values: list[Any], exampl
             continue
         if (
             value is None
+            or (comment.call and isinstance(comment.value, str) and not isinstance(value, str))
             or _shows_value(comment.value, value)
             or compare(repr(comment.value), text or "") != "different"
         ):

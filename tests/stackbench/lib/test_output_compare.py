@@ -140,3 +140,11 @@ def test_an_address_the_page_leaves_out_of_a_repr_differs_only_in_format():
         "format"
     )
     assert compare("<Player\n  .name = 'Alice'", "<Player 0x7f5b\n  .name = 'Bob'") == "different"
+
+
+def test_where_a_modules_repr_says_it_was_loaded_from_differs_only_in_format():
+    shown = "<module 'shapes.circle' from '/Users/someone/src/shapes/circle.py'>"
+    assert compare(shown, "<module 'shapes.circle' from '/venv/lib/python3.11/site-packages/shapes/circle.py'>") == (
+        "format"
+    )
+    assert compare(shown, "<module 'shapes.square' from '/venv/shapes/square.py'>") == "different"

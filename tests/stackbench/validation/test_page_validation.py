@@ -375,7 +375,8 @@ def test_the_examples_after_one_that_only_lacks_an_import_are_judged_on_their_ow
     assert lacking.suggestions.startswith("Add `from sbdemo import greet`")
     assert (after.status, after.severity) == ("failure", "error"), "its own wrong output, not example 0's cascade"
     assert "HELLO DOCS" in after.error_message
-    assert (lacking_too.status, lacking_too.severity) == ("failure", "warning"), "the import added above is not its"
+    assert lacking_too.status == "failure", "the import added above is not its"
+    assert (lacking_too.severity, lacking_too.repeats_example) == ("info", 0), "the same import, counted at example 0"
 
 
 CHAINED_LOOKUP = (
@@ -1016,8 +1017,9 @@ def test_a_module_the_page_names_shown_indented_is_that_warning_whatever_it_stan
         ),
         offline,
     )
-    assert outcome(result) == [("failure", "warning"), ("failure", "warning")]
+    assert outcome(result) == [("failure", "warning"), ("failure", "info")]
     assert all("indented by 4 spaces" in r.error_message for r in result.results), "whatever loads it meets that first"
+    assert result.results[1].repeats_example == 0, "one indentation, counted at its first block"
 
 
 def test_a_block_shown_failing_that_repeats_the_last_shown_error_without_using_what_it_defines_is_a_warning(offline):
@@ -1594,6 +1596,29 @@ def test_a_value_a_comment_shows_is_compared_with_the_value_the_statement_had(of
         "is `{'small': 1, 'large': 3}`."
     )
     assert equal.status == "success", "an object's repr is no literal, and a print's comment is not its value"
+
+
+def test_values_shown_at_prompts_under_a_scripts_lines_are_compared_as_its_values_and_a_call_may_print_them(offline):
+    result = validate_document(
+        page(
+            script("import sbdemo\nword = sbdemo.greet('a')\nword\n>>> 'hello a'\nlen(word)\n>>> 7\n", 10),
+            script("word\n>>> 'hello b'\n", 20),
+            script("import sbdemo\nprint(sbdemo.greet('c'))\n>>> 'hello c'\nsbdemo.Container()\n>>> 'made'\n", 30),
+        ),
+        offline,
+    )
+    same, differs, printed = result.results
+    assert same.status == "success" and same.severity is None
+    assert same.code.endswith(">>> 7\n"), "the result shows the block as the page does"
+    assert (differs.status, differs.severity) == ("failure", "warning")
+    assert differs.error_message.startswith("The value differs from what the page shows (the comment at line 20)")
+    assert printed.status == "success", "text shown under a print, or under a call that gives no text, is printed"
+
+
+def test_a_block_that_starts_at_a_prompt_is_a_session_whatever_literals_it_types():
+    assert python_code.values_shown_at_prompts(">>> 'a'\n'a'\n") is None
+    assert python_code.values_shown_at_prompts("x = 1\n>>> print(x)\n1\n") is None, "a prompt that types code"
+    assert python_code.session_parts("x = 1\n>>> print(x)\n1\n") is not None
 
 
 def test_an_error_whose_message_a_comment_under_its_statement_shows_is_the_one_the_page_shows(offline):
