@@ -115,9 +115,10 @@ def readers_own(module: str) -> bool:
 
 
 def any_module(module: str) -> bool:
-    """An imported module named by a letter (`import a`, `from b import c`) stands for any module, as an import
-    sorter's or a linter's samples use them. (A quoted letter elsewhere is more often a field's name.)"""
-    return bool(re.fullmatch(r"[a-z]\d?", module.split(".")[0]))
+    """An imported module named by a letter (`import a`, `from b import c`), or by the word for one (`from mod
+    import func`, `import package`), stands for any module, as an import sorter's or a linter's samples use them.
+    (A quoted letter elsewhere is more often a field's name.)"""
+    return bool(re.fullmatch(r"[a-z]\d?|mod|module|modname|pkg|package", module.split(".")[0]))
 
 
 def normalized(name: str) -> str:

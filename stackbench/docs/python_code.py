@@ -120,6 +120,8 @@ RAISES_COMMENT = re.compile(
     r"(?i:(?:this\s+)?(?:will\s+|would\s+|should\s+)?(?:raises?|throws?|fails?|errors?(?:\s+out)?))"
     r"(?:\s+(?i:with\s+)?(?:an?\s+)?`?(?P<named>[A-Z]\w{0,99})`?\b.*|\s+(?i:an?\s+(?:error|exception))\b.*|"
     r"\s*(?:[.!:(].*)?$)|"
+    # "# does not work!", "# won't work": the line fails
+    r"(?i:(?:this\s+|it\s+)?(?:does\s*n[o']t|won't|will\s+not|would\s*n[o']t)\s+work)\s*[.!]*\s*$|"
     rf"`?(?P<shown>{EXCEPTION_NAME})`?\s*(?:[:!(].*)?$|"
     # "# error!", "# immediate error", "# runtime error"
     r"(?i:(?:an?\s+)?(?:(?:immediate|instant|runtime|fatal|validation|expected)\s+)?error)\s*!*\s*$|"
@@ -238,8 +240,10 @@ def values_shown_at_prompts(text: str) -> str | None:
     first = next((n for n, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")), None)
     if first is None or SESSION_PROMPT.match(lines[first]):
         return None
-    prompts = [(n, match) for n, line in enumerate(lines) if (match := SESSION_PROMPT.match(line))]
-    if not prompts or any(match.group(2) != ">>>" or not _literal(match.group(3) or "") for _, match in prompts):
+    prompts = [(n, m) for n, line in enumerate(lines) if (m := SESSION_PROMPT.match(line)) and m.group(2) == ">>>"]
+    # A `...` line under a prompt goes on with what it types; anywhere else it is code the page leaves out.
+    continued = any(n + 1 < len(lines) and lines[n + 1].lstrip().startswith("...") for n, _ in prompts)
+    if not prompts or continued or not all(_literal(match.group(3) or "") for _, match in prompts):
         return None
     for n, match in prompts:
         lines[n] = f"{match.group(1)}# => {(match.group(3) or '').strip()}"
@@ -803,6 +807,10 @@ def prose_gap(code: str) -> tuple[int, str] | None:
 TEMPLATE_SLOT = re.compile(r"\{\s*([A-Za-z_]\w*)\s*\}|<\s*([A-Za-z_]\w*)\s*>")
 
 
+def _slots_filled(code: str) -> str:
+    return TEMPLATE_SLOT.sub(lambda match: match.group(1) or match.group(2), code)
+
+
 def template_slot(code: str) -> tuple[int, str] | None:
     """(line, slot) of a template's placeholder that keeps code from parsing (`{var_name}: {type_hint}`, Python
     allows no set as an annotation's target): the code parses once every slot is the name it holds, and the line
@@ -811,7 +819,7 @@ def template_slot(code: str) -> tuple[int, str] | None:
     failing = _syntax_error_line(code)
     if failing is None:
         return None
-    if parse(TEMPLATE_SLOT.sub(lambda match: match.group(1) or match.group(2), code)) is None:
+    if parse(_slots_filled(code)) is None:
         return None
     lines = code.split("\n")
     slot = TEMPLATE_SLOT.search(lines[failing - 1]) if 0 < failing <= len(lines) else None
@@ -932,6 +940,9 @@ def ellipsis_syntax_gap(code: str) -> int | None:
         _entries_filled(code),
         _entries_filled(code, "**_"),
         ELLIPSIS_ITEM.sub("", code),
+        # a template's slots beside the `...` (`@with_signature(<arguments>)` over `def impl(...):`), where the
+        # slots alone do not make it parse (then it is a template)
+        PSEUDO_ELLIPSIS.sub("_", _slots_filled(code)) if parse(_slots_filled(code)) is None else "(",
     )
     if all(parse(variant) is None for variant in filled):
         return None

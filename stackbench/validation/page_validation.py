@@ -608,7 +608,7 @@ class PageValidation:
                 retried.append(self._session_verdict(index, again))
                 return retried[-1][0], again
 
-            verdict, answer = self._with_optional_dependency(verdict, answer, rerun)
+            verdict, answer = self._with_optional_dependency(index, verdict, answer, rerun)
             if retried:
                 _, expected, output = retried[-1]
         if verdict.status == "failure" and self.state.dirty:
@@ -1396,6 +1396,8 @@ class PageValidation:
         unordered = tree is not None and python_code.builds_a_set(tree)
         if shown:
             verdict = verdicts.judge_prints(shown, answer.get("prints", []), example, unordered)
+        elif expected is not None and verdicts.help_not_asked(expected, answer.get("output", "")):
+            verdict = verdicts.help_shown(verdicts.output_place(example))
         elif expected is not None and (answer.get("output", "").strip() or calls_print(self.trees[index])):
             output, place = answer.get("output", ""), verdicts.output_place(example)
             verdict = verdicts.judge_output(expected, output, place, unordered)
@@ -1655,7 +1657,7 @@ class PageValidation:
             answer = self._running.request(request, self.options.timeout)
             return judge(index, answer), answer
 
-        verdict, answer = self._with_optional_dependency(*attempt(), attempt)
+        verdict, answer = self._with_optional_dependency(index, *attempt(), attempt)
         return self._with_variables_set(index, request, (verdict, answer), judge)
 
     def _with_variables_set(
@@ -1698,7 +1700,11 @@ class PageValidation:
         ), answer
 
     def _with_optional_dependency(
-        self, verdict: verdicts.Verdict, answer: Message, rerun: Callable[[], tuple[verdicts.Verdict, Message]]
+        self,
+        index: int,
+        verdict: verdicts.Verdict,
+        answer: Message,
+        rerun: Callable[[], tuple[verdicts.Verdict, Message]],
     ) -> tuple[verdicts.Verdict, Message]:
         """A library that needs an optional package for what the example does says so by failing to import it
         (or by leaving its integration None). A reader the page names the package to (or the library's extra
@@ -1706,7 +1712,9 @@ class PageValidation:
         only notes that the page never said to install it (unless the docs' installation pages did: the reader
         followed them first). So does the reader of a module of the library named after the package it adapts
         (`extras/aiohttp_limiter.py` for aiohttp): they use that package already. One the page never names stays
-        a failure, whose verdict says what to install. rerun() runs the example again: (verdict, answer)."""
+        a failure, whose verdict says what to install. So is the reader of an example that imports the package beside
+        the library's module named after it (`from fastapi import FastAPI` with `dishka.integrations.fastapi`): they
+        use that package already. rerun() runs the example again: (verdict, answer)."""
         if verdict.status != "failure":
             return verdict, answer
         exceptions = [answer.get("exception")] + [f.get("exception") for f in answer.get("failures", [])]
@@ -1714,10 +1722,11 @@ class PageValidation:
             ((found, exc) for exc in exceptions if exc for found in [verdicts.optional_module(exc)] if found),
             (None, None),
         )
+        adapted = module is None and (module := self._adapted_beside(index, exceptions)) is not None
         distribution = self._installs.distribution_of(module) if module else None
         if not module or not distribution or module in self.state.tried_optional:
             return verdict, answer
-        if not (self._installs.told(module, distribution) or verdicts.adapter_of(module, exc or {})):
+        if not (adapted or self._installs.told(module, distribution) or verdicts.adapter_of(module, exc or {})):
             return verdict, answer
         self.state.tried_optional.add(module)
         requirement = self._installs.requirement_for(module, distribution)
@@ -1729,7 +1738,7 @@ class PageValidation:
         self._running.restart()  # the library was imported without the package: import it anew
         second, retried = rerun()
         if second.status == "failure":
-            return self._with_optional_dependency(second, retried, rerun)  # the next package it needs, if any
+            return self._with_optional_dependency(index, second, retried, rerun)  # the next package it needs
         if self._installs.installed_by_docs(module, distribution):
             return second, retried
         return verdicts.Verdict(
@@ -1738,6 +1747,21 @@ class PageValidation:
             f"It needs `{requirement}`, which the page does not say to install.",
             f'Tell the reader to `pip install "{requirement}"` before this example.',
         ), retried
+
+    def _adapted_beside(self, index: int, exceptions: list[Message | None]) -> str | None:
+        """The package the example failed to import when the example also imports a module of the library named
+        after it (`dishka.integrations.fastapi` for fastapi): the library's adapter to a package its reader uses."""
+        adapters = [
+            re.split(r"[._]", module)[1:]
+            for module in python_code.imported_modules(self.trees[index])
+            if self.knowledge.is_library_module(module)
+        ]
+        for exc in exceptions:
+            if exc and "builtins.ModuleNotFoundError" in exc.get("mro", []) and exc.get("name"):
+                top = exc["name"].split(".")[0]
+                if any(top in words for words in adapters):
+                    return top
+        return None
 
     def _unless_file_unavailable(self, index: int, verdict: verdicts.Verdict) -> verdicts.Verdict:
         """A failure of an example that reads a file the page shows, where only the reader's machine can have it

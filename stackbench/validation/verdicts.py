@@ -788,6 +788,25 @@ def varies_from_run_to_run(where: str) -> Verdict:
     )
 
 
+# The first line of a command line's help (argparse's `usage: prog [-h]`, click's `Usage: prog [OPTIONS]`).
+HELP_USAGE = re.compile(r"^\s*usage:\s", re.IGNORECASE)
+
+
+def help_not_asked(expected: str, actual: str) -> bool:
+    """The page shows a program's help under it, and the program run as it stands printed none: the reader sees
+    that help when they ask for it (`--help`), not from this run."""
+    return bool(HELP_USAGE.match(expected)) and not any(HELP_USAGE.match(line) for line in actual.split("\n"))
+
+
+def help_shown(where: str) -> Verdict:
+    return Verdict(
+        "success",
+        "info",
+        f"The page shows the program's help ({where}), which its reader sees when they run it with `--help`; "
+        "this run asked for none, so it is not compared.",
+    )
+
+
 def judge_output(expected: str, actual: str, where_said: str = "", iterates_a_set: bool = False) -> Verdict:
     """A documented output against what was printed. Code that iterates a set (iterates_a_set) prints its lines in
     an order that changes from run to run: the page's lines in another order are what its reader may see too."""

@@ -60,6 +60,8 @@ def test_the_standard_library_bare_namespaces_and_the_readers_own_modules_map_to
 def test_made_up_packages_told_apart_by_number_or_letter_are_the_readers_but_real_names_like_them_are_not():
     assert readers_own("pkg1") and readers_own("module_c")
     assert any_module("a") and any_module("b.c") and any_module("x1"), "an imported letter stands for any module"
+    assert any_module("mod") and any_module("package.sub"), "so does the word for a module"
+    assert not any_module("modal") and not any_module("packaging")
     assert not readers_own("a"), "a quoted letter in a library's message is more often a field's name"
     assert not readers_own("pkgutil") and not readers_own("lib2to3") and not readers_own("modal")
 

@@ -1,5 +1,6 @@
 import pytest
 
+from stackbench.docs import python_code
 from stackbench.docs.python_code import (
     argument_places,
     awaits_at_top_level,
@@ -650,3 +651,21 @@ def test_a_blank_line_inside_a_shown_output_stays_in_it_and_one_before_a_prompt_
     _, session = session_parts(">>> print(art)\n\n .--.\n| x |\n\n>>> done = True\n\n")
     assert session.split("\n")[:5] == [">>> print(art)", "<BLANKLINE>", " .--.", "| x |", ""]
     assert session.endswith(">>> done = True\n\n")
+
+
+def test_values_shown_at_prompts_go_on_past_code_a_lone_ellipsis_leaves_out_but_not_past_a_prompts_continuation():
+    elided = "items = [1]\n\n... # as above\n\nlen(items)\n>>> 1  # one\n"
+    assert python_code.values_shown_at_prompts(elided) == "items = [1]\n\n... # as above\n\nlen(items)\n# => 1  # one\n"
+    assert python_code.values_shown_at_prompts("x = 1\n>>> [x,\n... 2]\n") is None
+
+
+def test_a_comment_saying_its_line_does_not_work_says_it_fails():
+    code = "box.add(1)  # fine\nbox.add('x')  # does not work!\n"
+    assert python_code.said_to_raise(code, python_code.parse(code)) == ("Exception", 2)
+    works = "box.add(1)  # this works\n"
+    assert python_code.said_to_raise(works, python_code.parse(works)) is None
+
+
+def test_a_template_slot_beside_elided_parameters_is_pseudo_code():
+    assert python_code.ellipsis_syntax_gap("@decorate(<arguments>)\ndef impl(...):\n    ...\n") == 2
+    assert python_code.ellipsis_syntax_gap("@decorate(<arguments>)\ndef impl(...):\n    return (\n") is None

@@ -708,6 +708,42 @@ def test_an_optional_dependency_the_docs_installation_page_installs_is_there_wit
     assert (result.status, result.severity) == ("success", None), "the reader followed the installation page first"
 
 
+def test_a_package_imported_beside_the_librarys_module_named_after_it_is_the_readers_and_is_installed(tmp_path):
+    build_wheel(tmp_path, "sbadapt", "1.0.0", "", submodules={"sbplain": "def wrap(v):\n    return f'[{v}]'\n"})
+    build_wheel(tmp_path, "sbplain", "1.0.0", "VALUE = 'plain'\n")
+    options = validation_options(timeout=10, find_links=[tmp_path], offline=True, num_workers=1)
+    adapted = "from sbplain import VALUE\nfrom sbadapt.sbplain import wrap\nprint(wrap(VALUE))\n#> [plain]\n"
+    alone = "from sbplain import VALUE\nimport sbadapt\nprint(VALUE)\n"
+    [with_adapter], [without] = (
+        validate_document(
+            ExtractionAnalysis(
+                page="guide.md",
+                library="sbadapt",
+                version="1.0.0",
+                examples=[CodeExample(library="sbadapt", code=code, line=5, style="script")],
+            ),
+            options,
+        ).results
+        for code in (adapted, alone)
+    )
+    assert (with_adapter.status, with_adapter.severity) == ("success", "info"), with_adapter.error_message
+    assert "`sbplain`" in with_adapter.error_message
+    assert (without.status, without.severity) == ("failure", "warning"), "no adapter says the reader has it"
+
+
+def test_a_programs_help_the_page_shows_under_a_run_that_asked_for_none_is_not_compared(offline):
+    asked_none, printed_other = validate_document(
+        page(
+            script("print('ran')\n", 5, expected_output="usage: tool [-h] [--fast]\n"),
+            script("print('usage: tool [-h]')\n", 10, expected_output="usage: tool [-h] [--fast]\n"),
+        ),
+        offline,
+    ).results
+    assert (asked_none.status, asked_none.severity) == ("success", "info")
+    assert "`--help`" in asked_none.error_message
+    assert (printed_other.status, printed_other.severity) == ("failure", "error"), "its own help is compared"
+
+
 def test_a_library_broken_by_its_dependencys_newest_release_runs_with_the_one_before_and_says_so_once(tmp_path):
     build_wheel(tmp_path, "sbcore", "1.2.0", "OLD_NAME = 'core'\n")
     build_wheel(tmp_path, "sbcore", "2.0.0", "NEW_NAME = 'core'\n")
