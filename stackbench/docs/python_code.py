@@ -833,6 +833,19 @@ def left_out_code(tree: ast.Module) -> bool:
     return len(tree.body) > 1 and _is_ellipsis_statement(tree.body[0])
 
 
+def code_left_out_above(tree: ast.Module, line: int) -> int | None:
+    """The line of a lone `...` at the top of the block above `line`: code the page leaves out there (`machine =
+    Machine(...)`, `...`, `machine.advance()`), which may make what the lines after it use."""
+    return next(
+        (
+            node.lineno
+            for node in tree.body
+            if _is_ellipsis_statement(node) and node.end_lineno and node.end_lineno < line
+        ),
+        None,
+    )
+
+
 def class_body_excerpt(tree: ast.Module, indented: bool) -> bool:
     """A block of field declarations only (`name: Type`, `name: Type = default`): a class's body shown without its
     class, when one declares no value (a module has no use for a bare annotation) or the page indents them. A

@@ -1386,6 +1386,11 @@ class PageValidation:
             statement = python_code.statement_at(tree, frames[-1]["lineno"]) if tree is not None and frames else None
             if verdict.status == "failure" and statement is not None:
                 verdict = self._readers_own_data(index, statement, exc) or verdict
+            left_out = (
+                python_code.code_left_out_above(tree, frames[0]["lineno"]) if tree is not None and frames else None
+            )
+            if verdict.status == "failure" and left_out is not None:
+                return verdicts.left_out_before(example.line + left_out - 1, verdict.message or "")
             return verdict
         if status != "ok":
             return verdicts.runner_trouble(answer)

@@ -792,6 +792,16 @@ def varies_from_run_to_run(where: str) -> Verdict:
 HELP_USAGE = re.compile(r"^\s*usage:\s", re.IGNORECASE)
 
 
+def left_out_before(line: int, error: str) -> Verdict:
+    """A failure after a lone `...` that leaves code out: what that code would make, the block cannot show."""
+    return Verdict(
+        "skipped",
+        None,
+        f"Illustrative: an excerpt; the page leaves code out at line {line} (`...`), and what the lines after it use "
+        f"may come from there ({error.split(' (line')[0][:160]}). Not a doc defect.",
+    )
+
+
 def help_not_asked(expected: str, actual: str) -> bool:
     """The page shows a program's help under it, and the program run as it stands printed none: the reader sees
     that help when they ask for it (`--help`), not from this run."""

@@ -731,6 +731,18 @@ def test_a_package_imported_beside_the_librarys_module_named_after_it_is_the_rea
     assert (without.status, without.severity) == ("failure", "warning"), "no adapter says the reader has it"
 
 
+def test_a_failure_after_a_lone_ellipsis_that_leaves_code_out_is_an_excerpts_and_one_before_it_is_not(offline):
+    after, before = validate_document(
+        page(
+            script("import sbdemo\nbox = sbdemo.Container()\n...\nbox.fill()\n", 5),
+            script("import sbdemo\nbox = sbdemo.Container()\nbox.fill()\n...\n", 15),
+        ),
+        offline,
+    ).results
+    assert after.status == "skipped" and "leaves code out at line 7" in after.error_message
+    assert (before.status, before.severity) == ("failure", "error")
+
+
 def test_a_programs_help_the_page_shows_under_a_run_that_asked_for_none_is_not_compared(offline):
     asked_none, printed_other = validate_document(
         page(
