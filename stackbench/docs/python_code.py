@@ -137,7 +137,8 @@ RAISES_COMMENT = re.compile(
 CONDITION = re.compile(r"^\W*(?:if|when|whenever|unless|in\s+case|on)\b", re.IGNORECASE)
 # A sentence introducing a block that fails: "This fails immediately:", "Passing a string raises a `TypeError`:".
 RAISES_INTRO = re.compile(
-    r"\b(?:fails?|raises?|throws?|will\s+(?:fail|raise|throw)|results?\s+in\s+an?\s+(?:error|exception)|"
+    # ("throw in" is "add": "you can throw in some extra functionality:")
+    r"\b(?:fails?|raises?|throws?(?!\s+in\b)|will\s+(?:fail|raise|throw(?!\s+in\b))|results?\s+in\s+an?\s+(?:error|exception)|"
     r"errors?\s+out)\b[^:]*:\s*$",
     re.IGNORECASE,
 )
@@ -1306,14 +1307,28 @@ def comment_shows_message(code: str, tree: ast.Module, line: int, message: str) 
     """A comment on the top-level statement that holds line, or on the comment lines right under it, holds the
     message (`env.int("TTL")` over `# => Environment variable "TTL" invalid: …`): the page shows what it raises."""
     wanted = " ".join(message.split())
+    return len(wanted) >= 10 and wanted in _said_about(code, tree, line)
+
+
+def type_shown_with_message(code: str, tree: ast.Module, line: int, message: str) -> str | None:
+    """The exception the comment on the statement that holds line names right before the message it shows
+    (`# "MachineError: No initial state configured…"`), if it names one."""
+    wanted = " ".join(message.split())
+    shown = re.search(rf"(?P<name>{EXCEPTION_NAME})\s*:\s*{re.escape(wanted[:40])}", _said_about(code, tree, line))
+    return shown.group("name") if shown and len(wanted) >= 10 else None
+
+
+def _said_about(code: str, tree: ast.Module, line: int) -> str:
+    """The comments on the top-level statement that holds line and on the comment lines right under it, as one
+    line of words."""
     statement = top_statement(tree, line)
-    if statement is None or len(wanted) < 10:
-        return False
+    if statement is None:
+        return ""
     comments, lines = _line_comments(code), code.split("\n")
     end = statement.end_lineno or statement.lineno
     said = [comments[number] for number in range(statement.lineno, end + 1) if number in comments]
     said += _comments_under(lines, end)
-    return wanted in " ".join(" ".join(said).split())
+    return " ".join(" ".join(said).split())
 
 
 def _comments_under(lines: list[str], end: int) -> list[str]:

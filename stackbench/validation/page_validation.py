@@ -1370,6 +1370,9 @@ class PageValidation:
             where = f"line {example.line + frames[-1]['lineno'] - 1} of the page" if frames else ""
             if expected and verdicts.exception_type(expected) == exc.get("type"):
                 return self._shown_error_raised(index, exc)  # the page shows this very exception
+            shown_type = self._type_shown_with_message(index, exc)
+            if shown_type is not None and not verdicts.raised_as_said(shown_type, exc):
+                return verdicts.another_exception_shown(shown_type, exc, where)
             if self._raised_as_said(index, exc) or self._message_shown(index, exc):
                 return self._shown_error_raised(index, exc)
             if self._arguments_missing(index, exc, frames):
@@ -1520,6 +1523,13 @@ class PageValidation:
             return False
         code = self.examples[index].code
         return python_code.comment_shows_message(code, tree, frames[0]["lineno"], exc.get("message") or "")
+
+    def _type_shown_with_message(self, index: int, exc: Message) -> str | None:
+        tree, frames = self.trees[index], [f for f in exc.get("frames", []) if f["where"] == "example"]
+        if tree is None or not frames:
+            return None
+        code = self.examples[index].code
+        return python_code.type_shown_with_message(code, tree, frames[0]["lineno"], exc.get("message") or "")
 
     def _judge(self, index: int, exc: Message, where: str) -> verdicts.Verdict:
         shown_in = self._raised_in_page_file(index, exc)

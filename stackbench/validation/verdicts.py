@@ -792,6 +792,17 @@ def varies_from_run_to_run(where: str) -> Verdict:
 HELP_USAGE = re.compile(r"^\s*usage:\s", re.IGNORECASE)
 
 
+def another_exception_shown(shown: str, exc: Message, where: str) -> Verdict:
+    """The page shows the message the statement raises under another exception's name: a reader who catches the
+    one shown misses the one raised."""
+    return Verdict(
+        "failure",
+        "warning",
+        f"It raises {exc.get('type')} ({where}), where the page shows {shown} with the same message.",
+        f"Name the exception the library raises ({exc.get('type')}) on the page.",
+    )
+
+
 def left_out_before(line: int, error: str) -> Verdict:
     """A failure after a lone `...` that leaves code out: what that code would make, the block cannot show."""
     return Verdict(

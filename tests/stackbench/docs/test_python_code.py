@@ -669,3 +669,9 @@ def test_a_comment_saying_its_line_does_not_work_says_it_fails():
 def test_a_template_slot_beside_elided_parameters_is_pseudo_code():
     assert python_code.ellipsis_syntax_gap("@decorate(<arguments>)\ndef impl(...):\n    ...\n") == 2
     assert python_code.ellipsis_syntax_gap("@decorate(<arguments>)\ndef impl(...):\n    return (\n") is None
+
+
+def test_a_sentence_that_throws_in_something_extra_says_nothing_of_failing():
+    tree = python_code.parse("machine = Machine()\n")
+    assert python_code.introduced_as_failing("You can throw in some extra features by decorating states:", tree) is None
+    assert python_code.introduced_as_failing("Passing a string throws a `TypeError`:", tree) == "TypeError"

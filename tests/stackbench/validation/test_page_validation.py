@@ -743,6 +743,19 @@ def test_a_failure_after_a_lone_ellipsis_that_leaves_code_out_is_an_excerpts_and
     assert (before.status, before.severity) == ("failure", "error")
 
 
+def test_a_message_the_page_shows_under_another_exceptions_name_is_a_warning_and_under_its_own_passes(offline):
+    other, own = validate_document(
+        page(
+            script('import sbdemo\nsbdemo.explode(3)\n# "LookupError: bad value: 3"\n', 5),
+            script('import sbdemo\nsbdemo.explode(3)\n# "ValueError: bad value: 3"\n', 15),
+        ),
+        offline,
+    ).results
+    assert (other.status, other.severity) == ("failure", "warning")
+    assert other.error_message.startswith("It raises ValueError (line 6 of the page), where the page shows LookupError")
+    assert own.status == "success" and own.severity is None
+
+
 def test_a_programs_help_the_page_shows_under_a_run_that_asked_for_none_is_not_compared(offline):
     asked_none, printed_other = validate_document(
         page(
