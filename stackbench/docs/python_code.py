@@ -935,8 +935,9 @@ def _is_ellipsis_statement(node: ast.stmt) -> bool:
     return isinstance(node, ast.Expr) and _is_ellipsis(node.value)
 
 
-# `...` (or `…`, or `<...>`) where Python has no place for a value: a parameter list, a name, a statement part.
-PSEUDO_ELLIPSIS = re.compile(r"<\s*(?:\.\.\.|…)\s*>|\.\.\.|…")
+# `...` (or `…`, `<...>`, or a longer run of dots, `.......`) where Python has no place for a value: a parameter
+# list, a name, a statement part.
+PSEUDO_ELLIPSIS = re.compile(r"<\s*(?:\.{3,}|…)\s*>|\.{3,}|…")
 # `...` (or `..`) as an item of a list: a parameter list's "and so on" (`def f(a, b, ...):`).
 ELLIPSIS_ITEM = re.compile(r",\s*(?:\.{2,3}|…)\s*(?=[,)\]}])")
 

@@ -1404,8 +1404,8 @@ class PageValidation:
         unordered = tree is not None and python_code.builds_a_set(tree)
         if shown:
             verdict = verdicts.judge_prints(shown, answer.get("prints", []), example, unordered)
-        elif expected is not None and verdicts.help_not_asked(expected, answer.get("output", "")):
-            verdict = verdicts.help_shown(verdicts.output_place(example))
+        elif expected is not None and verdicts.another_run_shown(expected, answer.get("output", "")):
+            verdict = verdicts.another_run(verdicts.output_place(example))
         elif expected is not None and (answer.get("output", "").strip() or calls_print(self.trees[index])):
             output, place = answer.get("output", ""), verdicts.output_place(example)
             verdict = verdicts.judge_output(expected, output, place, unordered)

@@ -790,6 +790,8 @@ def varies_from_run_to_run(where: str) -> Verdict:
 
 # The first line of a command line's help (argparse's `usage: prog [-h]`, click's `Usage: prog [OPTIONS]`).
 HELP_USAGE = re.compile(r"^\s*usage:\s", re.IGNORECASE)
+# A terminal's prompt before a command (`$ python cli.py --help`).
+TERMINAL_PROMPT = re.compile(r"^\s*[$%]\s+")
 
 
 def another_exception_shown(shown: str, exc: Message, where: str) -> Verdict:
@@ -813,18 +815,29 @@ def left_out_before(line: int, error: str) -> Verdict:
     )
 
 
-def help_not_asked(expected: str, actual: str) -> bool:
-    """The page shows a program's help under it, and the program run as it stands printed none: the reader sees
-    that help when they ask for it (`--help`), not from this run."""
-    return bool(HELP_USAGE.match(expected)) and not any(HELP_USAGE.match(line) for line in actual.split("\n"))
+def another_run_shown(expected: str, actual: str) -> bool:
+    """The page shows, under the program, a run with arguments (its help, or a terminal line giving them), and the
+    program run as it stands printed no help: the reader sees that when they run it so, not from this run."""
+    first = next((line for line in expected.split("\n") if line.strip()), "")
+    shown = bool(HELP_USAGE.match(first)) or _runs_with_arguments(first)
+    return shown and not any(HELP_USAGE.match(line) for line in actual.split("\n"))
 
 
-def help_shown(where: str) -> Verdict:
+def _runs_with_arguments(line: str) -> bool:
+    """A terminal line that runs a program with arguments (`$ python cli.py --help`, `$ tool greet`)."""
+    prompt = TERMINAL_PROMPT.match(line)
+    words = line[prompt.end() :].split() if prompt else []
+    if words[:1] and re.fullmatch(r"python[\d.]*", words[0]):
+        words = words[2:] if words[1:2] == ["-m"] else words[1:]
+    return len(words) >= 2
+
+
+def another_run(where: str) -> Verdict:
     return Verdict(
         "success",
         "info",
-        f"The page shows the program's help ({where}), which its reader sees when they run it with `--help`; "
-        "this run asked for none, so it is not compared.",
+        f"The page shows the program run with arguments ({where}: its help, or a terminal line giving them), which "
+        "its reader sees when they run it so; this run gave none, so it is not compared.",
     )
 
 

@@ -675,3 +675,7 @@ def test_a_sentence_that_throws_in_something_extra_says_nothing_of_failing():
     tree = python_code.parse("machine = Machine()\n")
     assert python_code.introduced_as_failing("You can throw in some extra features by decorating states:", tree) is None
     assert python_code.introduced_as_failing("Passing a string throws a `TypeError`:", tree) == "TypeError"
+
+
+def test_a_longer_run_of_dots_on_its_own_line_is_code_left_out():
+    assert python_code.ellipsis_syntax_gap("import json\n\n.......\n\nprint(json.dumps([]))\n") == 3

@@ -756,17 +756,21 @@ def test_a_message_the_page_shows_under_another_exceptions_name_is_a_warning_and
     assert own.status == "success" and own.severity is None
 
 
-def test_a_programs_help_the_page_shows_under_a_run_that_asked_for_none_is_not_compared(offline):
-    asked_none, printed_other = validate_document(
+def test_a_run_with_arguments_the_page_shows_under_a_run_that_gave_none_is_not_compared(offline):
+    asked_none, terminal, printed_other, plain = validate_document(
         page(
             script("print('ran')\n", 5, expected_output="usage: tool [-h] [--fast]\n"),
-            script("print('usage: tool [-h]')\n", 10, expected_output="usage: tool [-h] [--fast]\n"),
+            script("print('ran')\n", 10, expected_output="$ python tool.py --fast\nfast\n"),
+            script("print('usage: tool [-h]')\n", 15, expected_output="usage: tool [-h] [--fast]\n"),
+            script("print('ran')\n", 20, expected_output="$ python tool.py\nwalked\n"),
         ),
         offline,
     ).results
     assert (asked_none.status, asked_none.severity) == ("success", "info")
-    assert "`--help`" in asked_none.error_message
+    assert (terminal.status, terminal.severity) == ("success", "info")
+    assert "run with arguments" in terminal.error_message
     assert (printed_other.status, printed_other.severity) == ("failure", "error"), "its own help is compared"
+    assert (plain.status, plain.severity) == ("failure", "error"), "a run with no arguments is this run"
 
 
 def test_a_library_broken_by_its_dependencys_newest_release_runs_with_the_one_before_and_says_so_once(tmp_path):
