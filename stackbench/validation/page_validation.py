@@ -227,9 +227,15 @@ class PageValidation:
             for index in range(len(self.examples)):
                 if should_stop():
                     break
-                if self.process is not None:
-                    self._catch_up(index, self.process)
-                result = self._unless_reported_before(index, self._validate(index))
+                try:
+                    if self.process is not None:
+                        self._catch_up(index, self.process)
+                    result = self._unless_reported_before(index, self._validate(index))
+                except ValidationError as exc:
+                    # A runner that cannot start again midway (a worker too loaded to restart it in time) stops
+                    # the rest of that page, never the pages validated beside it.
+                    self._stopped_at(index, exc)
+                    result = self._validate(index)
                 self.state.results[index] = result
                 results.append(result)
                 self.observer.example_finished(self.analysis.page, result)
@@ -239,6 +245,14 @@ class PageValidation:
             if self.process is not None:
                 self.process.close()
         return results
+
+    def _stopped_at(self, index: int, exc: ValidationError) -> None:
+        self.not_started = str(exc)
+        line = self.examples[index].line
+        self.setup_problems.append(SetupProblem(message=f"The examples from line {line} on were not run: {exc}"))
+        if self.process is not None:
+            self.process.close()
+            self.process = None
 
     def _fields(self, index: int, verdict: verdicts.Verdict) -> dict[str, Any]:
         if verdict.shared_cause is not None:

@@ -188,6 +188,24 @@ def test_an_exception_raised_inside_the_installed_package_is_a_warning(offline):
     assert "inside an installed package (sbdemo/__init__.py, line 14, in _check)" in result.suggestions
 
 
+def test_a_runner_that_cannot_start_again_midway_stops_the_rest_of_its_page_with_a_setup_problem(offline, monkeypatch):
+    from stackbench.validation.options import ValidationError
+    from stackbench.validation.page_process import PageProcess
+
+    request = PageProcess.request
+
+    def fails_on_the_second_script(self, message, timeout, remember=False):
+        if message.get("op") == "script" and message.get("name", "").startswith("example_1_"):
+            raise ValidationError("the page runner did not start: no output")
+        return request(self, message, timeout, remember)
+
+    monkeypatch.setattr(PageProcess, "request", fails_on_the_second_script)
+    result = validate_document(analysis("print(1)", "print(2)", "print(3)"), offline)
+    assert outcome(result) == [("success", None), ("skipped", None), ("skipped", None)]
+    [problem] = result.setup_problems
+    assert problem.message == "The examples from line 20 on were not run: the page runner did not start: no output"
+
+
 def test_a_cause_outside_the_blocks_that_recurs_is_reported_once_and_its_repeats_point_to_that_example(offline):
     result = validate_document(
         analysis(
