@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from audits.importing import import_paths
-from audits.models import Run, RunStatus
+from audits.models import Run, RunStatus, ValidationDocument
 from tests.builders import KV_GAPS, seed_documents
 from tests.strategies import TEXT, UPLOAD_NAMES, raw_files
 from walkthroughs.models import Walkthrough
@@ -225,3 +225,17 @@ def test_a_validation_run_page_leads_with_its_summary_and_failures_and_folds_the
     assert summary.index("b-broken.md") < summary.index("a-clean.md"), "the page with failures comes first"
     assert "1 example passed</summary>" in page and "1 skipped, each with its reason</summary>" in page
     assert "Illustrative: `row` is never defined on the page" in page
+
+
+def test_a_failure_that_repeats_an_earlier_examples_cause_links_to_that_example(viewer_client, tmp_path):
+    from stackbench.lib.jsonfiles import write_model
+    from tests.builders import validation_doc
+
+    document = validation_doc("a.md", ["failure", "failure"])
+    document.results[1].severity, document.results[1].repeats_example = "info", 0
+    write_model(tmp_path / "a_validation.json", document)
+    import_paths([tmp_path / "a_validation.json"], library_name="toolz")
+    page = viewer_client.get(Run.objects.get().get_absolute_url()).content.decode()
+    stored = ValidationDocument.objects.get()
+    assert f'same cause as <a href="#example-{stored.pk}-0">example 0</a>, counted there' in page
+    assert page.count("same cause as") == 1
