@@ -950,15 +950,17 @@ def ellipsis_syntax_gap(code: str) -> int | None:
     failing = _syntax_error_line(code)
     if failing is None:
         return None
-    filled = (
+    slots_filled = _slots_filled(code)
+    filled = [
         PSEUDO_ELLIPSIS.sub("_", code),
         _entries_filled(code),
         _entries_filled(code, "**_"),
         ELLIPSIS_ITEM.sub("", code),
-        # a template's slots beside the `...` (`@with_signature(<arguments>)` over `def impl(...):`), where the
-        # slots alone do not make it parse (then it is a template)
-        PSEUDO_ELLIPSIS.sub("_", _slots_filled(code)) if parse(_slots_filled(code)) is None else "(",
-    )
+    ]
+    if parse(slots_filled) is None:
+        # a template's slots beside the `...` (`@with_signature(<arguments>)` over `def impl(...):`); where the
+        # slots alone make it parse, it is a template
+        filled.append(PSEUDO_ELLIPSIS.sub("_", slots_filled))
     if all(parse(variant) is None for variant in filled):
         return None
     lines = code.split("\n")

@@ -20,7 +20,7 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
 
 from stackbench.docs import python_code
 from stackbench.docs.distributions import in_test_suite, laid_out_modules
@@ -105,6 +105,7 @@ class PageState:
     reported_causes: dict[str, int] = field(default_factory=dict)
 
 
+T = TypeVar("T")
 # The severities a failure is reported at; info is a remark beside them.
 REPORTED_SEVERITIES = ("error", "warning")
 # What Python says when an abstract base refuses an instance (`Can't instantiate abstract class X with ...`).
@@ -1384,7 +1385,7 @@ class PageValidation:
             where = f"line {example.line + frames[-1]['lineno'] - 1} of the page" if frames else ""
             if expected and verdicts.exception_type(expected) == exc.get("type"):
                 return self._shown_error_raised(index, exc)  # the page shows this very exception
-            shown_type = self._type_shown_with_message(index, exc)
+            shown_type = self._read_at_raise(index, exc, python_code.type_shown_with_message)
             if shown_type is not None and not verdicts.raised_as_said(shown_type, exc):
                 return verdicts.another_exception_shown(shown_type, exc, where)
             if self._raised_as_said(index, exc) or self._message_shown(index, exc):
@@ -1403,11 +1404,10 @@ class PageValidation:
             statement = python_code.statement_at(tree, frames[-1]["lineno"]) if tree is not None and frames else None
             if verdict.status == "failure" and statement is not None:
                 verdict = self._readers_own_data(index, statement, exc) or verdict
-            left_out = (
-                python_code.code_left_out_above(tree, frames[0]["lineno"]) if tree is not None and frames else None
-            )
-            if verdict.status == "failure" and left_out is not None:
-                return verdicts.left_out_before(example.line + left_out - 1, verdict.message or "")
+            if verdict.status == "failure" and tree is not None and frames:
+                left_out = python_code.code_left_out_above(tree, frames[0]["lineno"])
+                if left_out is not None:
+                    return verdicts.left_out_before(example.line + left_out - 1, verdict.message or "")
             return verdict
         if status != "ok":
             return verdicts.runner_trouble(answer)
@@ -1532,18 +1532,15 @@ class PageValidation:
 
     def _message_shown(self, index: int, exc: Message) -> bool:
         """A comment at the statement that raised shows the exception's message: the page shows that error."""
-        tree, frames = self.trees[index], [f for f in exc.get("frames", []) if f["where"] == "example"]
-        if tree is None or not frames:
-            return False
-        code = self.examples[index].code
-        return python_code.comment_shows_message(code, tree, frames[0]["lineno"], exc.get("message") or "")
+        return bool(self._read_at_raise(index, exc, python_code.comment_shows_message))
 
-    def _type_shown_with_message(self, index: int, exc: Message) -> str | None:
+    def _read_at_raise(self, index: int, exc: Message, read: Callable[[str, ast.Module, int, str], T]) -> T | None:
+        """What read() finds in the comments at the top-level statement of the example that raised, about the
+        exception's message (None when the example's own code is not where it raised)."""
         tree, frames = self.trees[index], [f for f in exc.get("frames", []) if f["where"] == "example"]
         if tree is None or not frames:
             return None
-        code = self.examples[index].code
-        return python_code.type_shown_with_message(code, tree, frames[0]["lineno"], exc.get("message") or "")
+        return read(self.examples[index].code, tree, frames[0]["lineno"], exc.get("message") or "")
 
     def _judge(self, index: int, exc: Message, where: str) -> verdicts.Verdict:
         shown_in = self._raised_in_page_file(index, exc)
