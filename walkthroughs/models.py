@@ -415,6 +415,7 @@ class CodeExample(models.Model):
     shown_indent = models.PositiveIntegerField(default=0, help_text="indentation every line has on the page")
     named_python = models.CharField(max_length=20, null=True, blank=True, help_text="Python the page names near it")
     readers_names = models.JSONField(default=list, blank=True, help_text="names the prose calls the reader's own")
+    named_in_prose = models.JSONField(default=list, blank=True, help_text="bare names the prose around it sets in code")
     expected_exception = models.CharField(
         max_length=200, null=True, blank=True, help_text="the exception the page says it raises"
     )

@@ -57,6 +57,7 @@ from stackbench.docs.shell_words import python_files_run, split_shell_lines
 from stackbench.docs.tutorial_text import (
     BUILDS_ON_EARLIER,
     FILE_INTRO,
+    NAME_IN_PROSE,
     OLD_CODE_INTRO,
     OLD_CODE_LABEL,
     OLDER_RELEASES_ONLY,
@@ -806,6 +807,7 @@ def read_blocks(
         session = python_code.is_session(code) and (_is_python_tag(language) or _is_neutral_tag(language))
         prose_after = blocks[index + 1].prose_before if index + 1 < len(blocks) else ""
         readers_names = sorted(set(READERS_NAME.findall(block.prose_before + "\n" + prose_after)))
+        named_in_prose = sorted(set(NAME_IN_PROSE.findall(block.prose_before + "\n" + prose_after)))
         if session:
             code = python_code.definitions_prompted(
                 python_code.continuations_prompted(python_code.prompts_spaced(code))
@@ -1008,6 +1010,7 @@ def read_blocks(
             style="tests" if tests else style,
             imports=imports or None,
             readers_names=readers_names,
+            named_in_prose=named_in_prose,
             has_main="__main__" in code,
             shown_indent=shown_indent,
             named_python=_python_named_near(code, block),

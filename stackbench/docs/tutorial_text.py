@@ -59,6 +59,9 @@ PROMPTED = re.compile(r"^\s*(?:\$|%|>>>|❯)\s")
 PARAGRAPH_TARGET = re.compile(r"\b(?:to|in|into|inside) (?:your|the|a) `([^`\s]+)`(?: file)?", re.IGNORECASE)
 # Prose that hands a name to the reader: "your `client`", "replace `db` with ...": their own object, not the page's.
 READERS_NAME = re.compile(r"\b(?:your(?:\s+own)?|replace)\s+`([A-Za-z_]\w*)`", re.IGNORECASE)
+# A bare name the prose sets in code (`path`, `PREFIX`): the text talks about it, so a block that uses it
+# without defining it leaves it to what the text says it is.
+NAME_IN_PROSE = re.compile(r"`([A-Za-z_]\w*)`")
 # Prose that gives the reader a function to write (a custom index, your own hook, "provide a function that"): a
 # signature listed beside it is the shape of the reader's function, not one of the library's.
 READERS_FUNCTION = re.compile(

@@ -163,6 +163,7 @@ class CodeExample(_Lenient):
     expected_output: str | None = None  # what the page says the example prints
     expected_output_line: Count | None = None  # where the page shows it (the output block), if not in the code
     readers_names: list[Name] = Field(default_factory=list)  # the prose around it calls these the reader's own
+    named_in_prose: list[Name] = Field(default_factory=list)  # bare names the prose around it sets in code
     # The exception the page says the example raises ("Exception": one it does not name), and the page line of the
     # statement it says raises it (None: the page says so of the whole example).
     expected_exception: Name | None = None

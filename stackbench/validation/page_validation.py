@@ -584,6 +584,10 @@ class PageValidation:
             )
 
         knowledge.unresolved = [name for name in free if stand_in(name)]
+        if not knowledge.verbatim:
+            # A script's name that nothing defines and the prose around it talks about (`path`, `PREFIX`) is the
+            # value the text describes: the block is a pattern over the reader's values.
+            knowledge.readers_names |= set(knowledge.unresolved) & set(self.examples[index].named_in_prose)
         knowledge.beside_stand_ins = _met_beside(self.trees[index], set(knowledge.unresolved))
         provided = verdict_exception.get("importable") or verdict_exception.get("provided_by")
         spelt = ([failing] if failing and not provided else []) + knowledge.unresolved
@@ -606,7 +610,8 @@ class PageValidation:
             name
             for name, found in places.items()
             for callee, place in found
-            if place == name or (isinstance(place, int) and (parameters.get(callee) or [])[place : place + 1] == [name])
+            if (isinstance(place, str) and place.lower() == name.lower())
+            or (isinstance(place, int) and (parameters.get(callee) or [])[place : place + 1] == [name])
         }
 
     # -- sessions ----------------------------------------------------------------------------------------------

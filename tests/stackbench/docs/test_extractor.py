@@ -238,6 +238,7 @@ def test_the_cli_writes_one_analysis_per_page_in_the_exact_format(docs, tmp_path
         "expected_output",
         "expected_output_line",
         "readers_names",
+        "named_in_prose",
         "expected_exception",
         "expected_exception_line",
         "doctest_groups",

@@ -863,6 +863,26 @@ def test_the_first_name_the_reader_meets_decides_between_a_missing_import_and_a_
     ), "a stand-in that says it is one makes the block a pattern shown on a placeholder, whatever comes first"
 
 
+def test_a_stand_in_the_prose_talks_about_or_passed_for_its_parameter_makes_a_script_a_pattern(offline):
+    explained, parameter, unexplained = validate_document(
+        page(
+            script("print(greet(visitor_of_nobody))\n", 5, named_in_prose=["visitor_of_nobody"]),
+            script("print(greet(name=NAME))\n", 10),
+            script("print(greet(visitor_of_nobody))\n", 15, named_in_prose=["greet"]),
+        ),
+        offline,
+    ).results
+    typed = validate_document(
+        page(session(">>> greet(visitor_of_nobody)\n'hello'\n", 20, named_in_prose=["visitor_of_nobody"])), offline
+    ).results[0]
+    assert explained.status == "skipped" and explained.error_message.startswith(
+        "Illustrative: uses `visitor_of_nobody`"
+    ), "the text says what the value is: the block shows a pattern over the reader's value"
+    assert parameter.status == "skipped" and parameter.error_message.startswith("Illustrative: uses `NAME`")
+    assert (unexplained.status, unexplained.severity) == ("failure", "warning"), "the prose names only greet"
+    assert (typed.status, typed.severity) == ("failure", "warning"), "a session is typed as shown"
+
+
 def test_a_library_name_met_first_in_a_function_that_also_uses_a_stand_in_is_a_sketch_of_the_readers_own(offline):
     sketched, separate = validate_document(
         page(
