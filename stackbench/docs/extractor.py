@@ -257,6 +257,22 @@ PARAGRAPH_MODULE = re.compile(
 # A line that is nothing but a path and a colon (`` `package/a.py`: ``, **`app.py`:**): the caption of the block
 # under it, the file it is.
 PATH_CAPTION = re.compile(r"^[*_]*`([^`\s]+)`[*_]*\s*:[*_]*$")
+# A paragraph that is nothing but a file's name and a colon set off as a caption (*config.txt:*, **`app.ini`**:).
+CAPTION_PARAGRAPH = re.compile(r"^[*_]+`?([\w./-]+\.[A-Za-z0-9]{1,8})`?\s*:?[*_]+\s*:?$")
+
+
+def _captioned_data_file(code: str, prose: str) -> str | None:
+    """The file that is no Python module a caption paragraph just before the block names (*config.txt:*, then
+    perhaps a sentence leading into the block), for a block that does not parse as Python: that file's contents,
+    whatever the fence's tag says."""
+    if python_code.parse(code) is not None:
+        return None
+    paragraphs = [paragraph.strip() for paragraph in prose.split("\n") if paragraph.strip()]
+    for paragraph in paragraphs[-2:]:
+        captioned = CAPTION_PARAGRAPH.match(paragraph)
+        if captioned and not captioned.group(1).endswith(".py") and PATH_LIKE.match(captioned.group(1)):
+            return captioned.group(1)
+    return None
 
 
 def _module_file(code: str, prose: str) -> str | None:
@@ -271,7 +287,7 @@ def _module_file(code: str, prose: str) -> str | None:
     if match:
         return match.group(1)
     sentence = _last_sentence(prose)
-    captioned = PATH_CAPTION.match(sentence)
+    captioned = PATH_CAPTION.match(sentence) or CAPTION_PARAGRAPH.match(sentence)
     if captioned and captioned.group(1).endswith(".py") and PATH_LIKE.match(captioned.group(1)):
         return captioned.group(1)
     intro = FILE_INTRO.search(sentence)
@@ -803,7 +819,9 @@ def read_blocks(
         language = info.language or ("pycon" if directive in DOCTEST_DIRECTIVES else "")
         if directive in SCRIPT_DIRECTIVES:
             language = "python"
-        title_file = _title_file(info, code) or _option_file(block.options)
+        title_file = (
+            _title_file(info, code) or _option_file(block.options) or _captioned_data_file(code, block.prose_before)
+        )
         session = python_code.is_session(code) and (_is_python_tag(language) or _is_neutral_tag(language))
         prose_after = blocks[index + 1].prose_before if index + 1 < len(blocks) else ""
         readers_names = sorted(set(READERS_NAME.findall(block.prose_before + "\n" + prose_after)))

@@ -1956,6 +1956,44 @@ def test_a_python_block_titled_with_a_file_that_is_no_module_and_does_not_parse_
     assert parsed.style != "file", "Python under another file's name is still run"
 
 
+CAPTIONED_FILE_PAGE = """# Settings
+
+*shapes.cfg:*
+
+The script reads its settings from a file, so make one:
+
+```python
+# settings for draw.py
+colour = deep red    # the border
+```
+
+*draw.py:*
+
+```python
+size = 3
+```
+
+*notes.cfg:*
+
+```python
+size = 3
+```
+"""
+
+
+def test_a_python_block_captioned_with_a_file_that_is_no_module_and_does_not_parse_is_that_file(tmp_path):
+    (tmp_path / "settings.md").write_text(CAPTIONED_FILE_PAGE)
+    page = pages(extract_docs(tmp_path, "shapes", "1.0"))["settings.md"]
+    settings, module, parsed = page.examples
+    assert (settings.style, settings.skip_reason) == (
+        "file",
+        "a file the reader creates (shapes.cfg); it is written before the examples after it",
+    )
+    assert [f.path for f in page.files] == ["shapes.cfg", "draw.py"]
+    assert module.style == "script", "a module's caption names the reader's module, run as Python"
+    assert parsed.style == "script", "Python under a data file's caption is still run"
+
+
 PICTURED_OUTPUT_PAGE = """# Reports
 
 ```python
