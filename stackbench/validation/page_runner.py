@@ -236,7 +236,7 @@ class Page:
         tabulate` to set a module flag, after `from tabulate import tabulate`) stays the sessions' own: the script
         is a file of its own, and the reader's session goes on with what they typed in it."""
         namespace = self.namespace
-        bound = {name: value for name, value in namespace.items() if not isinstance(value, types.ModuleType)}
+        bound = {name: value for name, value in namespace.items() if not _is_module(value)}
         signal.setitimer(signal.ITIMER_REAL, request.get("timeout", 30))
         try:
             self._run_code(request["code"], request["name"], namespace)
@@ -329,9 +329,17 @@ class Page:
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:
-            os.setpgid(0, 0)
-            signal.signal(signal.SIGALRM, signal.SIG_DFL)
-            child(result_path)
+            try:
+                os.setpgid(0, 0)
+                signal.signal(signal.SIGALRM, signal.SIG_DFL)
+                child(result_path)
+            except BaseException as exc:
+                # A fault of the runner's own in the fork is answered from the fork: back in the page's loop it
+                # would be a second runner reading the page's requests.
+                message = f"{type(exc).__name__}: {_safe_str(exc)}"
+                self._answer_and_exit({"status": "internal", "message": message}, result_path)
+            finally:
+                os._exit(1)
         deadline = time.monotonic() + request.get("timeout", 30)
         status = 0  # set by waitpid before it is read
         while time.monotonic() < deadline:
@@ -801,14 +809,14 @@ class Page:
         (orjson's `JSONEncodeError` is `TypeError`): the page may show the exception under either."""
         bases = {c for c in kind.__mro__ if c not in (BaseException, Exception, object)}
         modules = [sys.modules.get(name) for name in self.library_modules]
-        modules += [value for value in list(self.namespace.values()) if isinstance(value, types.ModuleType)]
+        modules += [value for value in list(self.namespace.values()) if _is_module(value)]
         return sorted(
             {
                 name
                 for module in modules
                 if module is not None
                 for name, value in list(vars(module).items())
-                if isinstance(value, type) and value in bases and name != value.__name__
+                if issubclass(type(value), type) and value in bases and name != value.__name__
             }
         )
 
@@ -852,6 +860,12 @@ def _recording_values(tree: ast.Module, lines: list[int]) -> ast.Module:
         body.append(ast.copy_location(ast.Expr(call), statement))
     tree.body = body
     return ast.fix_missing_locations(tree)
+
+
+def _is_module(value: object) -> bool:
+    """A module, asked of its type alone: `isinstance` also asks the value for its `__class__`, which a lazy
+    object (Django's unconfigured `settings`) answers by raising."""
+    return issubclass(type(value), types.ModuleType)
 
 
 def _bounded_repr(value: object) -> str:

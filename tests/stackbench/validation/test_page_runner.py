@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,47 @@ def test_a_script_runs_in_a_fork_so_its_changes_to_the_process_stay_there(runner
         {"op": "script", "name": "b.py", "state": runner.state, "code": "import os\nprint(os.environ.get('LEAK'))\n"}
     )
     assert after["output"] == "None\n"
+
+
+LAZY_SETTINGS = """class Unconfigured:
+    def __getattribute__(self, name):
+        raise RuntimeError("settings are not configured")
+
+
+settings = Unconfigured()
+raise ValueError("the example's own error")
+"""
+
+UNREADABLE_EXCEPTION = """class Guarded(type):
+    def __getattribute__(cls, name):
+        if name == "__mro__":
+            raise RuntimeError("no mro here")
+        return super().__getattribute__(name)
+
+
+class Odd(Exception, metaclass=Guarded):
+    pass
+
+
+raise Odd()
+"""
+
+
+def test_a_script_binding_an_object_that_refuses_every_attribute_still_gets_its_own_exception_reported(runner):
+    answer = runner({"op": "script", "name": "lazy.py", "state": runner.state, "code": LAZY_SETTINGS})
+    assert answer["status"] == "exception" and answer["exception"]["type"] == "ValueError"
+    after = runner({"op": "script", "name": "after.py", "state": runner.state, "code": "print('after')\n"})
+    assert (after["status"], after["output"]) == ("ok", "after\n")
+
+
+def test_a_fault_of_the_runners_own_inside_a_script_fork_is_answered_once_and_the_runner_goes_on(runner):
+    odd = {"op": "script", "name": "odd.py", "state": runner.state, "code": UNREADABLE_EXCEPTION, "timeout": 1}
+    answer = runner(odd)
+    assert answer["status"] == "internal" and "no mro here" in answer["message"]
+    time.sleep(2)  # past the fork's time limit: a runner still waiting for it would answer again by now
+    for word in ("after", "later"):
+        after = runner({"op": "script", "name": f"{word}.py", "state": runner.state, "code": f"print('{word}')\n"})
+        assert (after["status"], after["output"]) == ("ok", f"{word}\n"), "one answer per request, from one runner"
 
 
 def test_each_print_is_recorded_with_its_line(runner):
