@@ -316,6 +316,7 @@ READER_SETUP_FIELDS = (
     "docs_requirements",
     "file_commands",
     "docs_file_commands",
+    "test_options",
     "docs_installs",
     "docs_aliases",
 )

@@ -528,6 +528,44 @@ def file_commands(code: str, language: str, line: int) -> list[FileCommand]:
     ]
 
 
+PYTEST_COMMAND = ("pytest", "py.test")
+
+
+def test_options(code: str, language: str) -> list[str]:
+    """The long options the shell block's pytest lines give (`pytest --snapshot-update`), each once: the way the
+    page has its reader run their tests. An option whose value follows it as a word of its own is left out."""
+    commands, _ = split_shell_lines(code, console=language == "console")
+    options: list[str] = []
+    for command in commands:
+        try:
+            words = shlex.split(command)
+        except ValueError:
+            continue
+        at = next((i for i, word in enumerate(words) if word in PYTEST_COMMAND), None)
+        if at is None or {"install", "add"} & set(words[:at]):  # installing pytest is no run of it
+            continue
+        arguments = words[at + 1 :]
+        for position, word in enumerate(arguments):
+            following = arguments[position + 1] if position + 1 < len(arguments) else "-"
+            takes_value = "=" not in word and not (
+                following.startswith("-") or following.endswith("/") or PATH_LIKE.match(following)
+            )
+            if word.startswith("--") and len(word) > 2 and not takes_value and word not in options:
+                options.append(word)
+    return options
+
+
+def _right_under_an_example(block: Block, examples: list[CodeExample]) -> bool:
+    """The block follows a runnable example with no prose between them."""
+    before = examples[-1] if examples else None
+    return (
+        before is not None
+        and before.style in RUNNABLE_STYLES
+        and before.execution_context != "not_executable"
+        and not block.prose_before.strip()
+    )
+
+
 def _shell_lines(code: str) -> list[str]:
     """Logical lines: continuations (a trailing backslash) joined."""
     return code.replace("\\\n", " ").split("\n")
@@ -680,6 +718,7 @@ class PageReading:
     environment: list[PageVariable] = field(default_factory=list)
     files: list[PageFile] = field(default_factory=list)
     file_commands: list[FileCommand] = field(default_factory=list)
+    test_options: list[str] = field(default_factory=list)  # long options its pytest lines give
     prose_names: set[str] = field(default_factory=set)  # the words of its prose that could name a package
     prerequisites: list[str] = field(default_factory=list)  # packages its prose says a feature needs installed
     # imports its paragraphs give in their words, with the line before the block each paragraph introduces
@@ -947,6 +986,7 @@ def read_blocks(
             reading.requirements += [PageRequirement(requirement=r, line=line) for r in wanted]
             reading.environment += [PageVariable(name=n, value=v, line=line) for n, v in shell_variables(code)]
             reading.file_commands += file_commands(code, language, line)
+            reading.test_options += [o for o in test_options(code, language) if o not in reading.test_options]
             done = " and ".join(
                 part
                 for part in (
@@ -1057,6 +1097,15 @@ def read_blocks(
                 example.readers_names += [s.name for s in python_code.listed_signatures(code)]
         elif not_run:
             example.execution_context, example.skip_reason = "not_executable", f"Not run: {not_run}."
+        elif tree is None and not shown_indent and _right_under_an_example(block, reading.examples):
+            # No Python, right under an example with not a word between: what that example makes (a snapshot
+            # file, a report), shown in the example's colours; the page says nothing of running it.
+            before = reading.examples[-1]
+            example.style, example.execution_context = "output", "not_executable"
+            example.skip_reason = (
+                f"output: what example {before.code_block_index} (line {before.line}) makes, shown right under it "
+                "with no words between; it is no Python"
+            )
         elif tree is not None and python_code.awaits_at_top_level(tree):
             example.execution_context = "async"
         if tree is not None:
@@ -1240,6 +1289,7 @@ def analyse_page(path: Path, docs_root: Path, library: str, version: str | None)
         environment=reading.environment,
         files=reading.files,
         file_commands=reading.file_commands,
+        test_options=reading.test_options,
         prose_names=sorted(reading.prose_names),
         prerequisites=reading.prerequisites,
         install_choices=install_choices(text, page, library),

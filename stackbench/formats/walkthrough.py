@@ -271,6 +271,9 @@ class ExtractionAnalysis(_Lenient):
     # The shell lines of the page, and of every page of the docs (a CLI page), that give Python files to a program.
     file_commands: list[FileCommand] = Field(default_factory=list)
     docs_file_commands: list[FileCommand] = Field(default_factory=list)
+    # The long options the page's pytest command lines give (`pytest --snapshot-update`): how its reader runs the
+    # tests it shows.
+    test_options: list[ShortText] = Field(default_factory=list)
     # The packages the page's prose says a feature needs installed ("requires `pydantic` to be installed"): its
     # reader installs them, and so does a reader of any other page of the docs using that feature.
     prerequisites: list[str] = Field(default_factory=list)

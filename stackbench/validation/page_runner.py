@@ -467,7 +467,7 @@ class Page:
 
             outcomes = TestOutcomes(self, path)
             sys.argv = ["pytest"]
-            code = pytest.main([path, "-p", "no:cacheprovider", "-q"], plugins=[outcomes])
+            code = pytest.main([path, *request.get("options", []), "-p", "no:cacheprovider", "-q"], plugins=[outcomes])
             result = outcomes.answer(int(code))
         except BaseException as exc:
             result = {"status": "exception", "exception": self.describe(exc, request["file"])}
@@ -1246,7 +1246,7 @@ def _exports(module_name: str, name: str) -> bool:
     """The module offers the name itself: a submodule it happens to have imported is no name to import from it."""
     if not _importable(module_name) or not _has(module_name, name):
         return False
-    return not isinstance(getattr(sys.modules[module_name], name, None), types.ModuleType)
+    return not _is_module(getattr(sys.modules[module_name], name, None))
 
 
 # Python's constants, which a reader used to YAML or JSON may write in lowercase (`none`, `true`).

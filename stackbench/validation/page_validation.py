@@ -1145,6 +1145,10 @@ class PageValidation:
             return self._tests_verdict(index, _lines_shifted(answer, carried_code.count("\n")))
 
         verdict, answer = self._run_judged(index, request, judged)
+        if verdict.status == "failure" and self.analysis.test_options:
+            # The page has its reader run the tests with options of its own (`pytest --snapshot-update` records
+            # what a snapshot test compares with): a test that fails without them is judged as they run it.
+            verdict, answer = self._run_judged(index, {**request, "options": self.analysis.test_options}, judged)
         verdict = self._unless_file_unavailable(index, verdict)
         imported = answer.get("status") == "ok" and all(f["when"] != "collect" for f in answer.get("failures", []))
         if verdict.status == "failure" and not imported:
@@ -1650,12 +1654,17 @@ class PageValidation:
         if not frames:
             return None
         line = self.examples[index].line
-        # The file as it stands when the example runs: the last block before it that shows that path.
+        # The file as it stands when the example runs: the last block before it that shows that path, unless the
+        # example is that file itself (a test module the page saves under the same name each time): then it raised
+        # in its own code.
+        own = {page_file.path for page_file in self.analysis.files if page_file.line == line}
         for page_file in sorted(self.analysis.files, key=lambda f: f.line, reverse=True):
             if page_file.line >= line or not page_file.path.endswith(".py"):
                 continue
             if self._inside(page_file.path) != frames[-1]["filename"]:
                 continue
+            if page_file.path in own:
+                return None
             shown = next((i for i, e in enumerate(self.examples[:index]) if e.line == page_file.line), None)
             result = self.state.results.get(shown) if shown is not None else None
             if result is None or shown is None:

@@ -1994,6 +1994,53 @@ def test_a_python_block_captioned_with_a_file_that_is_no_module_and_does_not_par
     assert parsed.style == "script", "Python under a data file's caption is still run"
 
 
+SNAPSHOT_PAGE = """# Snapshots
+
+Run your tests so the snapshots are written:
+
+```bash
+pip install pytest
+python -m pytest -v --snapshot-update tests/
+pytest --snapshot-dir snaps test_shapes.py
+```
+
+```py
+def test_shape(snapshot):
+    assert {"sides": 3} == snapshot
+```
+
+```py
+# name: test_shape
+  dict({
+    'sides': 3,
+  })
+```
+
+Broken on purpose:
+
+```py
+def broken(:
+    pass
+```
+"""
+
+
+def test_a_pages_pytest_lines_give_their_long_options_and_a_non_python_block_right_under_an_example_is_output(
+    tmp_path,
+):
+    (tmp_path / "snapshots.md").write_text(SNAPSHOT_PAGE)
+    page = pages(extract_docs(tmp_path, "shapes", "1.0"))["snapshots.md"]
+    assert page.test_options == ["--snapshot-update"], "an option followed by its value is left out"
+    _, test, snapshot, broken = page.examples
+    assert test.style == "tests"
+    assert (snapshot.style, snapshot.skip_reason) == (
+        "output",
+        f"output: what example {test.code_block_index} (line {test.line}) makes, shown right under it with no words "
+        "between; it is no Python",
+    )
+    assert broken.style == "script", "a block the prose introduces is code, whatever it parses as"
+
+
 PICTURED_OUTPUT_PAGE = """# Reports
 
 ```python

@@ -1221,6 +1221,34 @@ def test_tests_run_with_pytest_as_a_module_of_their_own_beside_the_pages_files(o
     assert "fixture 'nmae' not found" in no_fixture.error_message
 
 
+def test_tests_that_fail_without_the_options_the_pages_pytest_line_gives_are_judged_with_them(offline_with_pytest):
+    strict = "def test_strict(request):\n    assert request.config.getoption('strict_markers')\n"
+    given, plain = (
+        validate_document(page(shown_tests(strict, 10), test_options=options), offline_with_pytest).results[0]
+        for options in (["--strict-markers"], [])
+    )
+    assert given.status == "success", "the reader runs the tests the way the page's pytest line does"
+    assert (plain.status, plain.severity) == ("failure", "error")
+
+
+def test_a_test_module_saved_under_the_name_of_an_earlier_one_that_did_not_run_fails_on_its_own(offline_with_pytest):
+    unrun = "def test_sketch():\n    ...\n    value = compute()\n"
+    own = "def test_date():\n    assert datetime.now()\n"
+    _, second = validate_document(
+        page(
+            shown_tests(unrun, 10, execution_context="not_executable", skip_reason="Not run: a placeholder."),
+            shown_tests(own, 20),
+            files=[
+                {"path": "test_file.py", "content": unrun, "line": 10},
+                {"path": "test_file.py", "content": own, "line": 20},
+            ],
+        ),
+        offline_with_pytest,
+    ).results
+    assert (second.status, second.severity) == ("failure", "warning"), "its NameError is its own missing import"
+    assert second.suggestions.startswith("Add `from datetime import datetime`")
+
+
 def test_a_failing_test_the_page_shows_changed_beside_it_is_a_state_of_an_edit_not_a_finding(offline_with_pytest):
     before = "from sbdemo import greet\n\ndef test_greet():\n    assert greet('docs') == 'hi docs'\n"
     after = before.replace("hi docs", "hello docs")
