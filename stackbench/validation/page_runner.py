@@ -914,6 +914,14 @@ class TestOutcomes:
             value, tb = cause, cause.__traceback__
         exception = self.page.describe(value, self.path, tb)
         shown = [line[1:].strip() for line in report.longreprtext.split("\n") if line.startswith("E ")]
+        if exception["type"] == "FixtureLookupError":
+            # The fixtures pytest has (the page's, its conftest.py's, the plugins'): what a missing one may be a
+            # slip of.
+            shown += [
+                line[1:].strip()
+                for line in report.longreprtext.split("\n")
+                if line.startswith(">") and line[1:].strip().startswith("available fixtures:")
+            ]
         if exception["type"] == "FixtureLookupError" or not exception["message"].strip():
             exception["message"] = "\n".join(shown) or exception["message"]
         if len(self.failures) < 20:

@@ -530,9 +530,15 @@ class PageValidation:
         tree = self.trees[index]
         knowledge.used_as_modules = python_code.used_as_modules(tree) if tree is not None else set()
         knowledge.excerpt = _async_excerpt(self.examples[index], tree)
+        section = self.examples[index].section_hierarchy
+        knowledge.later_in_another_section = set()
         for other in range(len(self.examples) - 1, index, -1):
             for name in self.defines[other]:
                 knowledge.defined_later[name] = (other, self.examples[other].line)
+                if self.examples[other].section_hierarchy != section:
+                    knowledge.later_in_another_section.add(name)
+                else:
+                    knowledge.later_in_another_section.discard(name)
         for other in range(index):
             origin = self.state.cascades.get(other, other)
             result = self.state.results.get(origin)
@@ -1226,10 +1232,19 @@ class PageValidation:
             if "async def functions are not natively supported" in exc.get("message", ""):
                 return self._async_without_plugin(index, test.split("[")[0])
             if exc.get("type") == "FixtureLookupError":
+                readers = verdicts.readers_own_fixture(exc.get("message") or "")
+                if readers:
+                    return verdicts.Verdict(
+                        "skipped",
+                        None,
+                        f"Illustrative: `{test}` asks for `{readers}`, a fixture of the reader's own: neither the "
+                        "page, its conftest.py nor an installed plugin defines one, and it is no slip of one they do.",
+                    )
+                missing = (exc.get("message") or "").split("\n")[0]
                 return verdicts.Verdict(
                     "failure",
                     "error",
-                    f"pytest cannot set `{test}` up: {exc['message'][:300]}",
+                    f"pytest cannot set `{test}` up: {missing[:300]}",
                     "Define the fixture the test asks for (or name the plugin that provides it), under the name the "
                     "test uses.",
                 )

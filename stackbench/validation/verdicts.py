@@ -10,6 +10,7 @@ examples whose error names what an earlier one failed to define (counted once, w
 that keep running (servers)."""
 
 import ast
+import difflib
 import json
 import re
 import sys
@@ -170,6 +171,7 @@ class PageKnowledge:
     aliases: dict[str, str] = field(default_factory=dict)  # alias -> module, as the docs import it
     # name -> (example index, page line) of the examples that define it, by their fate
     defined_later: dict[str, tuple[int, int]] = field(default_factory=dict)
+    later_in_another_section: set[str] = field(default_factory=set)  # of those, next defined under another heading
     defined_by_failed: dict[str, tuple[int, int]] = field(default_factory=dict)
     defined_by_skipped: dict[str, tuple[int, int, str]] = field(default_factory=dict)
     # module -> ("installed" | "failed" | "unpublished" | "unnamed" (published, but the page never names it, so
@@ -677,7 +679,10 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
     if page.own_module and name in page.defined_elsewhere:
         return never_imported(name, *page.defined_elsewhere[name], error)
     # A name that says it is the reader's own is theirs here, whatever the page defines by that name later; so is a
-    # one-letter name (`x`), which stands for any value: a later `x = 3` is another object, not this one.
+    # one-letter name (`x`), which stands for any value: a later `x = 3` is another object, not this one; and so is
+    # a name the page next defines under another heading: that section's object, not one this section forgot.
+    if name in page.later_in_another_section:
+        return _illustrative(name, page)
     if name in page.defined_later and not readers_own_name(name, page) and len(name) > 1:
         index, line = page.defined_later[name]
         return Verdict(
@@ -752,6 +757,21 @@ def _illustrative(name: str, page: PageKnowledge) -> Verdict:
     return Verdict(
         "skipped", None, f"Illustrative: uses `{name}`, which neither the page nor any installed package defines."
     )
+
+
+MISSING_FIXTURE = re.compile(r"fixture '(\w+)' not found")
+AVAILABLE_FIXTURES = re.compile(r"available fixtures:([^\n]*)")
+
+
+def readers_own_fixture(message: str) -> str | None:
+    """The fixture pytest could not find, when no fixture it has is close to that name: the test is written
+    against the reader's own fixture (`client`, `app`), not a slip of one the page or a plugin gives."""
+    missing = MISSING_FIXTURE.search(message)
+    available = AVAILABLE_FIXTURES.search(message)
+    if not missing:
+        return None
+    names = [name.strip() for name in available.group(1).split(",")] if available else []
+    return None if difflib.get_close_matches(missing.group(1), names, n=1, cutoff=0.75) else missing.group(1)
 
 
 def _overload_stub(frame: Message) -> bool:

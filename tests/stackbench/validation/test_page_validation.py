@@ -264,6 +264,21 @@ def test_suggestions_name_the_close_match_and_the_version(offline):
     assert "line 10 of the page" in later.error_message
 
 
+def test_a_name_the_page_next_defines_under_another_heading_is_that_sections_object_not_a_slip(offline):
+    elsewhere, here = (
+        validate_document(
+            page(
+                script("print(answer)\n", 10, section_hierarchy=["Guide", "Asking"]),
+                script("answer = 42\n", 20, section_hierarchy=["Guide", later_section]),
+            ),
+            offline,
+        ).results[0]
+        for later_section in ("Answering", "Asking")
+    )
+    assert elsewhere.status == "skipped" and elsewhere.error_message.startswith("Illustrative: uses `answer`")
+    assert (here.status, here.severity) == ("failure", "warning"), "the same section forgot to define it first"
+
+
 def test_dependencies_are_merged_and_recorded_exactly_as_run(offline):
     result = validate_document(
         analysis("from sbdemo import greet", "name = 'first'", "name = 'second'", "print(greet(name))"), offline
@@ -1247,6 +1262,21 @@ def test_a_test_module_saved_under_the_name_of_an_earlier_one_that_did_not_run_f
     ).results
     assert (second.status, second.severity) == ("failure", "warning"), "its NameError is its own missing import"
     assert second.suggestions.startswith("Add `from datetime import datetime`")
+
+
+def test_a_test_asking_for_a_fixture_nothing_gives_nor_resembles_is_written_against_the_readers_own(
+    offline_with_pytest,
+):
+    own, slip = validate_document(
+        page(
+            shown_tests("def test_api(web_client):\n    assert web_client.get('/')\n", 10),
+            shown_tests("def test_tmp(tmp_paht):\n    assert tmp_paht.exists()\n", 20),
+        ),
+        offline_with_pytest,
+    ).results
+    assert own.status == "skipped" and "`web_client`, a fixture of the reader's own" in own.error_message
+    assert (slip.status, slip.severity) == ("failure", "error"), "a slip of pytest's own tmp_path"
+    assert "fixture 'tmp_paht' not found" in slip.error_message
 
 
 def test_a_failing_test_the_page_shows_changed_beside_it_is_a_state_of_an_edit_not_a_finding(offline_with_pytest):
