@@ -337,8 +337,14 @@ def _option_file(options: dict[str, str]) -> str | None:
     return None
 
 
+# The project's own checkout given to the installer (`.`, `.[tests]`, `-e ".[dev]"`): a contributor's setup.
+SOURCE_CHECKOUT = re.compile(r"^\.{1,2}(?:\[[^\]]*\])?$")
+
+
 def shell_requirements(code: str) -> list[str]:
-    """The packages `pip install` (and uv/poetry/pdm add) lines of a shell block install."""
+    """The packages `pip install` (and uv/poetry/pdm add) lines of a shell block install. A line that installs
+    the project from its own checkout (`pip install .[tests] pytest-cov`) sets up its contributors, not its
+    readers: what else it installs is the project's tests' need."""
     found = []
     for line in _shell_lines(code):
         match = INSTALL.match(line)
@@ -347,6 +353,8 @@ def shell_requirements(code: str) -> list[str]:
         try:
             words = _substitutions_whole(shlex.split(match.group(1), comments=True))
         except ValueError:
+            continue
+        if any(SOURCE_CHECKOUT.match(word) for word in words):
             continue
         skip_next = False
         for word in words:

@@ -1177,6 +1177,12 @@ def test_a_command_substitution_in_an_install_line_is_one_requirement_however_ma
     assert shell_requirements("pip install `shapes-tool deps`") == ["`shapes-tool deps`"]
 
 
+def test_an_install_line_of_the_projects_own_checkout_sets_up_contributors_not_readers():
+    assert shell_requirements("pip install .[tests,fast] shapes-metrics pytest-cov") == []
+    assert shell_requirements('pip install -e ".[dev]" shapes-lint') == []
+    assert shell_requirements("pip install shapes[fast] shapes-metrics") == ["shapes[fast]", "shapes-metrics"]
+
+
 def test_hidden_setup_comes_from_the_conf_py_of_the_sphinx_project_each_page_belongs_to(tmp_path):
     docs, other = tmp_path / "docs", tmp_path / "examples" / "more"
     (docs / "guide").mkdir(parents=True)
