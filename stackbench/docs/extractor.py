@@ -563,14 +563,16 @@ def test_options(code: str, language: str) -> list[str]:
     return options
 
 
-def _right_under_an_example(block: Block, examples: list[CodeExample]) -> bool:
-    """The block follows a runnable example with no prose between them."""
+def _right_under_an_example(block: Block, line: int, examples: list[CodeExample]) -> bool:
+    """The block follows a runnable example with nothing between them but the fences and a blank line (a
+    directive's own header, a heading or a sentence between them sets the block apart)."""
     before = examples[-1] if examples else None
     return (
         before is not None
         and before.style in RUNNABLE_STYLES
         and before.execution_context != "not_executable"
         and not block.prose_before.strip()
+        and line - (before.line + len(before.code.splitlines())) <= 3
     )
 
 
@@ -1105,7 +1107,7 @@ def read_blocks(
                 example.readers_names += [s.name for s in python_code.listed_signatures(code)]
         elif not_run:
             example.execution_context, example.skip_reason = "not_executable", f"Not run: {not_run}."
-        elif tree is None and not shown_indent and _right_under_an_example(block, reading.examples):
+        elif tree is None and not shown_indent and _right_under_an_example(block, line, reading.examples):
             # No Python, right under an example with not a word between: what that example makes (a snapshot
             # file, a report), shown in the example's colours; the page says nothing of running it.
             before = reading.examples[-1]

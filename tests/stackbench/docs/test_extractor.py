@@ -2045,6 +2045,33 @@ def test_a_pages_pytest_lines_give_their_long_options_and_a_non_python_block_rig
         "between; it is no Python",
     )
     assert broken.style == "script", "a block the prose introduces is code, whatever it parses as"
+    (tmp_path / "tabs.md").write_text(ADMONITIONS_PAGE)
+    _, apart = pages(extract_docs(tmp_path, "shapes", "1.0"))["tabs.md"].examples
+    assert apart.style == "script", "a heading between them sets it apart, though the directive has no prose"
+
+
+ADMONITIONS_PAGE = """# Choices
+
+````{admonition} Shapes
+:class: dropdown
+
+```python
+sides = 3
+```
+````
+
+## Broken on purpose
+
+It never closes its bracket.
+
+````{admonition} Shapes
+:class: dropdown
+
+```python
+sides = [3
+```
+````
+"""
 
 
 PICTURED_OUTPUT_PAGE = """# Reports
