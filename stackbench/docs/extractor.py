@@ -539,7 +539,7 @@ def file_commands(code: str, language: str, line: int) -> list[FileCommand]:
 PYTEST_COMMAND = ("pytest", "py.test")
 
 
-def test_options(code: str, language: str) -> list[str]:
+def pytest_long_options(code: str, language: str) -> list[str]:
     """The long options the shell block's pytest lines give (`pytest --snapshot-update`), each once: the way the
     page has its reader run their tests. An option whose value follows it as a word of its own is left out."""
     commands, _ = split_shell_lines(code, console=language == "console")
@@ -996,7 +996,7 @@ def read_blocks(
             reading.requirements += [PageRequirement(requirement=r, line=line) for r in wanted]
             reading.environment += [PageVariable(name=n, value=v, line=line) for n, v in shell_variables(code)]
             reading.file_commands += file_commands(code, language, line)
-            reading.test_options += [o for o in test_options(code, language) if o not in reading.test_options]
+            reading.test_options += [o for o in pytest_long_options(code, language) if o not in reading.test_options]
             done = " and ".join(
                 part
                 for part in (
