@@ -748,6 +748,46 @@ def typed_prose_imports(reading: PageReading, page: str) -> list[SetupCode]:
     return typed
 
 
+# Words that send the reader elsewhere on the page ("refer to the Appendix", "see Sample data").
+SENT_TO = r"\b(?:refer(?:s|red)?\s+to|see|in|from|under|at)\s+(?:the\s+)?(?:section\s+)?[\"'`*_\[]*{word}\b"
+
+
+def referred_sections(reading: PageReading, blocks: list[Block], page: str) -> list[SetupCode]:
+    """A later section the text or a comment sends its reader to before an example (the data the examples query,
+    kept in an appendix): the reader goes there and runs its script first, so that script is the page's setup from
+    the example on, when it defines a name an example between uses that nothing before that example defines."""
+    runnable = [e for e in reading.examples if e.style in RUNNABLE_STYLES and e.execution_context != "not_executable"]
+    sources = [python_code.session_source(e.code) if e.style == "doctest" else e.code for e in runnable]
+    lacking: list[set[str]] = []  # per example, the names it uses that no example before it defines
+    defined: set[str] = set()
+    for example, source in zip(runnable, sources, strict=True):
+        lacking.append(_free_names(example) - defined)
+        defined |= _defines(source)
+    referred: list[SetupCode] = []
+    for position, example in enumerate(runnable):
+        comments = "\n".join(re.findall(r"#[^\n]*", example.code))
+        said = blocks[example.code_block_index].prose_before + "\n" + comments
+        for later_position in range(position + 1, len(runnable)):
+            later = runnable[later_position]
+            title = later.section_hierarchy[-1] if later.section_hierarchy else ""
+            word = next(iter(re.findall(r"[A-Za-z]{4,}", title)), "")
+            wanted = set().union(*lacking[position:later_position])
+            if (
+                word
+                and later.style == "script"
+                and re.search(SENT_TO.format(word=re.escape(word)), said, re.IGNORECASE)
+                and _defines(later.code) & wanted
+                and all(setup.code != later.code for setup in referred)
+            ):
+                referred.append(SetupCode(code=later.code, line=max(example.line - 1, 0), source=page))
+    return referred
+
+
+def _defines(code: str) -> set[str]:
+    tree = python_code.parse(code)
+    return python_code.defined_names(tree) if tree is not None else set()
+
+
 def _free_names(example: CodeExample) -> set[str]:
     if example.style not in RUNNABLE_STYLES or example.execution_context == "not_executable":
         return set()
@@ -1147,6 +1187,7 @@ def read_blocks(
         if not page_file.url or any(page_file.path in e.code for e in reading.examples if e.line > page_file.line)
     ]
     reading.setup += typed_prose_imports(reading, page)
+    reading.setup += referred_sections(reading, blocks, page)
     reading.prose_names = page_names(text, blocks)
     told = reading.prose_names | {name for r in reading.requirements for name in prose_names(r.requirement)}
     page_modules = laid_out_modules(f.path for f in reading.files)

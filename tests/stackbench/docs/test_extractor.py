@@ -2122,6 +2122,52 @@ def test_an_import_the_prose_gives_is_typed_from_its_place_on_when_a_later_block
     assert page.setup[0].line < page.examples[0].line, "typed before the block its paragraph introduces"
 
 
+APPENDIX_PAGE = """# Shapes
+
+Import the module first:
+
+```python
+>>> import shapes
+
+# The sample data the examples use is in the Appendix below.
+```
+
+## Areas
+
+```python
+>>> shapes.total(sizes)
+14
+```
+
+## Perimeters
+
+```python
+>>> shapes.around(corners)
+8
+```
+
+## Appendix: sample data
+
+```python
+sizes = [2, 3]
+```
+
+## More
+
+```python
+corners = [1, 1]
+```
+"""
+
+
+def test_a_later_section_the_text_sends_its_reader_to_is_run_first_for_the_names_it_defines(tmp_path):
+    (tmp_path / "shapes.md").write_text(APPENDIX_PAGE)
+    page = pages(extract_docs(tmp_path, "shapes", "1.0"))["shapes.md"]
+    [appendix] = page.setup
+    assert appendix.code.strip() == "sizes = [2, 3]", "a section nothing sends the reader to stays in its place"
+    assert appendix.line < page.examples[0].line, "run from the example the text sends its reader from"
+
+
 PYTHON2_PAGE = """# Shapes
 
 Install it with `pip install shapes-extra`.
