@@ -275,6 +275,18 @@ def session_source(text: str) -> str:
     return prefix.rstrip("\n") + ("\n" if prefix.strip() else "") + "".join(example.source for example in examples)
 
 
+def statements_that_parse(text: str) -> ast.Module:
+    """A session's statements that parse, as one module: what it types, less a line the page mistyped (a value
+    shown at a prompt, `>>> <Thing 1>`)."""
+    _, session = session_parts(text) or ("", text)
+    try:
+        examples = doctest.DocTestParser().get_examples(session)
+    except ValueError:
+        examples = []
+    trees = [parse(example.source) for example in examples]
+    return ast.Module(body=[node for tree in trees if tree is not None for node in tree.body], type_ignores=[])
+
+
 # A prompt typed without its space (`>>>res.unwrap()`): the interpreter's reader types the statement after it
 # all the same; only doctest's parser refuses it.
 UNSPACED_PROMPT = re.compile(r"^(\s*)>>>(?=[^\s>])", re.MULTILINE)
@@ -1630,6 +1642,20 @@ def used_as_modules(tree: ast.Module) -> set[str]:
     }
 
 
+def reached_deep_only(tree: ast.Module) -> set[str]:
+    """Names the code uses only as the start of a chain two attributes long or more (`db.model.get_id()`): an
+    object whose inside the code knows and the page never builds, such as the reader's database handle."""
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    deep: set[str] = set()
+    shallow: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            parent = parents.get(id(node))
+            grandparent = parents.get(id(parent)) if isinstance(parent, ast.Attribute) else None
+            (deep if isinstance(grandparent, ast.Attribute) and grandparent.value is parent else shallow).add(node.id)
+    return deep - shallow
+
+
 def attributes_reached(tree: ast.Module, names: set[str]) -> dict[str, list[str]]:
     """The attributes the code reaches on each of the names (`datetime.utcnow` -> datetime: [utcnow])."""
     found: dict[str, set[str]] = {}
@@ -1736,6 +1762,22 @@ def test_names(tree: ast.Module) -> set[str]:
             if any(m.name.startswith("test_") for m in methods):
                 names.add(node.name)
     return names
+
+
+def fixtures_asked(tree: ast.Module) -> set[str]:
+    """The parameters of a module's test_* functions (and its Test* classes' test_* methods, `self` aside): the
+    fixtures pytest hands its tests by those names."""
+    functions = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            functions += [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return {
+        argument.arg
+        for function in functions
+        if function.name.startswith("test_")
+        for argument in function.args.posonlyargs + function.args.args + function.args.kwonlyargs
+        if argument.arg not in ("self", "cls")
+    }
 
 
 def fixture_names(tree: ast.Module) -> list[str]:

@@ -403,20 +403,20 @@ class Page:
         result["values"] = values
         self._answer_and_exit(result, result_path)
 
-    def varies(self, source: str, printed: str, namespace: dict[str, Any], makers: Sequence[str] = ()) -> bool:
-        """The statement shows something else each time it runs (a random id, a font picked at random, the time):
+    def varies(self, source: str, printed: str, namespace: dict[str, Any], makers: Sequence[str] = ()) -> list[str]:
+        """What the statement showed run again twice, when it shows something else each time it runs (a random id, a font picked at random, the time):
         run again in two forks of the page as it is now, each in a folder of its own (a file it writes lands
         there), after the session's statements that made the names it uses (`art = make("random")` before
         `print(art)`), what it shows (its output, its value) differs between them. (One fork alone cannot tell a
         random value from `next(numbers)`, which gives the next one every time; two forks of one state give the
-        same.)"""
+        same.) Nothing when it shows the same each time."""
         if not printed.strip():
-            return False
+            return []
         try:
             made = [compile(maker, "<again>", "exec", dont_inherit=True) for maker in makers]
             code = compile(source, "<again>", "single", dont_inherit=True)
         except SyntaxError:
-            return False
+            return []
 
         def child(result_path: str) -> NoReturn:
             devnull = os.open(os.devnull, os.O_WRONLY)
@@ -438,8 +438,8 @@ class Page:
             self._answer_and_exit(result, result_path)
 
         runs = [self._forked({"timeout": 5}, child) for _ in range(2)]
-        shown = [run.get("shown") for run in runs if run.get("status") == "ok"]
-        return len(shown) == 2 and all(shown) and shown[0] != shown[1]
+        shown = [str(run.get("shown") or "") for run in runs if run.get("status") == "ok"]
+        return shown if len(shown) == 2 and all(shown) and shown[0] != shown[1] else []
 
     @staticmethod
     def _answer_and_exit(result: Message, result_path: str) -> NoReturn:
@@ -802,7 +802,7 @@ class Page:
             for info in pkgutil.iter_modules(getattr(package, "__path__", None) or []):
                 if not info.name.startswith("_") and _has(f"{top}.{info.name}", name):
                     return [f"{top}.{info.name}"]
-        return []
+        return _deeper_class_home(self.library_modules, name)
 
     def aliases(self, kind: type) -> list[str]:
         """Other names the library or a module the page imported gives the exception's class or one of its bases
@@ -986,8 +986,9 @@ class SessionRunner(doctest.DocTestRunner):
         printed = self.page.stdout.cleared
         if printed != got:
             failure["stdout"] = _without_runner_frames(printed)[-OUTPUT_CAP:]
-        if self.page.varies(example.source, got, test.globs, _makers(test.examples, example)):
-            failure["varies"] = True
+        again = self.page.varies(example.source, got, test.globs, _makers(test.examples, example))
+        if again:
+            failure["shown_again"] = again
         self.failures_seen.append(failure)
 
     def report_unexpected_exception(
@@ -1217,6 +1218,22 @@ def _submodules(packages: list[str]) -> list[types.ModuleType]:
             if module is not None:
                 found.append(module)
     return found
+
+
+def _deeper_class_home(packages: list[str], name: str) -> list[str]:
+    """The public module nearest the top that offers a class of the library's own under this name, at any depth
+    (`lib.extensions.image` for an image extension): a class name is the library's, never the reader's stand-in.
+    Other names that deep (`main`, `data`) name the reader's objects too often to be looked up there."""
+    if not name[:1].isupper():
+        return []
+    homes = [
+        module.__name__
+        for module in _submodules(packages)
+        if not any(part.startswith("_") for part in module.__name__.split("."))
+        and isinstance(value := getattr(module, name, None), type)
+        and value.__module__.split(".")[0] in packages
+    ]
+    return sorted(homes, key=lambda home: (home.count("."), home))[:1]
 
 
 # Names of the standard library's everyday modules that a reader of Python knows where to import from (`Path`,

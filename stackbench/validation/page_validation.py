@@ -27,6 +27,7 @@ from stackbench.docs.distributions import in_test_suite, laid_out_modules
 from stackbench.formats.results import ExampleResult, SetupProblem, ValidationEnvironment, ValidationResult
 from stackbench.formats.walkthrough import RUNNABLE_STYLES as RUN_STYLES
 from stackbench.formats.walkthrough import CodeExample, ExtractionAnalysis, PageFile
+from stackbench.lib import output_compare
 from stackbench.lib.clock import utcnow
 from stackbench.validation import verdicts
 from stackbench.validation.document_sandbox import DocumentSandbox, Install
@@ -129,6 +130,7 @@ class PageValidation:
             for t, e in zip(self.trees, self.examples, strict=True)
         ]
         self.setup_defines = set().union(*(defined_by(s.code) for s in analysis.setup))
+        self.fixtures_asked = set().union(*(python_code.fixtures_asked(t) for t in self.trees if t is not None))
         # Names the page only ever imports from the reader's own code: the reader's, like names nothing defines.
         laid_out = laid_out_modules(f.path for f in analysis.files)
         borrowed = [readers_imports(e, laid_out) for e in self.examples]
@@ -530,6 +532,9 @@ class PageValidation:
         tree = self.trees[index]
         knowledge.used_as_modules = python_code.used_as_modules(tree) if tree is not None else set()
         knowledge.excerpt = _async_excerpt(self.examples[index], tree)
+        if tree is None and knowledge.verbatim:
+            tree = python_code.statements_that_parse(self.examples[index].code)  # less a line the page mistyped
+        knowledge.reached_deep_only = python_code.reached_deep_only(tree) if tree is not None else set()
         section = self.examples[index].section_hierarchy
         knowledge.later_in_another_section = set()
         for other in range(len(self.examples) - 1, index, -1):
@@ -572,6 +577,16 @@ class PageValidation:
         failing = verdict_exception.get("name")
         free = [n for n in self._free_names(index) if n != failing]
         resolved = self._resolved(free)
+        # A name the page's tests ask pytest for is that fixture in a block outside any test (a test's body shown
+        # alone); what else the body uses unimported is still an import away.
+        knowledge.fixtures = self.fixtures_asked
+        knowledge.imports_beside = {
+            name: resolved[name]["provided_by"][0]
+            for name in free
+            if name not in self.fixtures_asked
+            and not resolved.get(name, {}).get("defined")
+            and self.knowledge.is_library_module((resolved.get(name, {}).get("provided_by") or [""])[0])
+        }
 
         def stand_in(name: str) -> bool:
             # A name the page presents as the reader's own object stands in for it, whatever module shares its
@@ -579,6 +594,8 @@ class PageValidation:
             # under elsewhere is that module.
             if name not in resolved or resolved[name].get("defined") or name in knowledge.aliases:
                 return False
+            if name in self.fixtures_asked:
+                return False  # the fixture of a test's body shown alone, not the reader's object
             if name in self.readers_own_names:
                 return not any(resolved[name].values())
             if verdicts.readers_own_name(name, knowledge):
@@ -758,7 +775,12 @@ class PageValidation:
                     verdict = verdict if alone.status == "failure" else alone
                 if verdict.status == "failure":
                     verdict = verdicts.none_value_shown(failure["want"], failure["got"], failure["source"]) or verdict
-                if verdict.status == "failure" and failure.get("varies"):
+                again = failure.get("shown_again") or []
+                if (
+                    verdict.status == "failure"
+                    and again
+                    and output_compare.form_shown(failure["want"], [failure["got"], *again])
+                ):
                     verdict = verdicts.varies_from_run_to_run(where)
                 if verdict.status == "failure" and not failure["want"].strip() and self.examples[index].output_pictured:
                     verdict = verdicts.Verdict(

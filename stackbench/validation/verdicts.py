@@ -202,6 +202,12 @@ class PageKnowledge:
     defined_elsewhere: dict[str, tuple[int, int]] = field(default_factory=dict)
     # the modules the page lays out as files only after the example: none of their files is shown yet
     laid_out_later: set[str] = field(default_factory=set)
+    # names the failing example only reaches deep into (`db.model.get_id()`)
+    reached_deep_only: set[str] = field(default_factory=set)
+    # the fixtures the page's tests ask pytest for, by name
+    fixtures: set[str] = field(default_factory=set)
+    # name -> the library module that offers it, for names the failing example uses that it never imports
+    imports_beside: dict[str, str] = field(default_factory=dict)
 
     @property
     def release(self) -> str:
@@ -656,6 +662,15 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
         return misspelt_name(
             slip, page.misspelt[slip], error if slip == name else f"NameError: name '{slip}' is not defined"
         )
+    if name in page.fixtures and name not in page.defined_later:
+        # A test's body shown alone, with the fixture the page's tests ask for: the reader pastes it into such a
+        # test, where only the imports it lacks stop it.
+        if page.imports_beside:
+            other, module = next(iter(page.imports_beside.items()))
+            return _add_import(f"from {module} import {other}", f"NameError: name '{other}' is not defined")
+        return Verdict(
+            "skipped", None, f"Illustrative: a test's body shown alone; `{name}` is the fixture the page's tests take."
+        )
     # A name the page says is the reader's own object is never one to import, whatever module shares its name.
     needed = None if readers_own_name(name, page) else _import_needed(exc, page)
     # The reader meets this name first: one the library or a package of the page exports at its top stops their
@@ -695,8 +710,9 @@ def _missing_name(exc: Message, page: PageKnowledge, error: str) -> Verdict:
         )
     if exc.get("suggestions"):
         return Verdict("failure", "error", error, f"`{name}` is not defined{_hint(exc)}")
-    if page.verbatim and not readers_own_name(name, page):
-        # A session shows what the reader types: they type this name too, and get this NameError.
+    if page.verbatim and not readers_own_name(name, page) and name not in page.reached_deep_only:
+        # A session shows what the reader types: they type this name too, and get this NameError. One it only
+        # reaches deep into is an object of the reader's whose inside it knows (their database handle).
         return Verdict(
             "failure",
             "error",
@@ -893,7 +909,20 @@ def judge_output(expected: str, actual: str, where_said: str = "", iterates_a_se
     )
 
 
+# Python's word for a coroutine a call made and nothing awaited (the call did none of its work).
+NEVER_AWAITED = re.compile(r"coroutine '([\w.<>]+)' was never awaited")
+
+
 def judge_warnings(warnings: list[Message]) -> Verdict:
+    unawaited = next((found for w in warnings if (found := NEVER_AWAITED.search(w["message"]))), None)
+    if unawaited is not None:
+        return Verdict(
+            "failure",
+            "warning",
+            f"RuntimeWarning: {unawaited.string}",
+            f"`{unawaited.group(1)}` is a coroutine function: called without `await`, it does none of its work. "
+            "Add `await`.",
+        )
     deprecations = [
         w for w in warnings if w["category"] in ("DeprecationWarning", "FutureWarning", "PendingDeprecationWarning")
     ]

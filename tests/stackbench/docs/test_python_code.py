@@ -679,3 +679,8 @@ def test_a_sentence_that_throws_in_something_extra_says_nothing_of_failing():
 
 def test_a_longer_run_of_dots_on_its_own_line_is_code_left_out():
     assert python_code.ellipsis_syntax_gap("import json\n\n.......\n\nprint(json.dumps([]))\n") == 3
+
+
+def test_a_name_only_reached_two_attributes_deep_is_told_from_one_used_directly_or_one_deep():
+    tree = python_code.parse("db.model.get_id()\nsizes.count(1)\nshape.area.value\nprint(shape)\n")
+    assert python_code.reached_deep_only(tree) == {"db"}

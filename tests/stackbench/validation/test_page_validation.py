@@ -52,6 +52,31 @@ def test_a_missing_import_of_a_module_that_exists_is_a_warning_naming_the_import
     assert own.suggestions.startswith("Add `from sbdemo import greet`")
 
 
+def test_a_library_class_two_modules_deep_is_an_import_away_and_a_function_that_deep_stays_the_readers(tmp_path):
+    build_wheel(
+        tmp_path,
+        "sbsnap",
+        "1.0.0",
+        "",
+        submodules={
+            "extensions/__init__": "",
+            "extensions/image/__init__": "from .svg import SVGExtension\n",
+            "extensions/image/svg": "class SVGExtension:\n    pass\n\ndef render():\n    return 'svg'\n",
+        },
+    )
+    options = validation_options(timeout=10, find_links=[tmp_path], offline=True, num_workers=1)
+    examples = [
+        CodeExample(library="sbsnap", code=code, line=line, style="script")
+        for code, line in (("import sbsnap\nprint(SVGExtension())\n", 5), ("import sbsnap\nprint(render())\n", 10))
+    ]
+    deep_class, deep_function = validate_document(
+        ExtractionAnalysis(page="guide.md", library="sbsnap", version="1.0.0", examples=examples), options
+    ).results
+    assert (deep_class.status, deep_class.severity) == ("failure", "warning")
+    assert deep_class.suggestions.startswith("Add `from sbsnap.extensions.image import SVGExtension`")
+    assert deep_function.status == "skipped", "a function's name that deep is as likely the reader's own"
+
+
 def test_an_everyday_standard_library_name_is_an_import_away_and_a_plain_word_stays_the_readers(offline):
     dataclass_code = "@dataclass\nclass Point:\n    x: int\n\nprint(Point(1))"
     named, plain = validate_document(analysis(dataclass_code, "print(merge([1], [2]))"), offline).results
@@ -251,6 +276,17 @@ def test_a_deprecation_warning_is_info_and_the_example_still_succeeds(offline):
     result = validate_document(analysis("import sbdemo\nprint(sbdemo.old_greet('x'))"), offline).results[0]
     assert (result.status, result.severity) == ("success", "info")
     assert "DeprecationWarning: old_greet is deprecated" in result.error_message
+
+
+def test_a_coroutine_called_without_await_is_a_warning_and_one_awaited_succeeds(offline):
+    defined = "import asyncio\n\nasync def rollback():\n    print('rolled back')\n\n"
+    forgotten, awaited = validate_document(
+        page(script(defined + "rollback()\n", 10), script(defined + "asyncio.run(rollback())\n", 20)), offline
+    ).results
+    assert (forgotten.status, forgotten.severity) == ("failure", "warning")
+    assert "coroutine 'rollback' was never awaited" in forgotten.error_message
+    assert "`rollback` is a coroutine function" in forgotten.suggestions
+    assert (awaited.status, awaited.severity) == ("success", None)
 
 
 def test_suggestions_name_the_close_match_and_the_version(offline):
@@ -1264,6 +1300,23 @@ def test_a_test_module_saved_under_the_name_of_an_earlier_one_that_did_not_run_f
     assert second.suggestions.startswith("Add `from datetime import datetime`")
 
 
+def test_a_block_outside_any_test_using_a_fixture_the_pages_tests_ask_for_is_a_tests_body_shown_alone(
+    offline_with_pytest,
+):
+    asks = shown_tests("def test_greeting(greet):\n    assert greet\n", 10)
+    fixture_page, plain_page = (
+        page(*tests, script("print(greet('x'))\n", 30), script("print(greet(Container()))\n", 40))
+        for tests in ([asks], [])
+    )
+    _, body, lacking = validate_document(fixture_page, offline_with_pytest).results
+    assert body.status == "skipped" and "`greet` is the fixture" in body.error_message
+    assert (lacking.status, lacking.severity) == ("failure", "warning"), "the body still never imports Container"
+    assert lacking.suggestions.startswith("Add `from sbdemo import Container`")
+    plain = validate_document(plain_page, offline_with_pytest).results[0]
+    assert (plain.status, plain.severity) == ("failure", "warning"), "elsewhere, the library's greet never imported"
+    assert plain.suggestions.startswith("Add `from sbdemo import greet`")
+
+
 def test_a_test_asking_for_a_fixture_nothing_gives_nor_resembles_is_written_against_the_readers_own(
     offline_with_pytest,
 ):
@@ -1519,17 +1572,23 @@ def test_tests_of_a_page_that_runs_pytest_on_one_unshown_file_share_that_file_wi
     assert apart.status == "failure" and "shout" in apart.error_message, "without it, a module of its own"
 
 
-def test_a_value_that_changes_from_run_to_run_is_one_of_its_values_and_a_wrong_one_still_an_error(offline):
-    random_id, wrong = validate_document(
+def test_a_value_that_changes_from_run_to_run_is_one_of_its_values_unless_its_form_differs(offline):
+    naive_shown = (
+        ">>> import datetime\n>>> datetime.datetime.now(datetime.timezone.utc)\n"
+        "datetime.datetime(2017, 6, 30, 8, 51, 22, 123000)\n"
+    )
+    random_id, wrong, aware = validate_document(
         page(
             session(">>> import secrets\n>>> secrets.token_urlsafe(12)\n'qZpLxmWbRrTkGhVn'\n", 10),
             session(">>> 2 + 2\n5\n", 20),
+            session(naive_shown, 30),
         ),
         offline,
     ).results
     assert (random_id.status, random_id.severity) == ("success", "info")
     assert "changes from run to run" in random_id.error_message
     assert (wrong.status, wrong.severity) == ("failure", "error")
+    assert aware.status == "failure", "every run gives a time zone the page's datetime lacks"
 
 
 def test_a_key_no_example_put_in_an_earlier_object_is_the_readers_data_and_a_near_miss_a_slip(offline):

@@ -179,6 +179,9 @@ def test_a_name_a_session_types_that_nothing_defines_is_an_error_unless_it_is_th
     assert "defined nowhere" in typo.suggestion
     for own in ("my_shape", "your_token", "MyShapeError", "store"):
         assert judge_exception(exception("NameError", name=own), session).message.startswith("Illustrative")
+    handle = knowledge(verbatim=True, reached_deep_only={"db"})
+    deep = judge_exception(exception("NameError", name="db"), handle)
+    assert deep.message.startswith("Illustrative"), "`db.model.get_id()`: an object of the reader's, known inside"
     assert judge_exception(exception("NameError", name="Cirle"), knowledge()).status == "skipped", "in a script"
     unresolved = knowledge(verbatim=True, unresolved=["Cirle"])
     verdict = judge_exception(exception("NameError", name="os", importable=True), unresolved)
