@@ -687,8 +687,8 @@ class Page:
         }
 
     # -- what went wrong -------------------------------------------------------------------------------------
-    def describe(self, exc: BaseException, current: str, tb: types.TracebackType | None = None) -> Message:
-        tb = tb if tb is not None else exc.__traceback__
+    def describe_frames(self, tb: types.TracebackType | None, current: str) -> list[Message]:
+        """The frames of a traceback a reader reads: the runner's and doctest's own left out."""
         frames: list[Message] = []
         for frame in traceback.extract_tb(tb):
             if frame.filename == __file__ or frame.filename.endswith("page_runner.py"):
@@ -704,6 +704,18 @@ class Page:
                     "line": frame.line or "",
                 }
             )
+        return frames
+
+    def describe(self, exc: BaseException, current: str, tb: types.TracebackType | None = None) -> Message:
+        tb = tb if tb is not None else exc.__traceback__
+        sole = _sole_exception(exc)
+        if sole is not None:
+            # A task group raises what its body or its one failing task raised inside a group: the reader reads
+            # that exception, where it was raised, after the lines that led to the group.
+            inner = self.describe(sole, current)
+            outer = self.describe_frames(tb, current)
+            return {**inner, "frames": outer + inner["frames"], "group": type(exc).__name__}
+        frames = self.describe_frames(tb, current)
         if isinstance(exc, SyntaxError) and exc.filename:
             frames.append(
                 {
@@ -866,6 +878,15 @@ def _is_module(value: object) -> bool:
     """A module, asked of its type alone: `isinstance` also asks the value for its `__class__`, which a lazy
     object (Django's unconfigured `settings`) answers by raising."""
     return issubclass(type(value), types.ModuleType)
+
+
+def _sole_exception(exc: BaseException) -> BaseException | None:
+    """The one exception an exception group holds, however deep (what a task group raises for its body or for
+    its one failing task); None for any other exception, or a group of several."""
+    held = getattr(exc, "exceptions", None)
+    if not isinstance(held, tuple) or len(held) != 1 or not isinstance(held[0], BaseException):
+        return None
+    return _sole_exception(held[0]) or held[0]
 
 
 def _bounded_repr(value: object) -> str:

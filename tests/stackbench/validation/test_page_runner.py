@@ -186,6 +186,20 @@ def test_a_failure_names_the_exceptions_behind_it_nearest_first(runner):
     ]
 
 
+def test_a_group_holding_one_exception_is_read_as_that_exception_and_a_group_of_several_as_the_group(runner):
+    def raised(code):
+        return runner({"op": "script", "name": "g.py", "state": runner.state, "code": code})["exception"]
+
+    sole = raised(
+        "def body():\n    fetch_user(1)\n\ntry:\n    body()\nexcept NameError as exc:\n"
+        "    raise ExceptionGroup('task group', [ExceptionGroup('inner', [exc])])\n"
+    )
+    assert (sole["type"], sole["name"], sole["group"]) == ("NameError", "fetch_user", "ExceptionGroup")
+    assert [f["lineno"] for f in sole["frames"] if f["where"] == "example"] == [7, 5, 2], "where it began, then rose"
+    several = raised("raise ExceptionGroup('task group', [ValueError(1), KeyError(2)])\n")
+    assert several["type"] == "ExceptionGroup" and "group" not in several
+
+
 def test_a_name_the_library_lacks_is_looked_for_among_the_top_level_exports_of_the_pages_other_packages(runner):
     names = runner({"op": "resolve", "names": ["dumps", "getcwd", "OrderedDict", "path", "nowhere"]})["names"]
     offered = {name: found["provided_by"] for name, found in names.items()}
