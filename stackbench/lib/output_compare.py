@@ -200,19 +200,23 @@ def missing_lines(expected: str, actual: str) -> list[str]:
 
 
 WORD_OR_SIGN = re.compile(r"\w+|[^\w\s'\"]")
+# A run of numbers and what joins them (`2024, 7, 4, 10, 36`, `10:36:56.123`): one value, however many parts it
+# shows (a time gains its microseconds when they are not 0).
+NUMBERS = re.compile(r"(?<!\w)\d+(?:\s*[,.:-]\s*\d+)*(?!\w)")
 
 
 def form_shown(expected: str, runs: list[str]) -> bool:
     """A value that changes from run to run, shown in the form the runs give it: what the runs printed in common
-    (every word and sign each run shares, numbers aside: the clock and counters move them) is all in what the page
-    shows, in order. A datetime the runs give with a time zone, which the page's lacks, is a value of another form."""
+    (every word and sign each run shares, runs of numbers aside: the clock and counters move them) is all in what
+    the page shows, in order. A datetime the runs give with a time zone, which the page's lacks, is a value of
+    another form."""
     expected, _ = _as_seen(expected, "")
     if "..." in expected or "…" in expected:
         return True  # the page leaves part of the value out
-    tokens = [WORD_OR_SIGN.findall(strip_ansi(run)) for run in runs]
+    tokens = [WORD_OR_SIGN.findall(NUMBERS.sub("0", strip_ansi(run))) for run in runs]
     common = tokens[0]
     for other in tokens[1:]:
         matcher = difflib.SequenceMatcher(None, common, other, autojunk=False)
         common = [token for block in matcher.get_matching_blocks() for token in common[block.a : block.a + block.size]]
-    shared = iter(WORD_OR_SIGN.findall(expected))
-    return all(token in shared for token in common if not token.isdigit())
+    shared = iter(WORD_OR_SIGN.findall(NUMBERS.sub("0", expected)))
+    return all(token in shared for token in common)

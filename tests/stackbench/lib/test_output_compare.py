@@ -1,6 +1,6 @@
 import pytest
 
-from stackbench.lib.output_compare import compare, differing_line, same_lines_in_another_order
+from stackbench.lib.output_compare import compare, differing_line, form_shown, same_lines_in_another_order
 
 
 @pytest.mark.parametrize(
@@ -148,3 +148,13 @@ def test_where_a_modules_repr_says_it_was_loaded_from_differs_only_in_format():
         "format"
     )
     assert compare(shown, "<module 'shapes.square' from '/venv/shapes/square.py'>") == "different"
+
+
+def test_a_varying_value_is_in_the_runs_form_whatever_its_numbers_and_not_when_a_part_is_missing():
+    runs = [
+        "datetime.datetime(2026, 12, 7, 21, 41, 53, 638370, tzinfo=datetime.timezone.utc)",
+        "datetime.datetime(2026, 12, 7, 21, 41, 54, 12, tzinfo=datetime.timezone.utc)",
+    ]
+    assert form_shown("datetime.datetime(2024, 7, 4, 10, 36, 56, tzinfo=datetime.timezone.utc)", runs)
+    assert not form_shown("datetime.datetime(2017, 6, 30, 8, 51, 22)", runs), "the runs' time zone is missing"
+    assert form_shown("<ULID('01BJQMF54D093DXEAWZ6JYRPAQ')>", ["<ULID('01K9X3')>", "<ULID('01K9X4')>"])
