@@ -56,6 +56,7 @@ from stackbench.docs.page_blocks import (
 from stackbench.docs.shell_words import python_files_run, split_shell_lines
 from stackbench.docs.tutorial_text import (
     BUILDS_ON_EARLIER,
+    COMPARISON_HEADING,
     FILE_INTRO,
     NAME_IN_PROSE,
     OLD_CODE_INTRO,
@@ -686,6 +687,16 @@ RAISES_TAG = "raises-exception"
 ARGUED_AGAINST = "Not run: the page shows it as what the reader might be tempted to write, to argue against it."
 
 
+def shown_for_comparison(block: Block, code: str, library: str) -> str | None:
+    """Why a block under a heading that weighs the library against others, using nothing of the library, is not
+    run: it shows another library's (or the standard library's) way."""
+    heading = next((title for title in reversed(block.hierarchy) if COMPARISON_HEADING.search(title)), None)
+    names = {library.lower(), library.lower().replace("-", "_")}
+    if heading is None or any(re.search(rf"\b{re.escape(name)}\b", code, re.IGNORECASE) for name in names):
+        return None
+    return f'Not run: under "{heading}" it shows how it is done without {library}, for comparison.'
+
+
 # A section or sentence for readers still on Python 2 ("If you really must use Python2", "in Python 2 via this
 # backport"): a reader on Python 3 passes it by, its installs too. "Python 2 and 3" speaks to every reader.
 PYTHON2 = re.compile(
@@ -875,6 +886,7 @@ def read_blocks(
             continue
         old = shown_as_old_release(block, library, version, page)
         argued_against = TEMPTATION_INTRO.search(_last_sentence(block.prose_before))
+        compared = shown_for_comparison(block, code, library)
         directive = info.directive
         if directive in SETUP_DIRECTIVES:
             reading.setup.append(SetupCode(code=code, line=line, source=page, groups=doctest_groups(info.argument)))
@@ -936,6 +948,8 @@ def read_blocks(
                 example.execution_context, example.skip_reason = "not_executable", _comparison_only(old)
             elif argued_against:
                 example.execution_context, example.skip_reason = "not_executable", ARGUED_AGAINST
+            elif compared:
+                example.execution_context, example.skip_reason = "not_executable", compared
             elif python2:
                 example.execution_context, example.skip_reason = "not_executable", FOR_PYTHON2_ONLY
             example.named_python = _python_named_near(python_code.session_source(code), block)
@@ -1135,6 +1149,8 @@ def read_blocks(
             example.execution_context, example.skip_reason = "not_executable", _comparison_only(old)
         elif argued_against:
             example.execution_context, example.skip_reason = "not_executable", ARGUED_AGAINST
+        elif compared:
+            example.execution_context, example.skip_reason = "not_executable", compared
         elif python2:
             example.execution_context, example.skip_reason = "not_executable", FOR_PYTHON2_ONLY
         elif magic_only:

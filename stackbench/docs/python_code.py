@@ -35,9 +35,9 @@ FILL_IN = re.compile(
     r"(?:key|token|id|username|user|email|host|url|project|bucket|account)\b|\bREPLACE_ME\b|\bCHANGEME\b|"
     r"(?<=\w\.)<[a-z][\w-]*>"
 )
-# A path standing for one of the reader's own ("path/to/template", "/path/to/data.csv"): the code around it runs
-# as shown, what reads that path needs the reader's files.
-PLACEHOLDER_PATH = re.compile(r"""["'](/?path/to/[^"']*)["']""")
+# A path standing for one of the reader's own ("path/to/template", "/path/to/data.csv", "path_to_file/conf.toml"):
+# the code around it runs as shown, what reads that path needs the reader's files.
+PLACEHOLDER_PATH = re.compile(r"""["'](/?path(?:/to/|_to_\w*/)[^"']*)["']""")
 
 
 def placeholder_path(code: str) -> str | None:
@@ -1640,6 +1640,21 @@ def used_as_modules(tree: ast.Module) -> set[str]:
     return {
         node.value.id for node in ast.walk(tree) if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
     }
+
+
+def uncalled_main(tree: ast.Module) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """A `main` function the module defines at its top and never calls nor hands on (`asyncio.run(main())` left
+    out): its reader runs it, as the name says. One with parameters it needs is not theirs to call blindly."""
+    mains = [
+        node
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.name == "main"
+        and len(node.args.posonlyargs + node.args.args) == len(node.args.defaults)
+        and all(default is not None for default in node.args.kw_defaults)
+    ]
+    used = any(isinstance(node, ast.Name) and node.id == "main" for node in ast.walk(tree))
+    return mains[-1] if len(mains) == 1 and not used else None
 
 
 def reached_deep_only(tree: ast.Module) -> set[str]:

@@ -200,6 +200,12 @@ BUILDS_ON_EARLIER = re.compile(
 # The sentence right before a block that shows it as what not to write: "You might be tempted to use a check:",
 # "Don't do this:". The page argues against the code; the reader does not run it.
 TEMPTATION_INTRO = re.compile(r"\btempted\s+to\b|\b(?:don'?t|do\s+not)\s+do\s+(?:this|that)\b", re.IGNORECASE)
+# A section that weighs the library against others ("Why not the standard library?", "Comparison with Arrow"):
+# its code that never uses the library shows the others' ways.
+COMPARISON_HEADING = re.compile(
+    r"^\s*why\s+not\b|\bcompar(?:ed|ison|ing)\s+(?:to|with)\b|\bvs\.?(?!\w)|\bversus\b|\balternatives?\s+to\b",
+    re.IGNORECASE,
+)
 
 
 # -- code a page about upgrading shows as the old release's, for comparison ---------------------------------------

@@ -168,13 +168,16 @@ def script_request(
     state: str,
     record_prints: bool,
 ) -> Message:
-    """A script, run in a fork of the page's process after the earlier scripts it builds on (its preludes)."""
+    """A script, run in a fork of the page's process after the earlier scripts it builds on (its preludes). A
+    `main` it defines and never calls is called at its end, as its reader does (awaited, when it is async)."""
+    main = python_code.uncalled_main(tree) if example.style != "tests" else None
+    awaited = isinstance(main, ast.AsyncFunctionDef)
     return {
         "op": "script",
         "name": script_name(example, index),
-        "code": example.code,
+        "code": example.code + ("" if main is None else f"\n{'await ' if awaited else ''}main()\n"),
         "preludes": preludes,
-        "async": example.execution_context == "async" or python_code.awaits_at_top_level(tree),
+        "async": example.execution_context == "async" or python_code.awaits_at_top_level(tree) or awaited,
         "timeout": timeout,
         "state": state,
         "record_prints": record_prints,

@@ -1010,6 +1010,9 @@ class SessionRunner(doctest.DocTestRunner):
         again = self.page.varies(example.source, got, test.globs, _makers(test.examples, example))
         if again:
             failure["shown_again"] = again
+        assigned = _assigned_name(example.source)
+        if not got.strip() and assigned in test.globs:
+            failure["assigned"] = _bounded_repr(test.globs[assigned])
         self.failures_seen.append(failure)
 
     def report_unexpected_exception(
@@ -1053,6 +1056,18 @@ class SessionRunner(doctest.DocTestRunner):
             "got": _without_runner_frames(got)[-OUTPUT_CAP:],
             "expects_exception": example.exc_msg is not None,
         }
+
+
+def _assigned_name(source: str) -> str | None:
+    """The one name a statement assigns (`now = Instant.now()`), if it is one assignment to one name."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assign) or len(tree.body[0].targets) != 1:
+        return None
+    target = tree.body[0].targets[0]
+    return target.id if isinstance(target, ast.Name) else None
 
 
 def _makers(examples: list[doctest.Example], example: doctest.Example) -> list[str]:

@@ -775,6 +775,10 @@ class PageValidation:
                     verdict = verdict if alone.status == "failure" else alone
                 if verdict.status == "failure":
                     verdict = verdicts.none_value_shown(failure["want"], failure["got"], failure["source"]) or verdict
+                if verdict.status == "failure" and "assigned" in failure:
+                    verdict = verdicts.assigned_value_shown(failure["want"], failure["assigned"], where) or verdict
+                if verdict.status == "failure":
+                    verdict = verdicts.warning_shown(failure["want"], failure["got"], where) or verdict
                 again = failure.get("shown_again") or []
                 if (
                     verdict.status == "failure"
@@ -931,7 +935,10 @@ class PageValidation:
         if tree is None:
             self.state.broken.add(index)
             return ExampleResult(**common, **self._fields(index, self._unparsed_verdict(example)))
-        verdict, answer = self._run_judged(index, self._script_request(index, tree, preludes), self._script_verdict)
+        request = self._script_request(index, tree, preludes)
+        verdict, answer = self._run_judged(index, request, self._script_verdict)
+        if verdict.status == "failure" and (verdict.message or "").startswith(verdicts.VALUE_DIFFERS):
+            verdict = self._unless_values_vary(index, request, answer) or verdict
         if verdict.status == "failure" and self.state.dirty:
             fresh = self._fresh_process(index)
             if fresh is not None:
@@ -1613,11 +1620,41 @@ class PageValidation:
                 f"Illustrative: a shape with `...` for a body, using `{needed[-1]}` (from {needed[1]}) as the reader's "
                 "own module imports it.",
             )
+        if verdict.status == "failure" and "builtins.NameError" in exc.get("mro", []):
+            verdict = self._librarys_own_definition(index, exc) or verdict
         if verdict.status == "skipped" and "builtins.ModuleNotFoundError" in exc.get("mro", []):
             return self._past_readers_module(index, exc.get("name") or "") or verdict
         if verdict.status == "skipped" and "relative import" in exc.get("message", ""):
             return self._library_source_import(index, where) or verdict
         return verdict
+
+    def _librarys_own_definition(self, index: int, exc: Message) -> verdicts.Verdict | None:
+        """A block defining a class, function or alias the library itself offers by that name (its dataclass of
+        request parameters, a type alias) shows the library's own definition, for reference: its reader imports
+        the real one, and never runs this."""
+        tree = self.trees[index]
+        if tree is None:
+            return None
+        # Class-like names only: a module's `logger` or `main` shares its name with too much to say whose it is.
+        defined = sorted(
+            name
+            for name in python_code.defined_names(tree) - {exc.get("name") or ""}
+            if name[:1].isupper() and not name.isupper()
+        )
+        found = self._resolved(defined)
+        own = next(
+            (
+                name
+                for name in defined
+                if any(self.knowledge.is_library_module(p) for p in found.get(name, {}).get("provided_by", []))
+            ),
+            None,
+        )
+        if own is None:
+            return None
+        return verdicts.Verdict(
+            "skipped", None, f"Illustrative: it shows {self.knowledge.release}'s own `{own}`, for reference."
+        )
 
     def _package_sibling(self, index: int, module: str) -> str | None:
         """The page's file that `module` names when the example is a module of a package the page lays out (a
@@ -1723,6 +1760,28 @@ class PageValidation:
                     builds_on=shown,
                 )
         return None
+
+    def _unless_values_vary(self, index: int, request: Message, answer: Message) -> verdicts.Verdict | None:
+        """A value a comment shows that the statement gives anew each run (a random id): run twice more, a
+        statement whose value changes every time shows one of its values, in the form the runs give it."""
+        runs = [dict(answer.get("values", []))]
+        for _ in range(2):
+            again = self._running.request(request, self.options.timeout)
+            if again.get("status") != "ok":
+                return None
+            runs.append(dict(again.get("values", [])))
+        said = python_code.value_comments(self.examples[index].code, self.trees[index])
+        varying = {
+            place
+            for place in runs[0]
+            if len({run.get(place) for run in runs}) == len(runs)
+            and output_compare.form_shown(repr(said[place].value), [run.get(place) or "" for run in runs])
+        }
+        steady = [(place, value) for place, value in runs[0].items() if place not in varying]
+        if not varying or verdicts.judge_values(said, steady, self.examples[index]).status == "failure":
+            return None
+        line = self.examples[index].line + said[min(varying)].line - 1
+        return verdicts.varies_from_run_to_run(f"the comment at line {line}")
 
     def _run_judged(
         self, index: int, request: Message, judge: Callable[[int, Message], verdicts.Verdict]

@@ -483,6 +483,12 @@ def _test_suite_file(exc: Message, mro: set[str]) -> str | None:
     return None
 
 
+def _slip_of_module(name: str, module: str) -> bool:
+    """A module name one letter away from the library's (`camel_converrter`): the page misspelt it. Short names
+    are too alike by chance to tell."""
+    return name != module and len(module) >= 6 and difflib.SequenceMatcher(None, name, module).ratio() >= 0.9
+
+
 def _unreachable(mro: set[str], message: str) -> bool:
     """What the exception says is missing is the reader's machine: credentials, a service, the network."""
     lowered = message.lower()
@@ -495,6 +501,16 @@ def _missing_module(exc: Message, page: PageKnowledge, in_docs: bool, error: str
     # A library that raises the error itself often names no module, only a message that names the package.
     named = MODULE_IN_MESSAGE.search(exc.get("message") or "")
     module = exc.get("name") or (named.group(1) if named else "")
+    top = module.split(".")[0]
+    meant = next((m for m in page.library_modules if in_docs and _slip_of_module(top, m)), None)
+    if meant is not None:
+        return Verdict(
+            "failure",
+            "error",
+            error,
+            f"`{top}` is a slip of {page.release}'s module `{meant}`: write `{meant}`.",
+            shared_cause=f"the module {top}",
+        )
     if page.is_library_module(module):
         return Verdict(
             "failure",
@@ -626,10 +642,11 @@ def builds_on_unmade(names: Sequence[str | None], page: PageKnowledge, failed: b
 
 
 # A name that says it stands for the reader's own object (my_db, your_client, MyException), or for any one of its
-# kind, which the reader picks (some_text, SomeItem, render_some_template); the programmer's stand-in words (foo,
-# bar, spam) say so on their own.
+# kind, which the reader picks (some_text, SomeItem, render_some_template, a_file_object); the programmer's
+# stand-in words (foo, bar, spam) say so on their own.
 READERS_OWN_NAME = re.compile(
     r"^_*(?:[mM]y|[yY]our|[sS]ome)(?:_|[A-Z0-9])|_some_|^(?:foo|bar|baz|qux|quux|spam|eggs|ham)\d*$"
+    r"|^an?_[a-z]{3,}"  # `a_file_object`, `an_instance`: any one the reader has
 )
 
 
@@ -815,6 +832,38 @@ def none_value_shown(expected: str, actual: str, statement: str) -> Verdict | No
     )
 
 
+# A warning as the interpreter writes it to the terminal (`<stdin>:1: DeprecationWarning: …`, or the page's
+# shortened `  NaiveArithmeticWarning: …`).
+WARNING_LINE = re.compile(r"^\s*(?:\S+:\d+: )?[A-Z]\w*Warning: .*$\n?", re.MULTILINE)
+
+
+def warning_shown(expected: str, actual: str, where: str) -> Verdict | None:
+    """The page shows, among the statement's output, the warning it gives: Python writes warnings to the
+    terminal's error stream, not to the output a session compares, and the rest is the page's."""
+    rest = WARNING_LINE.sub("", expected)
+    if rest == expected or judge_output(rest, actual, where).status == "failure":
+        return None
+    return Verdict(
+        "success",
+        "info",
+        f"The page shows the warning the statement at {where} gives among its output; Python writes it to the "
+        "terminal's error stream.",
+    )
+
+
+def assigned_value_shown(expected: str, assigned: str, where: str) -> Verdict | None:
+    """The page shows, under an assignment, the value it assigns, which the prompt never prints: the value is
+    the page's (values that change from run to run aside)."""
+    if compare(expected, assigned) == "different":
+        return None
+    return Verdict(
+        "success",
+        "info",
+        f"The page shows the value the statement at {where} assigns; the interactive prompt prints nothing for an "
+        "assignment.",
+    )
+
+
 def varies_from_run_to_run(where: str) -> Verdict:
     return Verdict(
         "success",
@@ -954,6 +1003,9 @@ def judge_prints(
     return noted
 
 
+VALUE_DIFFERS = "The value differs from what the page shows"
+
+
 def judge_values(said: list[python_code.ValueComment], values: list[Any], example: CodeExample) -> Verdict:
     """Each value a comment shows against the value its statement had (values: the runner's [place, repr] pairs,
     place that of the comment in said). Only a value that is itself a literal is compared: an object's repr is no
@@ -976,7 +1028,7 @@ def judge_values(said: list[python_code.ValueComment], values: list[Any], exampl
         return Verdict(
             "failure",
             "warning",
-            f"The value differs from what the page shows (the comment at line {example.line + comment.line - 1}): "
+            f"{VALUE_DIFFERS} (the comment at line {example.line + comment.line - 1}): "
             f"it shows `{repr(comment.value)[:200]}`; the value is `{(text or '')[:200]}`.",
             "Update the value the comment shows, or the code, so they agree.",
         )

@@ -2168,6 +2168,41 @@ def test_a_later_section_the_text_sends_its_reader_to_is_run_first_for_the_names
     assert appendix.line < page.examples[0].line, "run from the example the text sends its reader from"
 
 
+COMPARISON_PAGE = """# Shapes
+
+## Why not the standard library?
+
+```python
+area = math.pi * radius ** 2
+```
+
+```python
+import shapes
+shapes.circle(2).area
+```
+
+## Comparison
+
+```python
+area = circle < square
+```
+"""
+
+
+def test_code_under_a_heading_weighing_the_library_against_others_that_never_uses_it_is_shown_for_comparison(
+    tmp_path,
+):
+    (tmp_path / "shapes.md").write_text(COMPARISON_PAGE)
+    other, own, plain_heading = pages(extract_docs(tmp_path, "shapes", "1.0"))["shapes.md"].examples
+    assert other.execution_context == "not_executable"
+    assert (
+        other.skip_reason
+        == 'Not run: under "Why not the standard library?" it shows how it is done without shapes, for comparison.'
+    )
+    assert own.execution_context != "not_executable", "it uses the library"
+    assert plain_heading.execution_context != "not_executable", "comparing shapes is the library's own feature"
+
+
 PYTHON2_PAGE = """# Shapes
 
 Install it with `pip install shapes-extra`.

@@ -252,6 +252,8 @@ def test_a_part_of_a_name_or_path_to_pick_is_filled_in():
 def test_a_path_of_the_readers_own_is_told_from_a_path_of_the_page():
     assert placeholder_path('draw("path/to/drawing.svg", "out")') == "path/to/drawing.svg"
     assert placeholder_path("draw('/path/to/drawing.svg')") == "/path/to/drawing.svg"
+    assert placeholder_path("open('path_to_file/conf.toml', 'wb')") == "path_to_file/conf.toml"
+    assert placeholder_path('open("xpath_to_file/conf.toml")') is None
     assert placeholder_path('draw("xpath/to/drawing.svg")') is None
     assert placeholder_path('draw("drawings/path.svg")') is None
 

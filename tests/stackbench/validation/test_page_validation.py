@@ -77,6 +77,17 @@ def test_a_library_class_two_modules_deep_is_an_import_away_and_a_function_that_
     assert deep_function.status == "skipped", "a function's name that deep is as likely the reader's own"
 
 
+def test_a_block_defining_a_class_the_library_offers_by_that_name_shows_its_source_and_another_class_is_the_readers(
+    offline,
+):
+    librarys, readers = validate_document(
+        analysis("@dataclass\nclass Container:\n    size: int\n", "@dataclass\nclass Crate:\n    size: int\n"), offline
+    ).results
+    assert librarys.status == "skipped" and "sbdemo 1.0.0's own `Container`" in librarys.error_message
+    assert (readers.status, readers.severity) == ("failure", "warning")
+    assert readers.suggestions.startswith("Add `from dataclasses import dataclass`")
+
+
 def test_an_everyday_standard_library_name_is_an_import_away_and_a_plain_word_stays_the_readers(offline):
     dataclass_code = "@dataclass\nclass Point:\n    x: int\n\nprint(Point(1))"
     named, plain = validate_document(analysis(dataclass_code, "print(merge([1], [2]))"), offline).results
@@ -276,6 +287,22 @@ def test_a_deprecation_warning_is_info_and_the_example_still_succeeds(offline):
     result = validate_document(analysis("import sbdemo\nprint(sbdemo.old_greet('x'))"), offline).results[0]
     assert (result.status, result.severity) == ("success", "info")
     assert "DeprecationWarning: old_greet is deprecated" in result.error_message
+
+
+def test_a_main_a_script_defines_and_never_calls_is_run_as_its_reader_runs_it(offline):
+    async_main, sync_main, with_argument, called = validate_document(
+        page(
+            script("async def main():\n    raise ValueError('bad url')\n", 10),
+            script("def main():\n    raise ValueError('bad url')\n", 20),
+            script("def main(argv):\n    raise ValueError('bad url')\n", 30),
+            script("def main():\n    return 1\n\nmain()\n", 40),
+        ),
+        offline,
+    ).results
+    for result in (async_main, sync_main):
+        assert (result.status, result.severity) == ("failure", "error"), result.error_message
+        assert "ValueError: bad url" in result.error_message
+    assert (with_argument.status, called.status) == ("success", "success"), "an argument only its caller has"
 
 
 def test_a_coroutine_called_without_await_is_a_warning_and_one_awaited_succeeds(offline):
@@ -874,6 +901,13 @@ def test_a_package_an_example_imports_is_installed_only_when_the_page_names_it(o
     )
     assert built_on.status == "skipped" and built_on.error_message.startswith("Builds on example 0 (line 5)")
     assert unpublished.status == "skipped" and "`sbnowhere`, which is no published package" in unpublished.error_message
+
+
+def test_an_import_one_letter_off_the_librarys_module_is_a_slip_and_another_name_the_readers_own(offline):
+    slip, own = validate_document(analysis("import sbdemmo\n", "import sbdemo_app\n"), offline).results
+    assert (slip.status, slip.severity) == ("failure", "error")
+    assert slip.suggestions == "`sbdemmo` is a slip of sbdemo 1.0.0's module `sbdemo`: write `sbdemo`."
+    assert own.status == "skipped", "a module named after the library is the reader's"
 
 
 def test_a_name_a_package_the_page_imports_from_exports_is_a_missing_import_naming_that_package(offline):
@@ -1570,6 +1604,39 @@ def test_tests_of_a_page_that_runs_pytest_on_one_unshown_file_share_that_file_wi
     assert (together.status, together.severity) == ("success", None)
     apart = validate_document(page(script(shout, 10), shown_tests(tested, 20)), offline_with_pytest).results[1]
     assert apart.status == "failure" and "shout" in apart.error_message, "without it, a module of its own"
+
+
+def test_a_warning_shown_among_a_statements_output_is_the_terminals_and_the_rest_is_still_compared(offline):
+    warned = ">>> import warnings\n>>> warnings.warn('slow', UserWarning); 1 + 1\n  UserWarning: slow [...]\n"
+    shown, wrong = validate_document(page(session(warned + "2\n", 10), session(warned + "3\n", 20)), offline).results
+    assert (shown.status, shown.severity) == ("success", "info") and "error stream" in shown.error_message
+    assert (wrong.status, wrong.severity) == ("failure", "error")
+
+
+def test_a_value_a_comment_shows_that_changes_every_run_is_one_of_its_values_and_a_steady_one_is_compared(offline):
+    random_id, steady = validate_document(
+        page(
+            script("import secrets\n\nsecrets.token_hex(4)  # => 'a1b2c3d4'\n", 10),
+            script("import secrets\n\nlen(secrets.token_hex(4))  # => 9\n", 20),
+        ),
+        offline,
+    ).results
+    assert (random_id.status, random_id.severity) == ("success", "info"), random_id.error_message
+    assert "changes from run to run" in random_id.error_message
+    assert (steady.status, steady.severity) == ("failure", "warning"), "8, every time: the comment is wrong"
+
+
+def test_a_value_shown_under_an_assignment_is_the_value_it_assigns_and_another_value_still_differs(offline):
+    shown, other = validate_document(
+        page(
+            session(">>> sizes = [1, 2]\n[1, 2]\n>>> len(sizes)\n2\n", 10),
+            session(">>> sizes = [1, 2]\n[3]\n", 20),
+        ),
+        offline,
+    ).results
+    assert (shown.status, shown.severity) == ("success", "info")
+    assert "prints nothing for an assignment" in shown.error_message
+    assert (other.status, other.severity) == ("failure", "error")
 
 
 def test_a_value_that_changes_from_run_to_run_is_one_of_its_values_unless_its_form_differs(offline):

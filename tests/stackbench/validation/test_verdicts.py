@@ -177,7 +177,7 @@ def test_a_name_a_session_types_that_nothing_defines_is_an_error_unless_it_is_th
     typo = judge_exception(exception("NameError", name="Cirle"), session)
     assert (typo.status, typo.severity) == ("failure", "error")
     assert "defined nowhere" in typo.suggestion
-    for own in ("my_shape", "your_token", "MyShapeError", "store"):
+    for own in ("my_shape", "your_token", "MyShapeError", "store", "a_file_object", "an_instance"):
         assert judge_exception(exception("NameError", name=own), session).message.startswith("Illustrative")
     handle = knowledge(verbatim=True, reached_deep_only={"db"})
     deep = judge_exception(exception("NameError", name="db"), handle)
