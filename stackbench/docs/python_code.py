@@ -1737,15 +1737,46 @@ def dependencies(index: int, trees: list[ast.Module | None], unsettled: Collecti
         if tree is None:
             continue
         for name in _unbound_names(tree) | _read_before_bound(tree):
+            changed: list[int] = []  # the examples between that change the object in place, latest first
             for earlier in range(current - 1, -1, -1):
                 earlier_tree = trees[earlier]
-                if earlier_tree is not None and name in defined_names(earlier_tree):
-                    if earlier not in needed:
-                        needed.add(earlier)
-                        pending.append(earlier)
+                if earlier_tree is None:
+                    continue
+                if name in defined_names(earlier_tree):
+                    for example in [earlier, *changed]:
+                        if example not in needed:
+                            needed.add(example)
+                            pending.append(example)
                     if earlier not in unsettled:
                         break
+                elif name in changed_in_place(earlier_tree):
+                    changed.append(earlier)
     return sorted(needed)
+
+
+def changed_in_place(tree: ast.Module) -> set[str]:
+    """Names whose objects the module's top-level statements change without binding the name again: a method
+    called on them (`container.register(...)`), an attribute or item set (`app.debug = True`, `cache["k"] = 1`)."""
+    changed = set()
+    for node in tree.body:
+        target: ast.expr | None = None
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Attribute)
+        ):
+            target = node.value.func
+        elif isinstance(node, ast.Assign):
+            target = next((t for t in node.targets if isinstance(t, (ast.Attribute, ast.Subscript))), None)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(
+            node.target, (ast.Attribute, ast.Subscript)
+        ):
+            target = node.target
+        while isinstance(target, (ast.Attribute, ast.Subscript, ast.Call)):
+            target = target.func if isinstance(target, ast.Call) else target.value
+        if isinstance(target, ast.Name):
+            changed.add(target.id)
+    return changed
 
 
 # -- tests a reader runs with pytest ------------------------------------------------------------------------------

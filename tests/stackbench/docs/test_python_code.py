@@ -75,6 +75,18 @@ def test_an_example_depends_on_the_earlier_ones_that_define_what_it_uses_transit
     assert dependencies(2, examples) == []
 
 
+def test_an_example_also_builds_on_the_earlier_ones_that_change_its_objects_in_place():
+    examples = trees(
+        "container = Container()",
+        "container.register('url', instance='db://')",
+        "settings.debug = True",
+        "cache['k'] = 1",
+        "print(container.resolve('url'))",
+    )
+    assert dependencies(4, examples) == [0, 1], "the registration, not what other objects went through"
+    assert dependencies(1, examples) == [0]
+
+
 def test_a_name_defined_twice_comes_from_the_latest_earlier_definition():
     examples = trees("value = 1", "value = 2", "print(value)")
     assert dependencies(2, examples) == [1]
