@@ -1743,7 +1743,10 @@ def dependencies(index: int, trees: list[ast.Module | None], unsettled: Collecti
                 if earlier_tree is None:
                     continue
                 if name in defined_names(earlier_tree):
-                    for example in [earlier, *changed]:
+                    # A module's functions called on it configure the library, which a block on its own starts
+                    # afresh; an object made and changed is the reader's state.
+                    changers = [] if name in imported_names(earlier_tree) else changed
+                    for example in [earlier, *changers]:
                         if example not in needed:
                             needed.add(example)
                             pending.append(example)

@@ -881,10 +881,16 @@ def _is_module(value: object) -> bool:
 
 
 def _sole_exception(exc: BaseException) -> BaseException | None:
-    """The one exception an exception group holds, however deep (what a task group raises for its body or for
-    its one failing task); None for any other exception, or a group of several."""
+    """The one exception a plain exception group holds, however deep (what a task group raises for its body or
+    for its one failing task); None for any other exception, a group of several, or a library's own kind of
+    group (a validation error gathering its fields' errors means itself)."""
+    kind = type(exc)
+    plain = kind.__name__ in ("ExceptionGroup", "BaseExceptionGroup") and kind.__module__.split(".")[0] in (
+        "builtins",
+        "exceptiongroup",  # the backport, on a Python older than 3.11
+    )
     held = getattr(exc, "exceptions", None)
-    if not isinstance(held, tuple) or len(held) != 1 or not isinstance(held[0], BaseException):
+    if not plain or not isinstance(held, tuple) or len(held) != 1 or not isinstance(held[0], BaseException):
         return None
     return _sole_exception(held[0]) or held[0]
 

@@ -1620,41 +1620,11 @@ class PageValidation:
                 f"Illustrative: a shape with `...` for a body, using `{needed[-1]}` (from {needed[1]}) as the reader's "
                 "own module imports it.",
             )
-        if verdict.status == "failure" and "builtins.NameError" in exc.get("mro", []):
-            verdict = self._librarys_own_definition(index, exc) or verdict
         if verdict.status == "skipped" and "builtins.ModuleNotFoundError" in exc.get("mro", []):
             return self._past_readers_module(index, exc.get("name") or "") or verdict
         if verdict.status == "skipped" and "relative import" in exc.get("message", ""):
             return self._library_source_import(index, where) or verdict
         return verdict
-
-    def _librarys_own_definition(self, index: int, exc: Message) -> verdicts.Verdict | None:
-        """A block defining a class, function or alias the library itself offers by that name (its dataclass of
-        request parameters, a type alias) shows the library's own definition, for reference: its reader imports
-        the real one, and never runs this."""
-        tree = self.trees[index]
-        if tree is None:
-            return None
-        # Class-like names only: a module's `logger` or `main` shares its name with too much to say whose it is.
-        defined = sorted(
-            name
-            for name in python_code.defined_names(tree) - {exc.get("name") or ""}
-            if name[:1].isupper() and not name.isupper()
-        )
-        found = self._resolved(defined)
-        own = next(
-            (
-                name
-                for name in defined
-                if any(self.knowledge.is_library_module(p) for p in found.get(name, {}).get("provided_by", []))
-            ),
-            None,
-        )
-        if own is None:
-            return None
-        return verdicts.Verdict(
-            "skipped", None, f"Illustrative: it shows {self.knowledge.release}'s own `{own}`, for reference."
-        )
 
     def _package_sibling(self, index: int, module: str) -> str | None:
         """The page's file that `module` names when the example is a module of a package the page lays out (a

@@ -85,6 +85,8 @@ def test_an_example_also_builds_on_the_earlier_ones_that_change_its_objects_in_p
     )
     assert dependencies(4, examples) == [0, 1], "the registration, not what other objects went through"
     assert dependencies(1, examples) == [0]
+    configured = trees("import logkit", "logkit.configure(json=True)", "logkit.get_logger().info('hi')")
+    assert dependencies(2, configured) == [0], "a module's functions called on it are no object changed"
 
 
 def test_a_name_defined_twice_comes_from_the_latest_earlier_definition():

@@ -198,6 +198,8 @@ def test_a_group_holding_one_exception_is_read_as_that_exception_and_a_group_of_
     assert [f["lineno"] for f in sole["frames"] if f["where"] == "example"] == [7, 5, 2], "where it began, then rose"
     several = raised("raise ExceptionGroup('task group', [ValueError(1), KeyError(2)])\n")
     assert several["type"] == "ExceptionGroup" and "group" not in several
+    own = raised("class FieldsInvalid(ExceptionGroup):\n    pass\n\nraise FieldsInvalid('bad', [ValueError(1)])\n")
+    assert own["type"] == "FieldsInvalid", "a library's own kind of group means itself"
 
 
 def test_a_name_the_library_lacks_is_looked_for_among_the_top_level_exports_of_the_pages_other_packages(runner):

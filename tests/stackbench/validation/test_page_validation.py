@@ -77,17 +77,6 @@ def test_a_library_class_two_modules_deep_is_an_import_away_and_a_function_that_
     assert deep_function.status == "skipped", "a function's name that deep is as likely the reader's own"
 
 
-def test_a_block_defining_a_class_the_library_offers_by_that_name_shows_its_source_and_another_class_is_the_readers(
-    offline,
-):
-    librarys, readers = validate_document(
-        analysis("@dataclass\nclass Container:\n    size: int\n", "@dataclass\nclass Crate:\n    size: int\n"), offline
-    ).results
-    assert librarys.status == "skipped" and "sbdemo 1.0.0's own `Container`" in librarys.error_message
-    assert (readers.status, readers.severity) == ("failure", "warning")
-    assert readers.suggestions.startswith("Add `from dataclasses import dataclass`")
-
-
 def test_an_everyday_standard_library_name_is_an_import_away_and_a_plain_word_stays_the_readers(offline):
     dataclass_code = "@dataclass\nclass Point:\n    x: int\n\nprint(Point(1))"
     named, plain = validate_document(analysis(dataclass_code, "print(merge([1], [2]))"), offline).results
