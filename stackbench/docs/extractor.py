@@ -768,35 +768,27 @@ def referred_sections(reading: PageReading, blocks: list[Block], page: str) -> l
     kept in an appendix): the reader goes there and runs its script first, so that script is the page's setup from
     the example on, when it defines a name an example between uses that nothing before that example defines."""
     runnable = [e for e in reading.examples if e.style in RUNNABLE_STYLES and e.execution_context != "not_executable"]
-    sources = [python_code.session_source(e.code) if e.style == "doctest" else e.code for e in runnable]
-    lacking: list[set[str]] = []  # per example, the names it uses that no example before it defines
-    defined: set[str] = set()
-    for example, source in zip(runnable, sources, strict=True):
-        lacking.append(_free_names(example) - defined)
-        defined |= _defines(source)
+    made = [
+        python_code.defined_by(python_code.session_source(e.code) if e.style == "doctest" else e.code) for e in runnable
+    ]
+    # per example, the names it uses that no example before it defines
+    lacking = [_free_names(e) - set().union(*made[:position]) for position, e in enumerate(runnable)]
     referred: list[SetupCode] = []
     for position, example in enumerate(runnable):
-        comments = "\n".join(re.findall(r"#[^\n]*", example.code))
-        said = blocks[example.code_block_index].prose_before + "\n" + comments
+        said = blocks[example.code_block_index].prose_before + "\n" + "\n".join(re.findall(r"#[^\n]*", example.code))
         for later_position in range(position + 1, len(runnable)):
             later = runnable[later_position]
             title = later.section_hierarchy[-1] if later.section_hierarchy else ""
             word = next(iter(re.findall(r"[A-Za-z]{4,}", title)), "")
-            wanted = set().union(*lacking[position:later_position])
             if (
                 word
                 and later.style == "script"
                 and re.search(SENT_TO.format(word=re.escape(word)), said, re.IGNORECASE)
-                and _defines(later.code) & wanted
+                and made[later_position] & set().union(*lacking[position:later_position])
                 and all(setup.code != later.code for setup in referred)
             ):
                 referred.append(SetupCode(code=later.code, line=max(example.line - 1, 0), source=page))
     return referred
-
-
-def _defines(code: str) -> set[str]:
-    tree = python_code.parse(code)
-    return python_code.defined_names(tree) if tree is not None else set()
 
 
 def _free_names(example: CodeExample) -> set[str]:

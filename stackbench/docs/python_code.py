@@ -265,25 +265,34 @@ def is_session(text: str) -> bool:
     return session_parts(text) is not None
 
 
-def session_source(text: str) -> str:
-    """The code a session runs: what comes before its prompts, then what is typed at them."""
+def _typed_statements(text: str) -> tuple[str, list[doctest.Example] | None]:
+    """What comes before a session's prompts, and the statements typed at them (None when doctest cannot read
+    them)."""
     prefix, session = session_parts(text) or ("", text)
     try:
-        examples = doctest.DocTestParser().get_examples(session)
+        return prefix, doctest.DocTestParser().get_examples(session)
     except ValueError:
+        return prefix, None
+
+
+def session_source(text: str) -> str:
+    """The code a session runs: what comes before its prompts, then what is typed at them."""
+    prefix, examples = _typed_statements(text)
+    if examples is None:
         return prefix
     return prefix.rstrip("\n") + ("\n" if prefix.strip() else "") + "".join(example.source for example in examples)
+
+
+def defined_by(code: str) -> set[str]:
+    """Names a piece of code defines (none when it does not parse)."""
+    tree = parse(code)
+    return defined_names(tree) if tree is not None else set()
 
 
 def statements_that_parse(text: str) -> ast.Module:
     """A session's statements that parse, as one module: what it types, less a line the page mistyped (a value
     shown at a prompt, `>>> <Thing 1>`)."""
-    _, session = session_parts(text) or ("", text)
-    try:
-        examples = doctest.DocTestParser().get_examples(session)
-    except ValueError:
-        examples = []
-    trees = [parse(example.source) for example in examples]
+    trees = [parse(example.source) for example in _typed_statements(text)[1] or []]
     return ast.Module(body=[node for tree in trees if tree is not None for node in tree.body], type_ignores=[])
 
 
@@ -1654,7 +1663,7 @@ def uncalled_main(tree: ast.Module) -> ast.FunctionDef | ast.AsyncFunctionDef | 
         and all(default is not None for default in node.args.kw_defaults)
     ]
     used = any(isinstance(node, ast.Name) and node.id == "main" for node in ast.walk(tree))
-    return mains[-1] if len(mains) == 1 and not used else None
+    return mains[0] if len(mains) == 1 and not used else None
 
 
 def reached_deep_only(tree: ast.Module) -> set[str]:
@@ -1798,32 +1807,31 @@ def is_test_module(tree: ast.Module) -> bool:
     return True
 
 
+def _tests_of(tree: ast.Module) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """Each test of a module with the name it is collected under: a test_* function by its own, a test_* method
+    by its Test* class's."""
+    found = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test_"):
+            found.append((node.name, node))
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            methods = [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            found += [(node.name, method) for method in methods if method.name.startswith("test_")]
+    return found
+
+
 def test_names(tree: ast.Module) -> set[str]:
     """The tests of a module: test_* functions, Test* classes holding test_* methods. pytest collects any name
     that starts with "test", but a function a page names `test` or `testing` is as often a task or a view as a
     test; `test_` is how tests are named."""
-    names = set()
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test_"):
-            names.add(node.name)
-        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-            methods = [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-            if any(m.name.startswith("test_") for m in methods):
-                names.add(node.name)
-    return names
+    return {name for name, _ in _tests_of(tree)}
 
 
 def fixtures_asked(tree: ast.Module) -> set[str]:
-    """The parameters of a module's test_* functions (and its Test* classes' test_* methods, `self` aside): the
-    fixtures pytest hands its tests by those names."""
-    functions = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-            functions += [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    """The parameters of a module's tests (`self` aside): the fixtures pytest hands its tests by those names."""
     return {
         argument.arg
-        for function in functions
-        if function.name.startswith("test_")
+        for _, function in _tests_of(tree)
         for argument in function.args.posonlyargs + function.args.args + function.args.kwonlyargs
         if argument.arg not in ("self", "cls")
     }

@@ -31,12 +31,6 @@ def source_of(example: CodeExample) -> str:
     return python_code.session_source(example.code) if style_of(example) == "doctest" else example.code
 
 
-def defined_by(code: str) -> set[str]:
-    """Names a piece of code (the docs' hidden setup) defines."""
-    tree = python_code.parse(code)
-    return python_code.defined_names(tree) if tree is not None else set()
-
-
 def names_in(example: CodeExample) -> set[str]:
     """Names an example that is not run would define (parsed leniently: placeholders may break parsing)."""
     tree = python_code.parse(source_of(example))

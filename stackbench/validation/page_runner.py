@@ -404,12 +404,12 @@ class Page:
         self._answer_and_exit(result, result_path)
 
     def varies(self, source: str, printed: str, namespace: dict[str, Any], makers: Sequence[str] = ()) -> list[str]:
-        """What the statement showed run again twice, when it shows something else each time it runs (a random id, a font picked at random, the time):
-        run again in two forks of the page as it is now, each in a folder of its own (a file it writes lands
-        there), after the session's statements that made the names it uses (`art = make("random")` before
-        `print(art)`), what it shows (its output, its value) differs between them. (One fork alone cannot tell a
-        random value from `next(numbers)`, which gives the next one every time; two forks of one state give the
-        same.) Nothing when it shows the same each time."""
+        """What the statement shows run again twice, when it shows something else each time it runs (a random id,
+        a font picked at random, the time): run again in two forks of the page as it is now, each in a folder of
+        its own (a file it writes lands there), after the session's statements that made the names it uses
+        (`art = make("random")` before `print(art)`), what it shows (its output, its value) differs between them.
+        (One fork alone cannot tell a random value from `next(numbers)`, which gives the next one every time; two
+        forks of one state give the same.) Nothing when it shows the same each time."""
         if not printed.strip():
             return []
         try:

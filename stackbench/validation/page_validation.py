@@ -34,7 +34,6 @@ from stackbench.validation.document_sandbox import DocumentSandbox, Install
 from stackbench.validation.examples import (
     as_read,
     calls_print,
-    defined_by,
     names_in,
     readers_imports,
     runnable,
@@ -129,8 +128,7 @@ class PageValidation:
             python_code.defined_names(t) if t is not None else names_in(e)
             for t, e in zip(self.trees, self.examples, strict=True)
         ]
-        self.setup_defines = set().union(*(defined_by(s.code) for s in analysis.setup))
-        self.fixtures_asked = set().union(*(python_code.fixtures_asked(t) for t in self.trees if t is not None))
+        self.setup_defines = set().union(*(python_code.defined_by(s.code) for s in analysis.setup))
         # Names the page only ever imports from the reader's own code: the reader's, like names nothing defines.
         laid_out = laid_out_modules(f.path for f in analysis.files)
         borrowed = [readers_imports(e, laid_out) for e in self.examples]
@@ -155,6 +153,7 @@ class PageValidation:
         self.environment: ValidationEnvironment | None = None
         self.knowledge = verdicts.PageKnowledge(analysis.library, analysis.version or "")
         self.knowledge.aliases = dict(analysis.docs_aliases)
+        self.knowledge.fixtures = set().union(*(python_code.fixtures_asked(t) for t in self.trees if t is not None))
         self.base_failed: Install | None = None
         # why the page's process never started (the worker's trouble, not the page's): its examples are not run
         self.not_started: str | None = None
@@ -579,13 +578,13 @@ class PageValidation:
         resolved = self._resolved(free)
         # A name the page's tests ask pytest for is that fixture in a block outside any test (a test's body shown
         # alone); what else the body uses unimported is still an import away.
-        knowledge.fixtures = self.fixtures_asked
+        providers = {name: (resolved.get(name, {}).get("provided_by") or [""])[0] for name in free}
         knowledge.imports_beside = {
-            name: resolved[name]["provided_by"][0]
-            for name in free
-            if name not in self.fixtures_asked
+            name: provider
+            for name, provider in providers.items()
+            if name not in knowledge.fixtures
             and not resolved.get(name, {}).get("defined")
-            and self.knowledge.is_library_module((resolved.get(name, {}).get("provided_by") or [""])[0])
+            and knowledge.is_library_module(provider)
         }
 
         def stand_in(name: str) -> bool:
@@ -594,7 +593,7 @@ class PageValidation:
             # under elsewhere is that module.
             if name not in resolved or resolved[name].get("defined") or name in knowledge.aliases:
                 return False
-            if name in self.fixtures_asked:
+            if name in knowledge.fixtures:
                 return False  # the fixture of a test's body shown alone, not the reader's object
             if name in self.readers_own_names:
                 return not any(resolved[name].values())

@@ -63,6 +63,11 @@ def trees(*codes):
     return [parse(code) for code in codes]
 
 
+def test_the_names_code_defines_are_none_when_it_does_not_parse():
+    assert python_code.defined_by("import os\ndef f(): pass\n") == {"os", "f"}
+    assert python_code.defined_by("def broken(:\n") == set()
+
+
 def test_names_defined_and_used_come_from_the_syntax_tree():
     tree = parse("import os.path\nfrom a import b as c\nx = 1\ndef f(y):\n    z = y\n    return q\nclass K: pass\n")
     assert defined_names(tree) == {"os", "c", "x", "f", "K"}

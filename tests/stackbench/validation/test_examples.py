@@ -1,6 +1,6 @@
 from stackbench.docs import python_code
 from stackbench.formats.walkthrough import CodeExample
-from stackbench.validation.examples import calls_print, defined_by, names_in, runnable, source_of, style_of
+from stackbench.validation.examples import calls_print, names_in, runnable, source_of, style_of
 
 
 def example(code, **fields):
@@ -24,9 +24,7 @@ def test_only_examples_marked_not_executable_are_not_run():
 
 
 def test_the_names_an_example_defines_are_read_even_from_a_session():
-    assert defined_by("import os\ndef f(): pass\n") == {"os", "f"}
     assert names_in(example(">>> total = 3\n")) == {"total"}
-    assert defined_by("def broken(:\n") == set()
 
 
 def test_an_example_prints_only_through_a_call_to_print():

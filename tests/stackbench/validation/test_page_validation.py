@@ -52,6 +52,18 @@ def test_a_missing_import_of_a_module_that_exists_is_a_warning_naming_the_import
     assert own.suggestions.startswith("Add `from sbdemo import greet`")
 
 
+def scripts_on_a_built_library(folder, library, *codes):
+    """The results of scripts (at lines 5, 10, ...) on a guide page of a library 1.0.0 whose wheel is in folder,
+    validated offline."""
+    options = validation_options(timeout=10, find_links=[folder], offline=True, num_workers=1)
+    examples = [
+        CodeExample(library=library, code=code, line=5 * number, style="script") for number, code in enumerate(codes, 1)
+    ]
+    return validate_document(
+        ExtractionAnalysis(page="guide.md", library=library, version="1.0.0", examples=examples), options
+    ).results
+
+
 def test_a_library_class_two_modules_deep_is_an_import_away_and_a_function_that_deep_stays_the_readers(tmp_path):
     build_wheel(
         tmp_path,
@@ -64,14 +76,9 @@ def test_a_library_class_two_modules_deep_is_an_import_away_and_a_function_that_
             "extensions/image/svg": "class SVGExtension:\n    pass\n\ndef render():\n    return 'svg'\n",
         },
     )
-    options = validation_options(timeout=10, find_links=[tmp_path], offline=True, num_workers=1)
-    examples = [
-        CodeExample(library="sbsnap", code=code, line=line, style="script")
-        for code, line in (("import sbsnap\nprint(SVGExtension())\n", 5), ("import sbsnap\nprint(render())\n", 10))
-    ]
-    deep_class, deep_function = validate_document(
-        ExtractionAnalysis(page="guide.md", library="sbsnap", version="1.0.0", examples=examples), options
-    ).results
+    deep_class, deep_function = scripts_on_a_built_library(
+        tmp_path, "sbsnap", "import sbsnap\nprint(SVGExtension())\n", "import sbsnap\nprint(render())\n"
+    )
     assert (deep_class.status, deep_class.severity) == ("failure", "warning")
     assert deep_class.suggestions.startswith("Add `from sbsnap.extensions.image import SVGExtension`")
     assert deep_function.status == "skipped", "a function's name that deep is as likely the reader's own"
@@ -1615,6 +1622,18 @@ def test_a_value_a_comment_shows_that_changes_every_run_is_one_of_its_values_and
     assert (steady.status, steady.severity) == ("failure", "warning"), "8, every time: the comment is wrong"
 
 
+def test_a_name_a_session_only_reaches_deep_into_is_the_readers_object_even_beside_a_mistyped_prompt(offline):
+    handle, typo = validate_document(
+        page(
+            session(">>> import json\n>>> value = db.model.get_id()\n>>> <Thing 1>\n", 10),
+            session(">>> import json\n>>> value = db_model.get_id()\n", 20),
+        ),
+        offline,
+    ).results
+    assert handle.status == "skipped" and "`db`" in handle.error_message, handle.error_message
+    assert (typo.status, typo.severity) == ("failure", "error"), "a name used as it is: the reader types it too"
+
+
 def test_a_value_shown_under_an_assignment_is_the_value_it_assigns_and_another_value_still_differs(offline):
     shown, other = validate_document(
         page(
@@ -1763,14 +1782,9 @@ def test_a_relative_import_of_the_librarys_own_module_is_a_line_copied_from_its_
         "from .jobs import Job\n",
         submodules={"jobs": "class Job:\n    pass\n"},
     )
-    options = validation_options(timeout=10, find_links=[tmp_path], offline=True, num_workers=1)
-    examples = [
-        CodeExample(library="sbqueue", code=code, line=line, style="script")
-        for code, line in (("from .jobs import Job\n\nprint(Job())\n", 5), ("from .views import Job\n", 10))
-    ]
-    copied, readers_own = validate_document(
-        ExtractionAnalysis(page="guide.md", library="sbqueue", version="1.0.0", examples=examples), options
-    ).results
+    copied, readers_own = scripts_on_a_built_library(
+        tmp_path, "sbqueue", "from .jobs import Job\n\nprint(Job())\n", "from .views import Job\n"
+    )
     assert (copied.status, copied.severity) == ("failure", "error")
     assert copied.suggestions.endswith("Write `from sbqueue import Job`.")
     assert readers_own.status == "skipped", "the library has no such module: the reader's own package"
