@@ -20,6 +20,7 @@ from stackbench.validation.verdicts import Message
 
 RUNNER_GRACE = 15.0  # beyond an example's own time limit, before the runner itself is deemed stuck
 ANSWER_LIMIT = 64 * 1024**2  # one answer of the page runner (its outputs are capped well below this)
+DRAIN_READS = 64  # reads of the runner's pipe between two looks at the sandbox's limits
 
 
 class PageProcess:
@@ -113,7 +114,10 @@ class PageProcess:
                     return {"status": stop, "limit": self.document.sandbox.limits.max_processes}
                 if stop == "cancelled":
                     return {"status": "cancelled"}
-                if selector.select(timeout=0.05):
+                # A pipe gives at most 64 KiB a read: it is drained for a while between two looks at the
+                # sandbox, so a flood meets its limit long before the example's time is out, even on a busy host.
+                reads, wait = 0, 0.05
+                while not answered and reads < DRAIN_READS and selector.select(timeout=wait):
                     chunk = os.read(self.stdout.fileno(), 1 << 16)
                     if not chunk:
                         return {"status": "died", "message": self._stderr_tail()}
@@ -123,6 +127,7 @@ class PageProcess:
                         self.buffer.clear()
                         return {"status": "died", "message": "the page's code flooded the runner's answers"}
                     self.buffer += chunk
+                    reads, wait = reads + 1, 0
         finally:
             selector.close()
         line, _, rest = self.buffer.partition(b"\n")
