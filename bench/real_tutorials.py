@@ -1,18 +1,26 @@
-"""Walkthrough audits measured on real tutorials: pages shipped in PyPI sdists and npm tarballs, turned into
-walkthroughs by the rule-based generator, audited by the rule-based auditor in the sandbox, and compared with
-hand-made labels (bench/real_tutorials/labels.json: the problems found by following each tutorial by hand, in
-our own words, per step and gap type).
+"""Walkthrough audits measured on real tutorials: pages shipped in PyPI sdists and npm tarballs, and pages of
+public repositories fetched for local evaluation, turned into walkthroughs by the rule-based generator, audited by
+the rule-based auditor in the sandbox, and compared with problems found by following each tutorial by hand
+(bench/real_tutorials/labels.json: the tune half; check.json: the check half, run only at the end of a piece of
+work and never read for rules; CORPUS.md says which is which and why).
 
-    .venv/bin/python bench/real_tutorials.py [--tutorial NAME] [--show-gaps]
+    .venv/bin/python bench/real_tutorials.py [--half tune|check|both] [--tutorial NAME] [--show-gaps]
 
-It downloads what it needs at run time (`pip download --no-deps --no-binary :all:`, `npm pack`) into
-var/bench/tutorials and prints, per tutorial: steps reached, gaps by severity, critical+warning gaps that match a
-label (true) or not (false), labelled problems found (at any severity), seconds, and the auditor's own time (the
-audit's seconds minus the time the tutorial's commands took); then the totals against the targets."""
+It downloads what it needs at run time (`pip download --no-deps --no-binary :all:`, `npm pack`; a repository's
+page from its local mirror at the pinned commit, skipped with a note where the mirror is absent) into
+var/bench/tutorials and prints, per tutorial: steps done (every action ran as the page says) and partly done of
+the total, whether the audit reached the end, gaps by severity, critical+warning gaps that match a labelled
+problem (true) or not (false), labelled problems found (at any severity), info gaps that match none (judged
+wrong), seconds, and the auditor's own time (the audit's seconds minus the time the tutorial's commands took);
+then each half's totals against the targets. A label names its step (the tune half's first labels) or the page
+line where the problem shows; a gap matches it when its step holds that line and its type is one of the label's.
+
+"""
 
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -26,38 +34,62 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stackbench_site.settings")
 
 from stackbench.auditing.common import AuditRequest  # noqa: E402
 from stackbench.auditing.run import run_audit  # noqa: E402
-from stackbench.generation.rules import generate_walkthrough  # noqa: E402
+from stackbench.generation.rules import STEP_HEADING, generate_walkthrough  # noqa: E402
 from stackbench_site.configuration import sandbox_settings  # noqa: E402
 
-LABELS = BASE_DIR / "bench" / "real_tutorials" / "labels.json"
+HALVES = {
+    "tune": BASE_DIR / "bench" / "real_tutorials" / "labels.json",
+    "check": BASE_DIR / "bench" / "real_tutorials" / "check.json",
+}
 DOWNLOADS = BASE_DIR / "var" / "bench" / "tutorials"
-TARGETS = {"precision": 0.90, "recall": 0.70, "overhead_base": 1.0, "overhead_per_step": 0.020}
+MIRRORS = Path("/work/.mirror")  # where `fetch` brings repositories on the machines this corpus was built on
+TARGETS = {"precision": 0.90, "recall": 0.70, "info_wrong": 0.25, "overhead_base": 1.0, "overhead_per_step": 0.020}
+HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 
 
-def unpacked(tutorial: dict) -> Path:
-    """The release's files, downloaded and unpacked once."""
+class Unavailable(Exception):
+    """A tutorial whose material this machine cannot bring (a repository with no local mirror)."""
+
+
+def unpacked(tutorial: dict, mirrors: Path) -> Path:
+    """The release's (or the pinned commit's) files, brought and unpacked once."""
     name, version = tutorial["package"], tutorial["version"]
     folder = DOWNLOADS / f"{tutorial['registry']}-{name}-{version}"
     if folder.is_dir():
         return folder
     DOWNLOADS.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as download:
+        staging = Path(download) / "unpacked"
+        if tutorial["registry"] == "git":
+            mirror = mirrors / tutorial["repository"].replace("/", "+") / "repo"
+            if not mirror.is_dir():
+                raise Unavailable(f"no local mirror of {tutorial['repository']} under {mirrors}")
+            staging.mkdir()
+            paths = tutorial.get("paths") or [tutorial["page"].split("/")[0]]
+            archive = subprocess.run(
+                ["git", f"--git-dir={mirror}", "archive", tutorial["commit"], *paths],
+                check=True,
+                capture_output=True,
+                timeout=600,
+            ).stdout
+            subprocess.run(["tar", "x", "-C", str(staging)], input=archive, check=True, timeout=600)
+            staging.rename(folder)
+            return folder
         if tutorial["registry"] == "pypi":
             command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
             subprocess.run([*command, f"{name}=={version}", "-d", download], check=True, timeout=600)
         else:
             subprocess.run(["npm", "pack", "--silent", f"{name}@{version}"], cwd=download, check=True, timeout=600)
-        archive = next(Path(download).glob("*.tgz"), None) or next(Path(download).glob("*.tar.gz"))
-        staging = Path(download) / "unpacked"
-        with tarfile.open(archive) as tar:
+        archive_path = next(Path(download).glob("*.tgz"), None) or next(Path(download).glob("*.tar.gz"))
+        with tarfile.open(archive_path) as tar:
             tar.extractall(staging, filter="data")
         (top,) = staging.iterdir()  # sdists unpack into name-version/, npm tarballs into package/
         top.rename(folder)
     return folder
 
 
-def audit(tutorial: dict, workspace: Path) -> tuple[dict, float]:
-    root = unpacked(tutorial)
+def audit(tutorial: dict, root: Path, workspace: Path) -> tuple[dict, list[int], float]:
+    """The audit's result, the page line each step starts at, and the audit's seconds."""
     page = root / tutorial["page"]
     docs_root = root / tutorial["docs_root"] if tutorial.get("docs_root") else page.parent
     walkthrough_id, export = generate_walkthrough(
@@ -70,39 +102,89 @@ def audit(tutorial: dict, workspace: Path) -> tuple[dict, float]:
     )
     started = time.monotonic()
     result = run_audit(request)
-    return result, time.monotonic() - started
+    return (
+        result,
+        step_starts(page.read_text(), [step["title"] for step in export["steps"]]),
+        time.monotonic() - started,
+    )
 
 
-def matches(gap, label: dict) -> bool:
-    return gap.step_number == label["step"] and gap.gap_type in label["gap_types"]
+def step_starts(page: str, titles: list[str]) -> list[int]:
+    """The page line (1-based) of each step's heading, found in order; a step whose heading is not on the page
+    (the whole page as one step, a heading from an included file) starts where the one before it did."""
+    lines, starts, position = page.splitlines(), [], 0
+    for title in titles:
+        for number in range(position, len(lines)):
+            heading = HEADING.match(lines[number])
+            if heading and (STEP_HEADING.sub("", heading.group(1)) or heading.group(1)) == title:
+                position = number + 1
+                break
+        starts.append(position if starts or position else 1)
+    starts[0] = 1  # the page's introduction is read with its first step
+    return starts
 
 
-def measure(tutorial: dict, labels: list[dict], show_gaps: bool) -> dict:
+def step_of_line(line: int, starts: list[int]) -> int:
+    return max(number for number, start in enumerate(starts, start=1) if start <= line or number == 1)
+
+
+def matches(gap, label: dict, starts: list[int]) -> bool:
+    step = label["step"] if "step" in label else step_of_line(label["line"], starts)
+    return gap.step_number == step and gap.gap_type in label["gap_types"]
+
+
+def step_records(log: list[dict], total: int) -> tuple[int, int]:
+    """(steps done, steps partly done): done when every action ran and ended as the page says."""
+    done = partly = 0
+    for step in log:
+        actions = step["actions"]
+        if any(a["skipped"] or a["exit_code"] not in (0, None) for a in actions):
+            partly += 1
+        else:
+            done += 1
+    return done, partly
+
+
+def measure(tutorial: dict, labels: list[dict], show_gaps: bool, mirrors: Path) -> dict:
+    root = unpacked(tutorial, mirrors)
     with tempfile.TemporaryDirectory() as workspace:
-        result, seconds = audit(tutorial, Path(workspace))
+        result, starts, seconds = audit(tutorial, root, Path(workspace))
     log = json.loads(result.execution_log)
     commands = sum(action.get("duration_seconds") or 0 for step in log for action in step["actions"])
     serious = [gap for gap in result.gaps if gap.severity in ("critical", "warning")]
-    true = [gap for gap in serious if any(matches(gap, label) for label in labels)]
-    found = [label for label in labels if any(matches(gap, label) for gap in result.gaps)]
+    true = [gap for gap in serious if any(matches(gap, label, starts) for label in labels)]
+    found = [label for label in labels if any(matches(gap, label, starts) for gap in result.gaps)]
+    infos = [gap for gap in result.gaps if gap.severity == "info"]
+    wrong_infos = [gap for gap in infos if not any(matches(gap, label, starts) for label in labels)]
+    done, partly = step_records(log, result.total_steps)
     if show_gaps:
+        print(f"    steps start at page lines {starts}")
         for gap in result.gaps:
-            verdict = "true" if gap in true else "false" if gap in serious else "info"
+            verdict = (
+                "true" if gap in true else "false" if gap in serious else "info?" if gap in wrong_infos else "info"
+            )
             print(f"    step {gap.step_number} {gap.severity:8} {gap.gap_type:15} [{verdict}] {gap.description[:150]}")
         for label in labels:
             if label not in found:
-                print(f"    missed: step {label['step']} {'/'.join(label['gap_types'])}: {label['reason']}")
+                where = f"step {label['step']}" if "step" in label else f"line {label['line']}"
+                print(f"    missed: {where} {'/'.join(label['gap_types'])}: {label['reason']}")
+    last = log[-1] if log else None
     return {
-        "steps": f"{result.completed_steps}/{result.total_steps}",
-        "reached_end": result.completed_steps == result.total_steps,
+        "done": done,
+        "partly": partly,
+        "total_steps": result.total_steps,
+        "reached_end": bool(last)
+        and len(log) == result.total_steps
+        and not any(a["skipped"] or a["exit_code"] not in (0, None) for a in last["actions"]),
         "severities": {s: sum(1 for g in result.gaps if g.severity == s) for s in ("critical", "warning", "info")},
         "true": len(true),
         "false": len(serious) - len(true),
         "labelled": len(labels),
         "found": len(found),
+        "infos": len(infos),
+        "wrong_infos": len(wrong_infos),
         "seconds": seconds,
         "overhead": seconds - commands,
-        "step_count": result.total_steps,
     }
 
 
@@ -110,45 +192,71 @@ def ratio(part: int, whole: int) -> str:
     return f"{part / whole:.0%}" if whole else "n/a"
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tutorial", help="measure only this tutorial (its name in labels.json)")
-    parser.add_argument("--show-gaps", action="store_true", help="print every gap with its verdict, and misses")
-    args = parser.parse_args()
-    corpus = json.loads(LABELS.read_text())
-    totals = {"true": 0, "false": 0, "labelled": 0, "found": 0, "seconds": 0.0, "ended": 0, "count": 0}
-    worst_overhead = 0.0
-    header = f"{'tutorial':32} {'steps':>6} {'crit':>4} {'warn':>4} {'info':>4} {'true':>4} {'false':>5} "
-    print(header + f"{'found':>7} {'seconds':>8} {'auditor s':>9}")
+def run_half(half: str, only: str | None, show_gaps: bool, mirrors: Path) -> None:
+    corpus = json.loads(HALVES[half].read_text())
+    keys = ("true", "false", "labelled", "found", "infos", "wrong_infos", "seconds", "done", "partly", "total_steps")
+    totals = dict.fromkeys(keys, 0) | {"ended": 0, "count": 0, "seconds": 0.0}
+    worst_overhead, unavailable = 0.0, []
+    print(f"== {half} half ({HALVES[half].name})")
+    header = f"{'tutorial':34} {'done+part/all':>13} {'end':>4} {'crit':>4} {'warn':>4} {'info':>4} {'true':>4} "
+    print(header + f"{'false':>5} {'found':>7} {'info wrong':>10} {'seconds':>8} {'auditor s':>9}")
     for tutorial in corpus["tutorials"]:
-        if args.tutorial and tutorial["name"] != args.tutorial:
+        if only and tutorial["name"] != only:
             continue
         labels = [label for label in corpus["problems"] if label["tutorial"] == tutorial["name"]]
-        figures = measure(tutorial, labels, args.show_gaps)
+        try:
+            figures = measure(tutorial, labels, show_gaps, mirrors)
+        except Unavailable as exc:
+            unavailable.append(f"{tutorial['name']}: {exc}")
+            continue
         s = figures["severities"]
+        steps = f"{figures['done']}+{figures['partly']}/{figures['total_steps']}"
         print(
-            f"{tutorial['name']:32} {figures['steps']:>6} {s['critical']:>4} {s['warning']:>4} {s['info']:>4} "
-            f"{figures['true']:>4} {figures['false']:>5} {figures['found']:>3}/{figures['labelled']:<3} "
+            f"{tutorial['name']:34} {steps:>13} {'yes' if figures['reached_end'] else 'no':>4} {s['critical']:>4} "
+            f"{s['warning']:>4} {s['info']:>4} {figures['true']:>4} {figures['false']:>5} "
+            f"{figures['found']:>3}/{figures['labelled']:<3} {figures['wrong_infos']:>4}/{figures['infos']:<5} "
             f"{figures['seconds']:>8.1f} {figures['overhead']:>9.2f}"
         )
-        for key in ("true", "false", "labelled", "found", "seconds"):
+        for key in keys:
             totals[key] += figures[key]
         totals["ended"] += figures["reached_end"]
         totals["count"] += 1
-        budget = TARGETS["overhead_base"] + TARGETS["overhead_per_step"] * figures["step_count"]
+        budget = TARGETS["overhead_base"] + TARGETS["overhead_per_step"] * figures["total_steps"]
         worst_overhead = max(worst_overhead, figures["overhead"] / budget)
     serious = totals["true"] + totals["false"]
-    print()
+    print(f"tutorials:                  {totals['count']}" + (f" ({len(unavailable)} not here)" if unavailable else ""))
+    for line in unavailable:
+        print(f"  not here: {line}")
+    print(
+        f"steps done:                 {totals['done']}/{totals['total_steps']} "
+        f"(and {totals['partly']} partly done: an action failed or was skipped)"
+    )
+    print(f"reached the end:            {totals['ended']}/{totals['count']} tutorials (target: all)")
     print(f"critical+warning gaps true: {totals['true']}/{serious} = {ratio(totals['true'], serious)} (target ≥ 90%)")
     print(
         f"labelled problems found:    {totals['found']}/{totals['labelled']} = "
         f"{ratio(totals['found'], totals['labelled'])} (target ≥ 70%)"
     )
-    print(f"followed to the last step:  {totals['ended']}/{totals['count']} tutorials (target: all)")
+    print(
+        f"info gaps matching no label: {totals['wrong_infos']}/{totals['infos']} = "
+        f"{ratio(totals['wrong_infos'], totals['infos'])} (target ≤ 25%)"
+    )
     print(
         f"auditor's own time:         worst {worst_overhead:.0%} of its budget (1 s + 20 ms per step, beyond the "
         f"tutorial's commands); {totals['seconds']:.1f} s in all"
     )
+    print()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--half", choices=("tune", "check", "both"), default="tune")
+    parser.add_argument("--tutorial", help="measure only this tutorial (its name in the half's file)")
+    parser.add_argument("--show-gaps", action="store_true", help="print every gap with its verdict, and misses")
+    parser.add_argument("--mirrors", type=Path, default=MIRRORS, help="where fetched repositories are mirrored")
+    args = parser.parse_args()
+    for half in ("tune", "check") if args.half == "both" else (args.half,):
+        run_half(half, args.tutorial, args.show_gaps, args.mirrors)
 
 
 if __name__ == "__main__":
