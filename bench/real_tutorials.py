@@ -6,7 +6,7 @@ work and never read for rules; CORPUS.md says which is which and why).
 
     .venv/bin/python bench/real_tutorials.py [--half tune|check|both] [--tutorial NAME] [--show-gaps]
 
-It downloads what it needs at run time (`pip download --no-deps --no-binary :all:`, `npm pack`; a repository's
+It downloads what it needs at run time (a release's sdist from PyPI's index, `npm pack`; a repository's
 page from its local mirror at the pinned commit, skipped with a note where the mirror is absent) into
 var/bench/tutorials and prints, per tutorial: steps done (every action ran as the page says) and partly done of
 the total, whether the audit reached the end, gaps by severity, critical+warning gaps that match a labelled
@@ -37,6 +37,9 @@ from stackbench.auditing.run import run_audit  # noqa: E402
 from stackbench.generation.rules import STEP_HEADING, generate_walkthrough  # noqa: E402
 from stackbench_site.configuration import sandbox_settings  # noqa: E402
 
+sys.path.insert(0, str(BASE_DIR / "bench"))
+from real_docs import docs_folder  # noqa: E402  (an sdist fetched from PyPI's index, never built)
+
 HALVES = {
     "tune": BASE_DIR / "bench" / "real_tutorials" / "labels.json",
     "check": BASE_DIR / "bench" / "real_tutorials" / "check.json",
@@ -54,6 +57,8 @@ class Unavailable(Exception):
 def unpacked(tutorial: dict, mirrors: Path) -> Path:
     """The release's (or the pinned commit's) files, brought and unpacked once."""
     name, version = tutorial["package"], tutorial["version"]
+    if tutorial["registry"] == "pypi":
+        return docs_folder(name, version, ".")
     folder = DOWNLOADS / f"{tutorial['registry']}-{name}-{version}"
     if folder.is_dir():
         return folder
@@ -75,15 +80,11 @@ def unpacked(tutorial: dict, mirrors: Path) -> Path:
             subprocess.run(["tar", "x", "-C", str(staging)], input=archive, check=True, timeout=600)
             staging.rename(folder)
             return folder
-        if tutorial["registry"] == "pypi":
-            command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
-            subprocess.run([*command, f"{name}=={version}", "-d", download], check=True, timeout=600)
-        else:
-            subprocess.run(["npm", "pack", "--silent", f"{name}@{version}"], cwd=download, check=True, timeout=600)
-        archive_path = next(Path(download).glob("*.tgz"), None) or next(Path(download).glob("*.tar.gz"))
+        subprocess.run(["npm", "pack", "--silent", f"{name}@{version}"], cwd=download, check=True, timeout=600)
+        archive_path = next(Path(download).glob("*.tgz"))
         with tarfile.open(archive_path) as tar:
             tar.extractall(staging, filter="data")
-        (top,) = staging.iterdir()  # sdists unpack into name-version/, npm tarballs into package/
+        (top,) = staging.iterdir()  # npm tarballs unpack into package/
         top.rename(folder)
     return folder
 

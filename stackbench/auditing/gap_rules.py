@@ -83,19 +83,19 @@ class History:
     reported_tools: set[str] = field(default_factory=set)
     shell_definitions: set[str] = field(default_factory=set)
     reported_keys: set[str] = field(default_factory=set)
-    # The first blocking failure: later failures are most likely its consequences, and say so.
-    blocking: tuple[int, str] | None = None
+    # The blocking gaps so far (step, what it left missing, description): a later failure whose output names
+    # what one of them left missing is its consequence, and says so; any other failure is its own gap.
+    blocking: list[tuple[int, str, str]] = field(default_factory=list)
     environment_notes: dict[int, list[str]] = field(default_factory=dict)
     current_step: int = 0
 
     def remember(self, step: dict, plan: StepPlan, outcomes: list[Outcome], findings: Sequence["Finding"] = ()) -> None:
         self.seen_text += "\n" + (step.get("title") or "") + "\n" + plan.reader_text
         self.reported_keys |= {finding.key for finding in findings}
-        if self.blocking is None:
-            for finding in findings:
-                if finding.severity == "critical" and finding.blocks:
-                    self.blocking = (step.get("step_number", 0), finding.description)
-                    break
+        for finding in findings:
+            missing = finding.key.partition(":")[2]
+            if finding.severity == "critical" and finding.blocks and finding.key.startswith(EVIDENCE_KEYS) and missing:
+                self.blocking.append((step.get("step_number", 0), missing, finding.description))
         for outcome in outcomes:
             text = outcome.action.text
             if outcome.action.kind in ("command", "background"):
@@ -107,6 +107,18 @@ class History:
                         for word in match.group(1).split()
                         if not word.startswith("-")
                     }
+
+    def cause_named_in(self, output: str) -> tuple[int, str] | None:
+        """The latest earlier blocking gap whose missing thing (a tool, module, file or name) this output names
+        (step, description), or None: the failure is then its own gap."""
+        for step, missing, description in reversed(self.blocking):
+            if re.search(rf"(?<![\w.-]){re.escape(missing)}(?![\w-])", output):
+                return step, description
+        return None
+
+
+# The gaps whose key names what they leave missing: a later failure that names it is their consequence.
+EVIDENCE_KEYS = ("tool:", "module:", "path:", "name:", "env:")
 
 
 def _short(command: str, limit: int = 80) -> str:
@@ -348,15 +360,17 @@ def assess_step(
         finding.blocks = finding.severity == "critical"
         if outcome.replaced_by:
             finding.severity, finding.blocks = "warning", False
+            fix, _, _ = outcome.replaced_by.partition(" && ")
             finding.description += (
-                " The auditor installed it (the audited version) and went on."
-                if outcome.replaced_by.startswith("python3 -m pip install")
+                f" Fixed by `{fix}` to go on, as a reader would."
+                if re.match(r"(?:python3 -m pip|npm) install\b", fix)
                 else f" The step's other way (`{_short(outcome.replaced_by)}`) was followed instead."
             )
-        elif history.blocking is not None and not finding.key.startswith(("tool:", "placeholder:")):
-            earlier, cause = history.blocking
-            finding.severity, finding.blocks = "info", False
-            finding.description = f"Probably a consequence of step {earlier} ({cause}) {finding.description}"
+        else:
+            cause = history.cause_named_in(outcome.run.output)
+            if cause is not None:
+                finding.severity, finding.blocks = "info", False
+                finding.description = f"A consequence of step {cause[0]} ({cause[1]}) {finding.description}"
         findings.append(finding)
     ran = [o for o in outcomes if o.result is not None and o.result.ok]
     seen_now = history.seen_text + "\n" + plan.reader_text

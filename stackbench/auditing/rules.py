@@ -21,7 +21,7 @@ from stackbench.auditing.file_edits import apply_edit
 from stackbench.auditing.gap_rules import Finding, Folders, History, Outcome, assess_step, raised_as_shown
 from stackbench.auditing.step_reading import Action, StepPlan, read_step
 from stackbench.auditing.terminal import CommandResult, Terminal
-from stackbench.docs.shell_words import ENVIRONMENT_SHELL, command_words
+from stackbench.docs.shell_words import ENVIRONMENT_SHELL, INSTALL_FOR_TOOL, command_words
 from stackbench.formats.results import AuditResult
 from stackbench.lib.clock import utcnow
 from stackbench.lib.output_compare import missing_lines
@@ -141,7 +141,7 @@ def follow_step(
             outcomes.append(Outcome(action, result, replaced_by=fallback.text))
             action, result = fallback, _perform_logged(fallback, terminal, number, log, observer)
         outcomes.append(Outcome(action, result))
-        if not result.ok:
+        if not result.ok and _later_actions_need(action):
             break
 
         if action.kind == "background":
@@ -172,6 +172,15 @@ def follow_step(
         "gaps": [f.gap_type for f in findings],
     }
     return findings, record
+
+
+def _later_actions_need(action: Action) -> bool:
+    """Whether the step's later actions rely on this one having worked: a folder change or an environment the
+    shell enters (they would run in the wrong place), a server (the requests are for it). Other commands of a
+    step stand on their own: a reader whose command fails still types the next one, and its own failure, if
+    any, is judged on its own evidence."""
+    words = command_words(action.text) if action.kind in ("command", "background") else []
+    return action.kind == "background" or bool(words) and words[0] in ("cd", "pushd", "source", ".")
 
 
 def _ended_as_shown(action: Action, result: CommandResult) -> bool:
@@ -224,17 +233,22 @@ EQUIVALENT_TOOLS = {
 
 def _fallback_for(action: Action, result: CommandResult, plan: StepPlan, history: History) -> Action | None:
     """The command the step offers for the reader who lacks the tool: the same command in the operations (or
-    among the alternatives the page lists) with another tool, or the well-known equivalent. A missing tool that
-    is the library the tutorial is about (its page assumes it installed) is installed at the audited version."""
-    if action.kind not in ("command", "background") or result.exit_code != 127:
+    among the alternatives the page lists) with another tool, or the well-known equivalent, else the tool
+    installed from its package index. A missing tool (or Python module) that is the library the tutorial is
+    about (its page assumes it installed) is installed at the audited version."""
+    if action.kind not in ("command", "background"):
+        return None
+    module = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", result.output)
+    if module and history.library and _normalized(module.group(1).split(".")[0]) == _normalized(history.library):
+        return Action(action.kind, f"{_library_install(history)} && {action.text}", "fallback")
+    if result.exit_code != 127:
         return None
     words = command_words(action.text)
     if not words:
         return None
     tool = words[0]
     if history.library and _normalized(tool) == _normalized(history.library):
-        pinned = f"{history.library}=={history.library_version}" if history.library_version else history.library
-        return Action(action.kind, f"python3 -m pip install --quiet {shlex.quote(pinned)} && {action.text}", "fallback")
+        return Action(action.kind, f"{_library_install(history)} && {action.text}", "fallback")
     rest = action.text.split(tool, 1)[1]
     for other in plan.operation_commands + plan.skipped_alternatives:
         other_words = command_words(other)
@@ -243,7 +257,14 @@ def _fallback_for(action: Action, result: CommandResult, plan: StepPlan, history
     for missing, instead in sorted(EQUIVALENT_TOOLS.items(), key=lambda pair: -len(pair[0])):
         if re.match(rf"^\s*{re.escape(missing)}(?=\s|$)", action.text):
             return Action(action.kind, re.sub(rf"^\s*{re.escape(missing)}", instead, action.text, count=1), "fallback")
+    if tool in INSTALL_FOR_TOOL:
+        return Action(action.kind, f"{INSTALL_FOR_TOOL[tool]} && {action.text}", "fallback")
     return None
+
+
+def _library_install(history: History) -> str:
+    pinned = f"{history.library}=={history.library_version}" if history.library_version else history.library
+    return f"python3 -m pip install --quiet {shlex.quote(pinned)}"
 
 
 def _normalized(name: str) -> str:

@@ -199,6 +199,32 @@ TOOL_NAMES = {
     "docker": ("docker",),
     "git": ("git",),
 }
+# Tools a newcomer who lacks them installs from a package index before going on: the command that does it.
+INSTALL_FOR_TOOL = {
+    "uv": "python3 -m pip install --quiet uv",
+    "uvx": "python3 -m pip install --quiet uv",
+    "pipx": "python3 -m pip install --quiet pipx",
+    "poetry": "python3 -m pip install --quiet poetry",
+    "pdm": "python3 -m pip install --quiet pdm",
+    "hatch": "python3 -m pip install --quiet hatch",
+    "tox": "python3 -m pip install --quiet tox",
+    "nox": "python3 -m pip install --quiet nox",
+    "pytest": "python3 -m pip install --quiet pytest",
+    "ruff": "python3 -m pip install --quiet ruff",
+    "black": "python3 -m pip install --quiet black",
+    "mypy": "python3 -m pip install --quiet mypy",
+    "mkdocs": "python3 -m pip install --quiet mkdocs",
+    "sphinx-build": "python3 -m pip install --quiet sphinx",
+    "sphinx-quickstart": "python3 -m pip install --quiet sphinx",
+    "cookiecutter": "python3 -m pip install --quiet cookiecutter",
+    "copier": "python3 -m pip install --quiet copier",
+    "pre-commit": "python3 -m pip install --quiet pre-commit",
+    "twine": "python3 -m pip install --quiet twine",
+    "flask": "python3 -m pip install --quiet flask",
+    "django-admin": "python3 -m pip install --quiet django",
+    "yarn": "npm install --global --silent yarn",
+    "pnpm": "npm install --global --silent pnpm",
+}
 SETUP_ONLY_COMMANDS = {
     "cd",
     "mkdir",

@@ -297,17 +297,48 @@ def test_a_server_the_step_starts_is_asked_for_the_urls_the_step_mentions(audit)
     assert first[-1]["kind"] == "request" and first[-1]["exit_code"] == 0 and "hello" in first[-1]["output_tail"]
 
 
-def test_a_later_failure_points_to_the_first_blocking_one_instead_of_repeating_it(audit):
+def test_a_later_failure_that_names_what_a_blocking_gap_left_missing_points_to_it(audit):
     gaps, result = audit(
         [
             ("Read", "```bash\ncat settings.toml\n```\n\nIt prints the settings.", ""),
-            ("Use", "```bash\npython3 -c 'import sys; sys.exit(3)'\n```\n\nIt prints nothing.", ""),
+            (
+                "Use",
+                "```bash\npython3 -c \"import sys; sys.exit('settings.toml is required')\"\n```\n\nIt prints nothing.",
+                "",
+            ),
             ("Read again", "```bash\ncat settings.toml\n```\n\nIt prints the settings.", ""),
         ]
     )
     assert gaps == [(1, "logical_flow", "critical"), (2, "execution_error", "info")]
-    assert result.gaps[1].description.startswith("Probably a consequence of step 1 (`settings.toml` is used here")
+    assert result.gaps[1].description.startswith("A consequence of step 1 (`settings.toml` is used here")
     assert result.completed_steps == 3
+
+
+def test_a_later_failure_that_names_nothing_an_earlier_gap_left_missing_is_its_own_gap(audit):
+    gaps, result = audit(
+        [
+            ("Read", "```bash\ncat settings.toml\n```\n\nIt prints the settings.", ""),
+            ("Use", "```bash\npython3 -c 'import sys; sys.exit(3)'\n```\n\nIt prints nothing.", ""),
+        ]
+    )
+    assert gaps == [(1, "logical_flow", "critical"), (2, "execution_error", "critical")]
+    assert "consequence" not in result.gaps[1].description
+
+
+def test_a_steps_commands_after_a_failed_one_still_run_unless_they_need_it(audit):
+    gaps, result = audit(
+        [
+            (
+                "Two commands",
+                "```bash\ncat settings.toml\necho second > second.txt\n```\n\nThe second writes `second.txt`.",
+                "",
+            ),
+            ("Into a folder", "```bash\ncd missing-folder\necho third > third.txt\n```\n\nIt writes `third.txt`.", ""),
+        ]
+    )
+    first, second = (step["actions"] for step in json.loads(result.execution_log))
+    assert [a["exit_code"] for a in first] == [1, 0]
+    assert [a["command"] for a in second] == ["cd missing-folder"]  # the next one would run in the wrong folder
 
 
 def test_an_unreachable_host_is_an_environment_note_not_a_gap(audit):

@@ -241,3 +241,31 @@ def test_a_cancelled_audit_ends_even_when_the_servers_log_is_a_fifo(make_walkthr
     # A FIFO waited on, or a server left running, would never end: 30 s tells that from an end on a loaded machine.
     assert time.monotonic() - cancelled_at[0] < 30
     wait_for(lambda: not sandbox_processes(), timeout=30, message="every process of the run to end")
+
+
+def test_a_missing_tool_a_reader_would_install_is_installed_and_the_tutorial_goes_on(make_walkthrough, tmp_path):
+    path = make_walkthrough(
+        [
+            ("Check uv", "```bash\nuv --version\n```\n\nIt prints uv's version.", ""),
+            ("Next", "```bash\necho next\n```\n\nIt prints `next`.", ""),
+        ],
+        name="wt_missing_tool",
+    )
+    result = run_audit(audit_request(path, tmp_path, "demo", "1.0"))
+    (gap,) = [g for g in result.gaps if g.severity in ("critical", "warning")]
+    assert (gap.step_number, gap.gap_type, gap.severity) == (1, "prerequisite", "warning")
+    assert "Fixed by `python3 -m pip install --quiet uv` to go on" in gap.description
+    first = _execution_log(result)[0]["actions"]
+    assert first[-1]["exit_code"] == 0 and "\nuv 0." in "\n" + first[-1]["output_tail"]
+
+
+def test_the_audited_library_a_command_cannot_import_is_installed_at_its_version(make_walkthrough, tmp_path):
+    path = make_walkthrough(
+        [("Use it", "```bash\npython3 -c 'import six; print(six.__version__)'\n```\n\nIt prints 1.16.0.", "")],
+        name="wt_missing_library",
+    )
+    result = run_audit(audit_request(path, tmp_path, "six", "1.16.0"))
+    (gap,) = [g for g in result.gaps if g.severity in ("critical", "warning")]
+    assert (gap.gap_type, gap.severity) == ("prerequisite", "warning")
+    assert "Fixed by `python3 -m pip install --quiet six==1.16.0` to go on" in gap.description
+    assert _execution_log(result)[0]["actions"][-1]["output_tail"].splitlines()[-1] == "1.16.0"
