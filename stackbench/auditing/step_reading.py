@@ -22,9 +22,9 @@ from stackbench.docs.shell_words import (
     KNOWN_TOOLS,
     SHELL_BUILTINS,
     command_words,
+    console_transcript,
     is_server_command,
     looks_like_command,
-    split_shell_lines,
 )
 from stackbench.docs.tutorial_text import (
     ALTERNATIVE_INTRO,
@@ -49,6 +49,7 @@ from stackbench.docs.tutorial_text import (
     PYTHON_LANGUAGES,
     RUN_INTRO,
     RUN_LABEL,
+    SAVED_AFTER,
     SHELL_LANGUAGES,
     STANDARD_ENV,
     TEMPLATE_INTRO,
@@ -188,9 +189,16 @@ def read_step(step: dict, path_for_lookup: str | None = None) -> StepPlan:
 
 def _read_content(content: str, plan: StepPlan) -> None:
     last_paragraph, last_runnable, ways_taken = "", None, 0
+    last_block: Action | None = None  # the code block just read, until a paragraph follows it
     parsed = tokens(content)
     for position, token in enumerate(parsed):
         if token.type == "inline":
+            saved = SAVED_AFTER.match(token.content.strip())
+            if saved and last_block is not None and is_file_path(saved.group(1)) and not last_block.path:
+                # "Copy that to a file `main.py`": the block shown above is the file's content.
+                last_block.kind, last_block.path, last_block.expected_output = "file", saved.group(1), None
+                last_runnable = None
+            last_block = None
             last_paragraph = token.content
             plan.backticked_paths += [
                 span for span in re.findall(r"`([^`\s]+)`", token.content) if is_file_path(span) and "." in span
@@ -198,6 +206,7 @@ def _read_content(content: str, plan: StepPlan) -> None:
             continue
         if token.type not in ("fence", "code_block"):
             continue
+        last_block = None
         info = (token.info or "").strip() if token.type == "fence" else ""
         language = info_language(info)
         body = token.content
@@ -238,21 +247,22 @@ def _read_content(content: str, plan: StepPlan) -> None:
         elif language in SHELL_LANGUAGES or (not language and _looks_like_shell(body)):
             first_way, skipped = first_way_only(body)
             plan.skipped_alternatives += skipped
-            commands, output = split_shell_lines(first_way, console=language in CONSOLE_LANGUAGES)
-            for command in commands:
+            hedged = _hedged(parsed, position)
+            # Each command with the output shown under it: a transcript of several commands shows each one's.
+            for command, shown in console_transcript(first_way, console=language in CONSOLE_LANGUAGES):
+                if not command:
+                    continue
                 kind = "background" if is_server_command(command) else "command"
-                plan.actions.append(Action(kind, command, language=language or "bash"))
-            if plan.actions and commands:
+                expected = "\n".join(shown) if shown and not hedged else None
+                plan.actions.append(Action(kind, command, language=language or "bash", expected_output=expected))
                 last_runnable = plan.actions[-1]
-                if output and not _hedged(parsed, position):
-                    last_runnable.expected_output = "\n".join(output)
         elif language in PYTHON_LANGUAGES or (not language and is_session(body)):
             if is_session(body):
                 plan.actions += session_actions(body)
                 last_runnable = None  # a session shows its own output
             else:
                 plan.actions.append(Action("python", body, language="python"))
-                last_runnable = plan.actions[-1]
+                last_runnable = last_block = plan.actions[-1]
         elif re.search(r"\b(add|put|paste|insert|append)\b", last_paragraph, re.IGNORECASE):
             plan.unplaced_blocks.append(f"{language or 'code'} block after “{last_paragraph.strip()[:80]}”")
         if introduced_as_way:

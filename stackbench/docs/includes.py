@@ -2,8 +2,9 @@
 
 Understood: MyST's ```{include} and ```{literalinclude} (with :start-after:, :end-before:, :start-line:,
 :end-line:, :lines: and :language:), MkDocs' snippets (`--8<-- "file"`, `--8<-- "file:start:end"`,
-`--8<-- "file:section"`), markdown-include's `{!file!}`, and VuePress's and VitePress's code imports
-(`@[code{2-9} python](./app.py)`, `<<< @/app.py#region`), shown as a fenced block of the file. Included files are
+`--8<-- "file:section"`), markdown-include's `{!file!}`, and VuePress's, VitePress's and FastAPI-family code imports
+(`@[code{2-9} python](./app.py)`, `<<< @/app.py#region`, `{* docs_src/app.py ln[3:9] *}`), shown as a fenced
+block of the file. Included files are
 looked up beside the page, then from the docs folder (which `@/` and `@source/` name), then from the project (the
 docs folder's parent: where MkDocs runs, the snippets' and markdown-include's default base path), and must lie
 inside the project; an include that cannot be read stays as it is. Every line of the result
@@ -23,6 +24,8 @@ SECTION_MARK = re.compile(r"--8<--\s*\[(start|end):([\w-]+)\]")
 # VuePress's `@[code{first-last} lang{highlight}](path)` and VitePress's `<<< path#region{highlight lang} [title]`.
 VUEPRESS_CODE = re.compile(r"^(\s*)@\[code(?:\{([\d-]*)\})?(?:\s+([\w+#.-]+))?[^\]]*\]\(\s*([^)\s]+)\s*\)\s*$")
 VITEPRESS_CODE = re.compile(r"^(\s*)<<<\s+([^\s#{\[]+)(?:#([\w-]+))?(?:\{([^}]*)\})?(?:\s*\[[^\]]*\])?\s*$")
+# FastAPI-family docs' `{* ../../docs_src/app.py ln[3:9] hl[4] *}`: the file (or its ln[first:last] lines) as code.
+CODE_INCLUDE = re.compile(r"^(\s*)\{\*\s*([^\s*]+)((?:\s+\w+\[[^\]]*\])*)\s*\*\}\s*$")
 REGION_MARK = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;)\s*#?(region|endregion)\b\s*([\w-]*)")
 
 
@@ -124,7 +127,7 @@ def unread_include(text: str) -> str | None:
 
 
 def _code_import(line: str) -> tuple[str, str, str, str] | None:
-    """A VuePress or VitePress code import: its indentation, the file, the language it names ("" for the file's
+    """A VuePress, VitePress or FastAPI-family code import: its indentation, the file, the language it names ("" for the file's
     own) and the part it shows (VuePress's `first-last` line range, VitePress's `#region` name prefixed with `#`)."""
     vuepress = VUEPRESS_CODE.match(line)
     if vuepress:
@@ -136,6 +139,11 @@ def _code_import(line: str) -> tuple[str, str, str, str] | None:
         # VitePress's braces hold the lines to highlight, then maybe a language (`{1,3 python}`, `{py}`).
         named = [word for word in (braces or "").replace(",", " ").split() if not re.fullmatch(r"[\d-]+", word)]
         return indent, target, named[-1] if named else "", f"#{region}" if region else ""
+    included = CODE_INCLUDE.match(line)
+    if included:
+        indent, target, options = included.groups()
+        lines = re.search(r"\bln\[(\d*):(\d*)\]", options)  # one range shown; several show the whole file
+        return indent, target, "", f"{lines.group(1)}-{lines.group(2)}" if lines else ""
     return None
 
 

@@ -299,13 +299,27 @@ def shell_segments(command: str) -> list[list[str]]:
 def split_shell_lines(block: str, console: bool = False) -> tuple[list[str], list[str]]:
     """Commands of a shell block, joining continuations, heredocs and unbalanced quotes. In console blocks
     only prompted lines ($ or >) are commands; the rest is expected output."""
-    commands, output, current, heredoc_end = [], [], "", None
+    transcript = console_transcript(block, console)
+    return [command for command, _ in transcript if command], [line for _, shown in transcript for line in shown]
+
+
+# A console transcript's narration (termynal-style `// now check the help`) and markup in shown output.
+NARRATION = re.compile(r"^//\s")
+OUTPUT_MARKUP = re.compile(r"</?(?:b|i|u|em|strong|span|font|kbd|code)\b[^>]*>", re.IGNORECASE)
+
+
+def console_transcript(block: str, console: bool = False) -> list[tuple[str, list[str]]]:
+    """A shell block as (command, the output shown under it) pairs in order; output shown before the first
+    command comes with an empty command. Narration lines and markup in the output are not what a reader sees
+    printed, so they are left out."""
+    transcript: list[tuple[str, list[str]]] = [("", [])]
+    current, heredoc_end = "", None
     for raw in block.splitlines():
         line = raw.rstrip()
         if heredoc_end is not None:
             current += "\n" + raw
             if line.strip() == heredoc_end:
-                commands.append(current)
+                transcript.append((current, []))
                 current, heredoc_end = "", None
             continue
         stripped = line.strip()
@@ -313,8 +327,9 @@ def split_shell_lines(block: str, console: bool = False) -> tuple[list[str], lis
             prompted = re.match(r"^(?:\$|%|>|❯|#\s*\$)\s+(.*)$", stripped)
             if console or block.lstrip().startswith(("$ ", "% ")):
                 if not prompted:
-                    if stripped:
-                        output.append(stripped)
+                    shown = OUTPUT_MARKUP.sub("", line).strip()
+                    if shown and not NARRATION.match(stripped):
+                        transcript[-1][1].append(shown)
                     continue
                 stripped = prompted.group(1)
             elif prompted:
@@ -335,11 +350,11 @@ def split_shell_lines(block: str, console: bool = False) -> tuple[list[str], lis
             shlex.split(current)
         except ValueError:
             continue
-        commands.append(current.strip())
+        transcript.append((current.strip(), []))
         current = ""
     if current.strip():
-        commands.append(current.strip())
-    return commands, output
+        transcript.append((current.strip(), []))
+    return transcript if transcript[0][1] else transcript[1:]
 
 
 def command_words(command: str) -> list[str]:

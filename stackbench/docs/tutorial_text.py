@@ -18,6 +18,14 @@ FILE_INTRO = re.compile(
     r"[^`\n]{0,60}`([^`\s]+)`[^`\n]{0,40}$",
     re.IGNORECASE,
 )
+# The sentence right after a block that tells the reader to save it: "Copy that to a file `main.py`", "Save this
+# code as `app.py`", "Put it in `hello.js`".
+SAVED_AFTER = re.compile(
+    r"^(?:Now,?\s+)?(?:copy|save|put|paste|write)\s+(?:that|this|it|the (?:code|file|example)(?: above)?|"
+    r"(?:this|that) (?:code|file|example))\s+(?:to|in|into|as)\s+(?:a\s+)?(?:new\s+)?(?:file\s+)?"
+    r"(?:called\s+|named\s+)?`([^`\s]+)`",
+    re.IGNORECASE,
+)
 APPEND_VERBS = {"add", "append", "insert", "paste"}
 UPDATE_VERBS = {"update", "edit", "modify", "change", "replace", "open", "in", "to"}
 # A path a shell accepts: folders and a file with an extension, or folders ending in a slash. Next.js-style

@@ -61,3 +61,25 @@ def test_of_sibling_sections_that_are_ways_to_one_end_only_the_first_or_the_linu
 
 def commands_of(content: str) -> list[str]:
     return [action.text for action in read_step({"contentForUser": content}).actions]
+
+
+def test_a_sentence_after_a_block_that_says_to_save_it_names_its_file():
+    step = {
+        "contentForUser": (
+            "The simplest program:\n\n```python\nprint('hi')\n```\n\nCopy that to a file `main.py`.\n\n"
+            "Run it:\n\n```console\n$ python main.py\nhi\n```\n\nSave this as `other.py` later, not the command."
+        ),
+        "operationsForAgent": "",
+    }
+    plan = read_step(step)
+    assert [(a.kind, a.path or a.text) for a in plan.actions] == [("file", "main.py"), ("command", "python main.py")]
+    assert plan.actions[1].expected_output == "hi"
+
+
+def test_each_command_of_a_console_transcript_expects_the_output_shown_under_it():
+    step = {
+        "contentForUser": "```console\n$ echo one\none\n\n// and then\n$ echo two\n<b>two</b>\n```\n",
+        "operationsForAgent": "",
+    }
+    plan = read_step(step)
+    assert [(a.text, a.expected_output) for a in plan.actions] == [("echo one", "one"), ("echo two", "two")]

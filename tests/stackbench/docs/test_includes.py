@@ -87,3 +87,18 @@ def test_a_snippet_is_also_looked_for_from_the_project_where_mkdocs_runs(tmp_pat
     expanded = expand(page, docs)
     assert expanded.text.split("\n")[:3] == ["```python", "print('made by the build')", "```"]
     assert expanded.origin(2).source == "../tools/report.py"
+
+
+def test_a_fastapi_style_code_include_from_the_project_becomes_a_fence_of_the_file_or_its_lines(tmp_path):
+    docs = tmp_path / "docs"
+    write(tmp_path, "docs_src/first/app.py", "import sys\n\n\ndef main():\n    print(sys.argv)\n")
+    page = write(
+        docs,
+        "tutorial/first.md",
+        "Whole:\n\n{* docs_src/first/app.py hl[4] *}\n\nSome lines:\n\n{* docs_src/first/app.py ln[4:5] hl[5] *}\n",
+    )
+    expanded = expand(page, docs)
+    lines = expanded.text.split("\n")
+    assert lines[2:9] == ["```python", "import sys", "", "", "def main():", "    print(sys.argv)", "```"]
+    assert lines[12:16] == ["```python", "def main():", "    print(sys.argv)", "```"]
+    assert expanded.origin(14).source == "../docs_src/first/app.py" and expanded.origin(14).line == 4

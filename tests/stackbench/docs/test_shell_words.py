@@ -1,5 +1,6 @@
 from stackbench.docs.shell_words import (
     command_words,
+    console_transcript,
     is_server_command,
     is_setup_only,
     looks_like_command,
@@ -59,6 +60,21 @@ def test_in_a_console_block_only_prompted_lines_are_commands():
     assert split_shell_lines("$ python --version\nPython 3.11.2\n", console=True) == (
         ["python --version"],
         ["Python 3.11.2"],
+    )
+
+
+def test_a_console_transcript_gives_each_command_the_output_under_it_without_narration_or_markup():
+    block = (
+        "$ python main.py\n\nHello World\n\n// Now check the help\n$ python main.py --help\n"
+        '<b>Usage: </b><font color="#A5A5A1">main.py [OPTIONS]</font>\n'
+    )
+    assert console_transcript(block, console=True) == [
+        ("python main.py", ["Hello World"]),
+        ("python main.py --help", ["Usage: main.py [OPTIONS]"]),
+    ]
+    assert split_shell_lines(block, console=True) == (
+        ["python main.py", "python main.py --help"],
+        ["Hello World", "Usage: main.py [OPTIONS]"],
     )
 
 
