@@ -162,7 +162,7 @@ class Folders:
 # A command that waited for a person at the keyboard: a prompt cut off by the closed input.
 INTERACTIVE = re.compile(
     r"Aborted!\s*$|EOFError: EOF when reading a line|Inappropriate ioctl for device|not a (?:tty|terminal)|"
-    r"requires an interactive|stdin is not a TTY|Cannot prompt|input device is not a TTY",
+    r"requires an interactive|stdin is not a TTY|Cannot prompt|input device is not a TTY|ERR_TTY_INIT_FAILED",
     re.IGNORECASE | re.MULTILINE,
 )
 
@@ -560,7 +560,7 @@ def _clarity(plan: StepPlan, outcomes: list[Outcome]) -> list[Finding]:
 
 def _missing_paths(plan: StepPlan, outcomes: list[Outcome], folders: Folders) -> list[Finding]:
     findings = []
-    for path in dict.fromkeys(plan.backticked_paths):
+    for path in dict.fromkeys(plan.paths_to_use):
         if path.startswith(("/", "~", "..")):
             continue
         if folders.exists(posixpath.join(folders.cwd, path)) or folders.exists(posixpath.join(folders.work, path)):
@@ -573,7 +573,8 @@ def _missing_paths(plan: StepPlan, outcomes: list[Outcome], folders: Folders) ->
             Finding(
                 "logical_flow",
                 "info",
-                f"The step names `{path}`, but no file of that name exists after following the steps so far.",
+                f"The step tells the reader to use `{path}`, but nothing of that name exists after following the steps "
+                "so far.",
                 f"Create `{path}` in an earlier step, or say where the reader gets it.",
                 f"Not found under the working folder after following this step (from `{folders.relative(folders.cwd)}`).",
                 f"path:{Path(path).name}",

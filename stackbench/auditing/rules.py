@@ -168,6 +168,7 @@ def follow_step(
             for o in outcomes
         ],
         "skipped_alternatives": plan.skipped_alternatives,
+        "illustrations": plan.illustrations,
         "environment_notes": history.environment_notes.get(number, []),
         "gaps": [f.gap_type for f in findings],
     }
@@ -263,8 +264,17 @@ def _fallback_for(action: Action, result: CommandResult, plan: StepPlan, history
 
 
 def _library_install(history: History) -> str:
-    pinned = f"{history.library}=={history.library_version}" if history.library_version else history.library
-    return f"python3 -m pip install --quiet {shlex.quote(pinned)}"
+    """The audited library installed the way its page installs it: from npm when the page gets it with npm,
+    npx or yarn, else from PyPI; at the audited version either way."""
+    name, version = history.library, history.library_version
+    from_npm = re.search(
+        rf"\b(?:npm\s+(?:install|i|add)|npx|yarn\s+(?:global\s+)?add|pnpm\s+add)\b[^\n`]*?\s{re.escape(name)}"
+        rf"(?:@[\w.^~-]+)?(?![\w./-])",
+        history.seen_text,
+    )
+    if from_npm:
+        return f"npm install --global --silent {shlex.quote(f'{name}@{version}' if version else name)}"
+    return f"python3 -m pip install --quiet {shlex.quote(f'{name}=={version}' if version else name)}"
 
 
 def _normalized(name: str) -> str:

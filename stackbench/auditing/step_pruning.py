@@ -7,10 +7,38 @@ import re
 from stackbench.docs.shell_words import command_words
 from stackbench.docs.tutorial_text import OPERATING_SYSTEMS, PLACEHOLDER, SUBHEADING, TAB, WAY_WORDS
 
+# Tab groups of other toolchains, one way per tab: VitePress's `::: code-group` (one fence per tab), PyMdown's
+# consecutive `/// tab | npm` blocks, Docusaurus's `<Tabs>` of `<TabItem>`s and sphinx-design's `{tab-set}`.
+CODE_GROUP = re.compile(r"^(\s*):{3,}\s*code-group\s*\n(.*?)^\1:{3,}\s*$", re.MULTILINE | re.DOTALL)
+FENCE_IN_GROUP = re.compile(r"^(\s*)(`{3,}|~{3,}).*?^\1\2\s*$", re.MULTILINE | re.DOTALL)
+PYMDOWN_TABS = re.compile(r"(?:^///\s*tab\s*\|.*?^///\s*$\n?(?:\s*\n)*)+", re.MULTILINE | re.DOTALL)
+PYMDOWN_TAB = re.compile(r"^///\s*tab\s*\|.*?\n(.*?)^///\s*$", re.MULTILINE | re.DOTALL)
+JSX_TABS = re.compile(r"^\s*<Tabs\b[^>]*>(.*?)^\s*</Tabs>\s*$", re.MULTILINE | re.DOTALL)
+JSX_TAB = re.compile(r"<TabItem\b[^>]*>(.*?)</TabItem>", re.DOTALL)
+SPHINX_TABS = re.compile(r"^(:{3,}|`{3,})\{tab-set(?:-code)?\}[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
+SPHINX_TAB = re.compile(
+    r"^(:{3,}|`{3,})\{tab-item\}[^\n]*\n(?:[ \t]*:[\w-]+:[^\n]*\n)*(.*?)^\1\s*$", re.MULTILINE | re.DOTALL
+)
+
+
+def first_of_tab_groups(markdown: str) -> str:
+    """The first tab of each group of the toolchains other than MkDocs (see first_tabs_only), as plain text."""
+
+    def first(pattern: re.Pattern[str], body: str, group: int) -> str:
+        tab = pattern.search(body)
+        return tab.group(group).strip("\n") + "\n" if tab else body
+
+    markdown = CODE_GROUP.sub(lambda m: first(FENCE_IN_GROUP, m.group(2), 0), markdown)
+    markdown = PYMDOWN_TABS.sub(lambda m: first(PYMDOWN_TAB, m.group(0), 1) + "\n", markdown)
+    markdown = JSX_TABS.sub(lambda m: first(JSX_TAB, m.group(1), 1), markdown)
+    return SPHINX_TABS.sub(lambda m: first(SPHINX_TAB, m.group(2), 2), markdown)
+
 
 def first_tabs_only(markdown: str) -> str:
     """MkDocs content tabs (`=== "npm"` then an indented body) offer one way per tab: the reader follows the
-    first tab of each group. Its body is dedented so its code reads as code; the other tabs are dropped."""
+    first tab of each group. Its body is dedented so its code reads as code; the other tabs are dropped. Tab
+    groups of other toolchains are read the same way."""
+    markdown = first_of_tab_groups(markdown)
     if "=== " not in markdown:
         return markdown
     lines, kept, index = markdown.split("\n"), [], 0

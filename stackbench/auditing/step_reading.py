@@ -37,14 +37,17 @@ from stackbench.docs.tutorial_text import (
     EXPECTED_OUTPUT,
     FILE_INTRO,
     HEDGED_OUTPUT,
+    HYPOTHETICAL_INTRO,
     INSTRUCTION_VERBS,
     LINK,
     LOCAL_URL,
     NOT_WORK,
     OPS_ITEM,
     OR_INTRO,
+    OUTPUT_INTRO,
     OUTPUT_LANGUAGES,
     PARAGRAPH_TARGET,
+    PATH_TO_USE,
     PROMPTED,
     PYTHON_LANGUAGES,
     RUN_INTRO,
@@ -53,6 +56,7 @@ from stackbench.docs.tutorial_text import (
     SHELL_LANGUAGES,
     STANDARD_ENV,
     TEMPLATE_INTRO,
+    TREE_DRAWING,
     UPDATE_VERBS,
     VAGUE_PHRASES,
     VERIFICATION_CUES,
@@ -87,8 +91,9 @@ class StepPlan:
     vague_phrases: list[str] = field(default_factory=list)
     has_instruction: bool = False
     unlinked_references: list[str] = field(default_factory=list)
-    backticked_paths: list[str] = field(default_factory=list)
+    paths_to_use: list[str] = field(default_factory=list)  # paths the text tells the reader to use
     skipped_alternatives: list[str] = field(default_factory=list)
+    illustrations: list[str] = field(default_factory=list)  # commands shown as a what-if, not as a step
     templates: list[str] = field(default_factory=list)
     operation_commands: list[str] = field(default_factory=list)
     urls: list[str] = field(default_factory=list)
@@ -200,8 +205,8 @@ def _read_content(content: str, plan: StepPlan) -> None:
                 last_runnable = None
             last_block = None
             last_paragraph = token.content
-            plan.backticked_paths += [
-                span for span in re.findall(r"`([^`\s]+)`", token.content) if is_file_path(span) and "." in span
+            plan.paths_to_use += [
+                span for span in PATH_TO_USE.findall(token.content) if is_file_path(span) and "." in span
             ]
             continue
         if token.type not in ("fence", "code_block"):
@@ -213,6 +218,17 @@ def _read_content(content: str, plan: StepPlan) -> None:
         if token.type == "code_block" and not body.lstrip().startswith(("$ ", "% ")):
             last_paragraph = ""
             continue  # an indented block without prompts is a listing (options, output), not something to type
+        intro = last_paragraph.strip()
+        if language not in PYTHON_LANGUAGES and (TREE_DRAWING.search(body) or OUTPUT_INTRO.search(intro)):
+            # What the reader will see (a tree of files, a server's banner), whatever the fence says.
+            if last_runnable is not None and last_runnable.expected_output is None and not TREE_DRAWING.search(body):
+                last_runnable.expected_output = None if _hedged(parsed, position) else body.strip()
+            last_paragraph, last_runnable = "", None
+            continue
+        if HYPOTHETICAL_INTRO.match(intro):
+            plan.illustrations.append(first_line(body))
+            last_paragraph, last_runnable = "", None
+            continue
         introduced_as_way = bool(ALTERNATIVE_INTRO.match(last_paragraph.strip()))
         alternative = (introduced_as_way and ways_taken > 0) or OR_INTRO.match(last_paragraph)
         path, how = _file_target(info, last_paragraph, body)

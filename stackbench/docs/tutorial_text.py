@@ -62,6 +62,28 @@ HEDGED_OUTPUT = re.compile(
     r"depending on your|may (?:differ|vary)|will (?:differ|vary))",
     re.IGNORECASE,
 )
+# A paragraph that introduces what the reader will see ("This is what should be output if successful:"): the
+# block after it is output, whatever its fence says.
+OUTPUT_INTRO = re.compile(
+    r"\b(?:output|you should see|you(?:'ll| will) see|(?:is|are) printed|prints|looks? like|result is)\b[^.:]*:\s*$",
+    re.IGNORECASE,
+)
+# A paragraph that shows a command as a what-if ("If you go to your terminal and type:", "Suppose you run:"):
+# an illustration of an idea, not a step; "If you haven't already, install…" is a step.
+HYPOTHETICAL_INTRO = re.compile(
+    r"^(?:if|suppose|imagine|say)\s+you\b(?![^.:]*\b(?:haven't|have not|don't|do not|not already|need|want)\b)"
+    r"[^.]*:\s*$",
+    re.IGNORECASE,
+)
+# A path the reader is told to use ("open `config.toml`", "cd into `my-app`", "run `./build.sh`"): one that
+# does not exist when they get there is a gap; a path the text only talks about is not.
+PATH_TO_USE = re.compile(
+    r"\b(?:open|edit|modify|run|execute|load|source|read|update|change|cd(?:\s+into)?|navigate\s+to|go\s+to|"
+    r"enter|import|inside)\b[^.`\n]{0,40}`([^`\s]+)`",
+    re.IGNORECASE,
+)
+# A file tree drawn with box characters: a listing to compare with, never commands.
+TREE_DRAWING = re.compile(r"^\s*(?:[│|]\s*)*[├└]──?", re.MULTILINE)
 RUN_INTRO = re.compile(r"(?:\b(?:run|execute|type|enter|invoke|use)\b|\bcommand\b)[^.]*:\s*$", re.IGNORECASE)
 PROMPTED = re.compile(r"^\s*(?:\$|%|>>>|❯)\s")
 PARAGRAPH_TARGET = re.compile(r"\b(?:to|in|into|inside) (?:your|the|a) `([^`\s]+)`(?: file)?", re.IGNORECASE)

@@ -269,3 +269,16 @@ def test_the_audited_library_a_command_cannot_import_is_installed_at_its_version
     assert (gap.gap_type, gap.severity) == ("prerequisite", "warning")
     assert "Fixed by `python3 -m pip install --quiet six==1.16.0` to go on" in gap.description
     assert _execution_log(result)[0]["actions"][-1]["output_tail"].splitlines()[-1] == "1.16.0"
+
+
+def test_the_audited_library_is_installed_from_the_registry_its_page_installs_it_from():
+    from stackbench.auditing.gap_rules import History
+    from stackbench.auditing.rules import _library_install
+
+    npm = History(seen_text="Install it with `npm install --global http-server`.", library="http-server")
+    npm.library_version = "14.1.1"
+    assert _library_install(npm) == "npm install --global --silent http-server@14.1.1"
+    npx = History(seen_text="Run it:\n\n    npx http-server@latest ./public\n", library="http-server")
+    assert _library_install(npx).startswith("npm install --global")
+    pypi = History(seen_text="pip install hatch, then hatch new", library="hatch", library_version="1.16.5")
+    assert _library_install(pypi) == "python3 -m pip install --quiet hatch==1.16.5"

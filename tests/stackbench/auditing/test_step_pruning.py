@@ -22,3 +22,16 @@ def test_a_shell_block_of_one_way_per_tool_keeps_the_first_and_names_the_others(
 def test_a_placeholder_is_explained_when_the_prose_says_what_to_put_there():
     prose = "Replace <your key> with the key from your account."
     assert placeholders("curl -H 'X: <your key>' -d YOUR_TOKEN", prose) == [("<your key>", True), ("YOUR_TOKEN", False)]
+
+
+def test_the_first_tab_of_vitepress_pymdown_docusaurus_and_sphinx_design_groups_is_the_way_read():
+    markdown = (
+        "Install:\n\n::: code-group\n\n```sh [npm]\n$ npm add -D site\n```\n\n```sh [pnpm]\n$ pnpm add -D site\n```\n\n"
+        ":::\n\nThen:\n\n/// tab | pip\n```bash\npip install x\n```\n///\n\n/// tab | uv\n```bash\nuv add x\n```\n"
+        '///\n\nAfter:\n\n<Tabs>\n<TabItem value="npm">\n\n```bash\nnpm i a\n```\n\n</TabItem>\n'
+        '<TabItem value="yarn">\n\n```bash\nyarn add a\n```\n\n</TabItem>\n</Tabs>\n\n'
+        "::::{tab-set}\n:::{tab-item} pip\n:sync: pip\n```bash\npip install y\n```\n:::\n"
+        ":::{tab-item} conda\n```bash\nconda install y\n```\n:::\n::::\nEnd.\n"
+    )
+    kept = [line for line in first_tabs_only(markdown).splitlines() if line.startswith(("$", "pip", "npm"))]
+    assert kept == ["$ npm add -D site", "pip install x", "npm i a", "pip install y"]

@@ -7,7 +7,7 @@ def test_files_are_named_as_readers_name_them_brackets_and_fence_titles_included
             "Create `app/artist/[username]/page.tsx`:\n\n```tsx\nexport default 1\n```\n\n"
             "Copy that to a file `main.py`:\n\n```python\nprint(1)\n```\n\n"
             '```python title="example.py"\nprint(2)\n```\n\n'
-            "Use `str.format` or `Promise.all` as you like."
+            "Use `str.format` or `Promise.all` as you like; then open `settings/app.toml`; `other.md` explains more."
         ),
         "operationsForAgent": "",
     }
@@ -17,7 +17,7 @@ def test_files_are_named_as_readers_name_them_brackets_and_fence_titles_included
         ("file", "main.py"),
         ("file", "example.py"),
     ]
-    assert plan.backticked_paths == ["app/artist/[username]/page.tsx", "main.py"]
+    assert plan.paths_to_use == ["settings/app.toml"]
 
 
 def test_only_the_first_content_tab_is_read():
@@ -83,3 +83,20 @@ def test_each_command_of_a_console_transcript_expects_the_output_shown_under_it(
     }
     plan = read_step(step)
     assert [(a.text, a.expected_output) for a in plan.actions] == [("echo one", "one"), ("echo two", "two")]
+
+
+def test_trees_banners_after_an_output_intro_and_what_if_commands_are_not_run():
+    step = {
+        "contentForUser": (
+            "If you go to your terminal and type:\n\n```bash\nls ./myproject\n```\n\n"
+            "If you haven't already, install it:\n\n```bash\npip install demo\n```\n\n"
+            "Start it:\n\n```sh\ndemo serve\n```\n\nThis is what should be output if successful:\n\n"
+            "```sh\nStarting up demo\nCORS: disabled\n```\n\nThe folder then looks like this:\n\n"
+            "```\n.\n├─ docs\n│  └─ index.md\n└─ package.json\n```\n"
+        ),
+        "operationsForAgent": "",
+    }
+    plan = read_step(step)
+    assert [a.text for a in plan.actions] == ["pip install demo", "demo serve"]
+    assert plan.actions[1].expected_output == "Starting up demo\nCORS: disabled"
+    assert plan.illustrations == ["ls ./myproject"]
