@@ -245,7 +245,7 @@ def audit(
     except AuditError as exc:
         raise CommandError(f"the audit could not run: {exc}") from None
     print(
-        f"\n{result.completed_steps}/{result.total_steps} steps followed in {result.duration_seconds:.1f} s; "
+        f"\n{result.completed_steps}/{result.total_steps} steps completed in {result.duration_seconds:.1f} s; "
         f"{len(result.gaps)} gaps; {'success' if result.success else 'not a success'}"
     )
     table = _table(

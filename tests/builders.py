@@ -301,7 +301,13 @@ def logged_in(user):
 
 
 def audit_result(
-    walkthrough_id="wt_kv_quickstart", started="2026-11-01T10:00:00Z", gaps=(), library="sqlite3", total=5, completed=5
+    walkthrough_id="wt_kv_quickstart",
+    started="2026-11-01T10:00:00Z",
+    gaps=(),
+    library="sqlite3",
+    total=5,
+    completed=5,
+    execution_log="",
 ):
     """An audit result as the existing tool chain writes it; gaps are (step, title, type, severity, description)."""
     return AuditResult(
@@ -318,6 +324,7 @@ def audit_result(
             Gap(step_number=s, step_title=t, gap_type=g, severity=v, description=d, timestamp=started)
             for s, t, g, v, d in gaps
         ],
+        execution_log=execution_log,
     )
 
 

@@ -4,6 +4,7 @@ example results; a batch groups the runs started together.
 Past 500 lines, on purpose: a run and its findings are one noun here (a run counts its gaps and failing examples,
 a gap or result records itself on its run); split, the two modules would import each other."""
 
+import json
 import secrets
 from datetime import timedelta
 from pathlib import Path
@@ -16,6 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from stackbench.formats.results import EXAMPLE_SEVERITY
+from stackbench.formats.results import AuditResult as AuditResultFormat
 from stackbench.formats.results import ExampleResult as ExampleResultFormat
 from stackbench.formats.results import ValidationResult as ValidationResultFormat
 from stackbench.formats.walkthrough import GAP_SEVERITY
@@ -396,6 +398,28 @@ class Run(models.Model):
         )
         self.refresh_from_db()
         return updated == 1
+
+    def step_records(self) -> list[dict]:
+        """How far the audit really got, step by step, from its audit file's execution log: each step's number,
+        title, status ("done", "partly done") and what it left undone. Empty when the auditor kept no such
+        record (the Claude agent, an imported file from older tools) or the file is unreadable."""
+        if self.kind != RunKind.AUDIT or self.walkthrough is None:
+            return []
+        path = self.output_file(f"{self.walkthrough.walkthrough_id}_audit.json")
+        try:
+            log = json.loads(AuditResultFormat.model_validate_json(path.read_bytes()).execution_log) if path else []
+        except (OSError, ValueError):
+            return []
+        return [
+            {
+                "number": record.get("step_number"),
+                "title": record.get("title", ""),
+                "status": record["status"],
+                "not_done": record.get("not_done", []),
+            }
+            for record in log
+            if isinstance(record, dict) and record.get("status") in ("done", "partly done")
+        ]
 
     def gaps_by_step(self, hide_quiet: bool = False):
         """Gaps grouped by step, each with its problem (for its triage state); without the quieted ones (false

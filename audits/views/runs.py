@@ -118,6 +118,7 @@ def _run_page_context(run: Run, hide_quiet: bool = False) -> dict:
         **run_findings(run, hide_quiet),
         "triage_states": HAND_TRIAGE_STATES,
         **_read_logs(run),
+        "step_records": [] if run.is_active else run.step_records(),
         "comparison": None if run.is_active else compare_runs(run, run.previous_run),
         "docs_diff": None if run.is_active else docs_diff(run),
     }

@@ -184,11 +184,14 @@ def write_audit_result(
     total_steps: int,
     title: str,
     execution_log: list,
+    completed: int | None = None,
 ) -> AuditResult:
     """The audit file, from the session file's gaps and progress (as the spec says), validated and
-    written atomically."""
+    written atomically. An auditor that knows which steps it completed (every action done as the page says)
+    gives their number; otherwise the steps the session went through count."""
     gaps = session.gaps if session else []
-    completed = session.completed_steps if session else 0
+    if completed is None:
+        completed = session.completed_steps if session else 0
     total = session.total_steps if session and session.total_steps else total_steps
     failed, success = audit_outcome(total, completed, gaps)
     finished = utcnow()

@@ -8,6 +8,7 @@ One module over 500 lines, on purpose: it is the one rule book, every rule readi
 history and folders and returning Findings; the largest rule (why a command failed) is read beside the others
 that decide which findings a step keeps."""
 
+import ast
 import posixpath
 import re
 from collections.abc import Sequence
@@ -88,6 +89,26 @@ class History:
     blocking: list[tuple[int, str, str]] = field(default_factory=list)
     environment_notes: dict[int, list[str]] = field(default_factory=dict)
     current_step: int = 0
+    # The Python files the reader wrote, with the functions and classes each defines: a later block without a
+    # file name that defines the same ones is that file's next version (a tutorial growing `main.py`).
+    python_files: dict[str, set[str]] = field(default_factory=dict)
+
+    def file_written(self, path: str, code: str) -> None:
+        if path.endswith(".py"):
+            self.python_files[path] = functions_and_classes(code)
+
+    def next_version_of(self, code: str) -> str | None:
+        """The file the reader wrote that this unnamed block is a new version of, if any (the latest one): a whole
+        program (it imports or runs something, not a lone signature shown to explain it) defining the same
+        functions or classes."""
+        try:
+            body = ast.parse(code).body
+        except SyntaxError:
+            return None
+        if not any(not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for node in body):
+            return None
+        names = functions_and_classes(code)
+        return next((path for path, defined in reversed(self.python_files.items()) if names & defined), None)
 
     def remember(self, step: dict, plan: StepPlan, outcomes: list[Outcome], findings: Sequence["Finding"] = ()) -> None:
         self.seen_text += "\n" + (step.get("title") or "") + "\n" + plan.reader_text
@@ -119,6 +140,15 @@ class History:
 
 # The gaps whose key names what they leave missing: a later failure that names it is their consequence.
 EVIDENCE_KEYS = ("tool:", "module:", "path:", "name:", "env:")
+
+
+def functions_and_classes(code: str) -> set[str]:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set()
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return {node.name for node in tree.body if isinstance(node, kinds)}
 
 
 def _short(command: str, limit: int = 80) -> str:

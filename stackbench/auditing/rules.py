@@ -89,7 +89,8 @@ async def audit_with_rules(request: AuditRequest, observer: AuditObserver) -> Au
             log.line("audit cancelled" if cancelled else "audit finished")
         finally:
             log.close()
-    result = write_audit_result(request, started, follower.poll(), total, title, execution_log)
+    done = sum(1 for record in execution_log if record["status"] == "done")
+    result = write_audit_result(request, started, follower.poll(), total, title, execution_log, completed=done)
     if cancelled:
         raise AuditCancelled("the audit was cancelled")
     return result
@@ -110,6 +111,12 @@ def follow_step(
     plan = read_step(step, path_for_lookup=terminal.env["PATH"])
     outcomes: list[Outcome] = []
     unexplained = {placeholder for placeholder, _ in plan.placeholders}
+    for action in plan.actions:
+        if action.kind == "python" and action.mode == "exec" and action.source == "content":
+            earlier = history.next_version_of(action.text)
+            if earlier is not None:
+                # The program the reader saved, grown: they put the new version in the same file.
+                action.kind, action.path, action.expected_output = "file", earlier, None
     after_placeholder = False
     for index, action in enumerate(plan.actions):
         if observer.should_stop():
@@ -141,6 +148,8 @@ def follow_step(
             outcomes.append(Outcome(action, result, replaced_by=fallback.text))
             action, result = fallback, _perform_logged(fallback, terminal, number, log, observer)
         outcomes.append(Outcome(action, result))
+        if action.kind == "file" and action.path and result.ok:
+            history.file_written(action.path, action.text)
         if not result.ok and _later_actions_need(action):
             break
 
@@ -152,9 +161,17 @@ def follow_step(
     folders = Folders(terminal.sandbox.files, terminal.sandbox.work, terminal.cwd)
     findings = assess_step(step, plan, outcomes, history, folders)
     history.remember(step, plan, outcomes, findings)
+    not_done = [
+        f"{_short_action(o.action)}: {o.skipped or f'failed (exit {o.run.exit_code})'}"
+        for o in outcomes
+        if o.skipped or o.failed
+    ]
     record = {
         "step_number": number,
         "title": step.get("title", ""),
+        # Done: every action ran and ended as the page says; partly done: the ones listed did not.
+        "status": "partly done" if not_done else "done",
+        "not_done": not_done,
         "actions": [
             {
                 "kind": o.action.kind,
@@ -173,6 +190,12 @@ def follow_step(
         "gaps": [f.gap_type for f in findings],
     }
     return findings, record
+
+
+def _short_action(action: Action) -> str:
+    if action.path:
+        return f"write `{action.path}`"
+    return f"`{action.text.strip().splitlines()[0][:80]}`" if action.text.strip() else "an empty action"
 
 
 def _later_actions_need(action: Action) -> bool:

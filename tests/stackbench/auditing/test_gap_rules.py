@@ -312,7 +312,7 @@ def test_a_later_failure_that_names_what_a_blocking_gap_left_missing_points_to_i
     )
     assert gaps == [(1, "logical_flow", "critical"), (2, "execution_error", "info")]
     assert result.gaps[1].description.startswith("A consequence of step 1 (`settings.toml` is used here")
-    assert result.completed_steps == 3
+    assert (result.total_steps, result.completed_steps) == (3, 0), "each step was followed, none completed"
 
 
 def test_a_later_failure_that_names_nothing_an_earlier_gap_left_missing_is_its_own_gap(audit):

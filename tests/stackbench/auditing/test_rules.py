@@ -21,7 +21,11 @@ def test_the_kv_quickstart_gets_exactly_the_expected_gaps(kv_walkthrough_path, s
         assert set(gap_types) <= found, f"step {step}: {found}"
     for step in expected["clean_steps"]:
         assert not [g for g in result.gaps if g.step_number == step and g.severity in ("critical", "warning")]
-    assert (result.total_steps, result.completed_steps, result.failed_steps, result.success) == (5, 5, 0, False)
+    # Step 3 reads a file no step made: followed, but not completed.
+    assert (result.total_steps, result.completed_steps, result.failed_steps, result.success) == (5, 4, 1, False)
+    records = json.loads(result.execution_log)
+    assert [r["status"] for r in records] == ["done", "done", "partly done", "done", "done"]
+    assert records[2]["not_done"][0].endswith("failed (exit 1)")
 
 
 def test_the_audit_writes_the_spec_files(kv_walkthrough_path, tmp_path):
@@ -282,3 +286,32 @@ def test_the_audited_library_is_installed_from_the_registry_its_page_installs_it
     assert _library_install(npx).startswith("npm install --global")
     pypi = History(seen_text="pip install hatch, then hatch new", library="hatch", library_version="1.16.5")
     assert _library_install(pypi) == "python3 -m pip install --quiet hatch==1.16.5"
+
+
+def test_an_unnamed_block_that_grows_the_program_the_reader_saved_goes_in_the_same_file(make_walkthrough, tmp_path):
+    first = "import sys\n\n\ndef main():\n    print('hello')\n\n\nmain()\n"
+    grown = "import sys\n\n\ndef main():\n    print('hello', sys.argv[1])\n\n\nmain()\n"
+    path = make_walkthrough(
+        [
+            (
+                "Start",
+                f"```python\n{first}```\n\nCopy that to a file `main.py`.\n\n```console\n$ python3 main.py\nhello\n```\n",
+                "",
+            ),
+            (
+                "Grow",
+                f"Now take a name:\n\n```python\n{grown}```\n\n```console\n$ python3 main.py Ada\nhello Ada\n```\n",
+                "",
+            ),
+            ("Explain", "The function's shape:\n\n```python\ndef main():\n    pass\n```\n\nThat is all.", ""),
+        ],
+        name="wt_grows",
+    )
+    result = run_audit(audit_request(path, tmp_path, "demo", "1.0"))
+    assert [g for g in result.gaps if g.severity in ("critical", "warning")] == []
+    steps = _execution_log(result)
+    assert [(a["kind"], a["command"]) for a in steps[1]["actions"]] == [
+        ("file", "main.py"),
+        ("command", "python3 main.py Ada"),
+    ]
+    assert steps[2]["actions"][0]["kind"] == "python", "a lone signature is not a new version of the program"
