@@ -153,7 +153,7 @@ def follow_step(
         if not result.ok and _later_actions_need(action):
             break
 
-        if action.kind == "background":
+        if action.kind == "background" or result.became_server:
             checks = _check_server(action, plan, terminal, number, log, observer)
             outcomes += checks
             if any(check.failed for check in checks):
@@ -339,7 +339,7 @@ def _perform(action: Action, terminal: Terminal, step_number: int) -> CommandRes
         return terminal.request(action.text)
     if action.kind == "python":
         return terminal.run_python(action.text, f"<step {step_number}>", mode=action.mode)
-    return terminal.run(action.text)
+    return terminal.run(action.text, servers=True)
 
 
 def _write_file(action: Action, terminal: Terminal) -> CommandResult:

@@ -34,6 +34,7 @@ class CommandResult:
     names: list[str] = field(default_factory=list)
     process_limit: bool = False
     disk_limit: bool = False
+    became_server: bool = False  # run in the foreground, it turned out to be a server (see Terminal.run)
 
     @property
     def ok(self) -> bool:
@@ -96,8 +97,10 @@ class Terminal:
         _type_into(shell, f"[ -f {restore} ] && source {restore} 2>/dev/null\n")
         return shell
 
-    def run(self, command: str, timeout: float | None = None) -> CommandResult:
-        """Run one command in the shell session, as if typed; stdin is /dev/null so prompts get EOF."""
+    def run(self, command: str, timeout: float | None = None, servers: bool = False) -> CommandResult:
+        """Run one command in the shell session, as if typed; stdin is /dev/null so prompts get EOF. With
+        servers, a command still running after SERVER_SECONDS that has announced a local address is a server,
+        whatever its name: it is started again in the background, where it keeps running for the next steps."""
         shell = self.shell
         if shell is None or shell.popen.poll() is not None:
             shell = self._start_shell()
@@ -116,7 +119,15 @@ class Terminal:
             self._start_shell()
             return self.run(command, timeout)
         capture, status, cwd = OutputCapture(self.limits.output_bytes), None, None
-        outcome = self._read_until(shell.popen, capture, end, watch)
+        outcome = self._read_until(shell.popen, capture, end, watch, servers)
+        if outcome == "server":
+            self._kill_shell()
+            self.stop_servers()
+            started = self.start_background(command)
+            started.output = capture.text()[0] + "\n[it kept running and announced an address: a server; started "
+            started.output += "again in the background]\n" + started.output
+            started.became_server = True
+            return started
         if outcome == "done":
             recent = bytes(capture.recent)
             position = recent.rfind(end)
@@ -149,7 +160,9 @@ class Terminal:
             disk_limit=outcome == "disk_limit",
         )
 
-    def _read_until(self, process: subprocess.Popen[bytes], capture: OutputCapture, end: bytes, watch: Watch) -> str:
+    def _read_until(
+        self, process: subprocess.Popen[bytes], capture: OutputCapture, end: bytes, watch: Watch, servers: bool = False
+    ) -> str:
         assert process.stdout is not None, "the shell's output is a pipe (_start_shell)"
         selector = selectors.DefaultSelector()
         selector.register(process.stdout, selectors.EVENT_READ)
@@ -159,6 +172,12 @@ class Terminal:
                 stop = watch.interruption()
                 if stop:
                     return stop
+                if (
+                    servers
+                    and time.monotonic() - watch.started > SERVER_SECONDS
+                    and SERVING.search(bytes(capture.recent).decode("utf-8", "replace"))
+                ):
+                    return "server"
                 if not selector.select(timeout=0.1):
                     continue
                 chunk = os.read(fd, 65536)
@@ -332,6 +351,13 @@ def _type_into(shell: Spawned, text: str) -> None:
 
 ENVIRONMENT_LIMIT = 1024**2  # the reader's variables, dumped by env -0
 REPLY_LIMIT = 1024**2  # the Python driver's reply: an error and the names a snippet defined
+SERVER_SECONDS = 5.0  # a command still running this long after announcing an address is serving
+# What a server prints once it listens: a local address, or the words servers use for it.
+SERVING = re.compile(
+    r"https?://(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1?\])(?::\d+)|\b(?:listening|serving|running) (?:on|at)\b|"
+    r"\bAvailable on:",
+    re.IGNORECASE,
+)
 ANNOUNCED_URL = re.compile(r"https?://(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1?\])(?::\d+)?/?[^\s\x1b'\"]*")
 REQUEST_SCRIPT = """
 import sys, time, urllib.error, urllib.request

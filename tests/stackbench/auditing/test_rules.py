@@ -6,6 +6,7 @@ import pytest
 from stackbench.auditing.common import AuditObserver
 from stackbench.auditing.rules import AuditCancelled
 from stackbench.auditing.run import run_audit
+from stackbench_site.configuration import sandbox_settings
 from tests.builders import audit_request, sandbox_processes, wait_for
 
 
@@ -315,3 +316,27 @@ def test_an_unnamed_block_that_grows_the_program_the_reader_saved_goes_in_the_sa
         ("command", "python3 main.py Ada"),
     ]
     assert steps[2]["actions"][0]["kind"] == "python", "a lone signature is not a new version of the program"
+
+
+def test_a_command_that_keeps_running_and_announces_an_address_is_a_server_whatever_its_name(
+    make_walkthrough, tmp_path
+):
+    serve = (
+        "python3 -c \"import http.server as h; print('listening on http://localhost:8124', flush=True); "
+        "h.HTTPServer(('127.0.0.1', 8124), h.SimpleHTTPRequestHandler).serve_forever()\""
+    )
+    path = make_walkthrough(
+        [
+            ("Serve", f"```bash\necho hello > hello.txt\n{serve}\n```\n\nOpen http://localhost:8124/hello.txt.", ""),
+            ("Next", "```bash\necho next\n```\n\nIt prints `next`.", ""),
+        ],
+        name="wt_unnamed_server",
+    )
+    started = time.monotonic()
+    result = run_audit(audit_request(path, tmp_path, "demo", "1.0", sandbox=sandbox_settings(timeout=120)))
+    assert time.monotonic() - started < 60, "not waited out to the time limit"
+    assert [g for g in result.gaps if g.severity in ("critical", "warning")] == []
+    first = _execution_log(result)[0]["actions"]
+    assert first[-1]["kind"] == "request" and first[-1]["exit_code"] == 0 and "hello" in first[-1]["output_tail"]
+    assert "a server; started again in the background" in first[1]["output_tail"]
+    assert result.completed_steps == 2
