@@ -183,14 +183,20 @@ def differing_line(expected: str, actual: str) -> tuple[str, str] | None:
     return None
 
 
+# The borders of a panel or table a terminal library draws to the terminal's width: the page's were drawn at
+# its author's width, so only the text inside them is compared.
+BOX_DRAWING = re.compile(r"[\u2500-\u257f]+")
+
+
 def missing_lines(expected: str, actual: str) -> list[str]:
     """The lines a command's documented output shows that its output lacks. Docs often show only part of a
     command's output, so each shown line is looked for anywhere; values that change from run to run are masked,
-    version numbers are not (an outdated version is what this is for)."""
-    printed = _masked(re.sub(r"\s+", " ", strip_ansi(actual)))
+    version numbers are not (an outdated version is what this is for). Box borders are left out (see
+    BOX_DRAWING)."""
+    printed = _masked(re.sub(r"\s+", " ", BOX_DRAWING.sub(" ", strip_ansi(actual))))
     missing = []
     for line in strip_ansi(expected).splitlines():
-        shown = re.sub(r"\s+", " ", line.strip())
+        shown = re.sub(r"\s+", " ", BOX_DRAWING.sub(" ", line).strip())
         if not shown or shown in ("...", "…"):
             continue
         parts = [part.strip() for part in re.split(r"\.\.\.|…", _masked(shown)) if part.strip()]

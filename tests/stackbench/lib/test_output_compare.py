@@ -1,6 +1,12 @@
 import pytest
 
-from stackbench.lib.output_compare import compare, differing_line, form_shown, same_lines_in_another_order
+from stackbench.lib.output_compare import (
+    compare,
+    differing_line,
+    form_shown,
+    missing_lines,
+    same_lines_in_another_order,
+)
 
 
 @pytest.mark.parametrize(
@@ -158,3 +164,14 @@ def test_a_varying_value_is_in_the_runs_form_whatever_its_numbers_and_not_when_a
     assert form_shown("datetime.datetime(2024, 7, 4, 10, 36, 56, tzinfo=datetime.timezone.utc)", runs)
     assert not form_shown("datetime.datetime(2017, 6, 30, 8, 51, 22)", runs), "the runs' time zone is missing"
     assert form_shown("<ULID('01BJQMF54D093DXEAWZ6JYRPAQ')>", ["<ULID('01K9X3')>", "<ULID('01K9X4')>"])
+
+
+def test_a_panel_drawn_at_another_width_shows_the_same_lines_and_a_changed_word_does_not():
+    shown = "╭─ Options ──────────────╮\n│ --help  Show this message and exit. │\n╰────────────────────────╯\n"
+    printed = (
+        "╭─ Options ─────────────────────────────────────────╮\n"
+        "│ --help          Show this message and exit.        │\n"
+        "╰───────────────────────────────────────────────────╯\n"
+    )
+    assert missing_lines(shown, printed) == []
+    assert missing_lines(shown, printed.replace("exit", "quit")) == ["│ --help  Show this message and exit. │"]
