@@ -93,6 +93,17 @@ class History:
     # file name that defines the same ones is that file's next version (a tutorial growing `main.py`).
     python_files: dict[str, set[str]] = field(default_factory=dict)
 
+    def library_from_npm(self, also_seen: str = "") -> bool:
+        """Whether the page (so far, and also_seen) gets its library from npm (with npm, npx, yarn or pnpm):
+        Node's tools are then what its reader is assumed to have, as Python's are for a PyPI library."""
+        return bool(self.library) and bool(
+            re.search(
+                r"\b(?:npm\s+(?:install|i|add)|npx|yarn\s+(?:global\s+)?add|pnpm\s+add)\b[^\n`]*?\s"
+                rf"{re.escape(self.library)}(?:@[\w.^~-]+)?(?![\w./-])",
+                self.seen_text + "\n" + also_seen,
+            )
+        )
+
     def file_written(self, path: str, code: str) -> None:
         if path.endswith(".py"):
             self.python_files[path] = functions_and_classes(code)
@@ -138,6 +149,7 @@ class History:
         return None
 
 
+NODE_TOOLS = frozenset({"node", "npm", "npx"})
 # The gaps whose key names what they leave missing: a later failure that names it is their consequence.
 EVIDENCE_KEYS = ("tool:", "module:", "path:", "name:", "env:")
 
@@ -412,7 +424,12 @@ def assess_step(
             for o in ran
             if o.action.kind == "background"
             or (o.action.kind == "python" and o.action.mode == "exec" and not defines_only(o.action.text))
-            or (o.action.kind == "command" and not is_setup_only(o.action.text))
+            # An install says itself whether it worked (it fails loudly); other commands may not.
+            or (
+                o.action.kind == "command"
+                and not is_setup_only(o.action.text)
+                and not INSTALL_COMMAND.search(o.action.text)
+            )
         ]
         if effective and not plan.has_verification:
             findings.append(
@@ -433,6 +450,7 @@ def assess_step(
         for tool in command_words(outcome.action.text):
             if (
                 tool in BASELINE_TOOLS
+                or (tool in NODE_TOOLS and history.library_from_npm(plan.reader_text))
                 or "/" in tool
                 or tool in history.reported_tools
                 or tool in defined

@@ -290,12 +290,7 @@ def _library_install(history: History) -> str:
     """The audited library installed the way its page installs it: from npm when the page gets it with npm,
     npx or yarn, else from PyPI; at the audited version either way."""
     name, version = history.library, history.library_version
-    from_npm = re.search(
-        rf"\b(?:npm\s+(?:install|i|add)|npx|yarn\s+(?:global\s+)?add|pnpm\s+add)\b[^\n`]*?\s{re.escape(name)}"
-        rf"(?:@[\w.^~-]+)?(?![\w./-])",
-        history.seen_text,
-    )
-    if from_npm:
+    if history.library_from_npm():
         return f"npm install --global --silent {shlex.quote(f'{name}@{version}' if version else name)}"
     return f"python3 -m pip install --quiet {shlex.quote(f'{name}=={version}' if version else name)}"
 

@@ -104,8 +104,10 @@ def test_exported_variables_carry_over_and_count_as_set(audit):
     assert gaps == []
 
 
-def test_no_way_to_verify_is_a_completeness_info(audit):
-    gaps, result = audit([("Run", "```bash\npython3 -c 'print(42)'\n```", "")])
+def test_no_way_to_verify_is_a_completeness_info_unless_the_command_is_an_install(audit):
+    gaps, result = audit(
+        [("Run", "```bash\npython3 -c 'print(42)'\n```", ""), ("Install", "```bash\npip install --help\n```", "")]
+    )
     assert gaps == [(1, "completeness", "info")]
     assert "42" in result.gaps[0].context
 
@@ -373,3 +375,16 @@ def test_a_command_that_cannot_open_a_terminal_is_a_question_the_page_leaves_una
     gaps, result = audit([("Init", f'```bash\npython3 -c "{code}"\n```\n\nIt asks a few questions.', "")])
     assert gaps == [(1, "clarity", "info")]
     assert "asks questions the page does not answer" in result.gaps[0].description
+
+
+def test_nodes_tools_are_assumed_on_the_page_of_a_library_it_gets_from_npm(make_walkthrough, tmp_path):
+    def gaps_of(text):
+        path = make_walkthrough([("Check", text, "")], name=f"wt_node_{len(text)}")
+        result = run_audit(audit_request(path, tmp_path / str(len(text)), "demo-cli", "1.0"))
+        return [(g.gap_type, g.severity) for g in result.gaps]
+
+    assert (
+        gaps_of("Run it with `npx demo-cli`. First:\n\n```bash\nnpm --version\n```\n\nIt prints a version number.")
+        == []
+    )
+    assert gaps_of("First:\n\n```bash\nnpm --version\n```\n\nIt prints a version number.") == [("prerequisite", "info")]
