@@ -401,7 +401,7 @@ class Run(models.Model):
 
     def step_records(self) -> list[dict]:
         """How far the audit really got, step by step, from its audit file's execution log: each step's number,
-        title, status ("done", "partly done") and what it left undone. Empty when the auditor kept no such
+        title, status ("done", "partly done"), what it left undone and what the auditor fixed to go on. Empty when the auditor kept no such
         record (the Claude agent, an imported file from older tools) or the file is unreadable."""
         if self.kind != RunKind.AUDIT or self.walkthrough is None:
             return []
@@ -416,6 +416,7 @@ class Run(models.Model):
                 "title": record.get("title", ""),
                 "status": record["status"],
                 "not_done": record.get("not_done", []),
+                "fixed": record.get("fixed", []),
             }
             for record in log
             if isinstance(record, dict) and record.get("status") in ("done", "partly done")

@@ -204,7 +204,8 @@ class Folders:
 # A command that waited for a person at the keyboard: a prompt cut off by the closed input.
 INTERACTIVE = re.compile(
     r"Aborted!\s*$|EOFError: EOF when reading a line|Inappropriate ioctl for device|not a (?:tty|terminal)|"
-    r"requires an interactive|stdin is not a TTY|Cannot prompt|input device is not a TTY|ERR_TTY_INIT_FAILED",
+    r"requires an interactive|stdin is not a TTY|Cannot prompt|input device is not a TTY|ERR_TTY_INIT_FAILED|"
+    r"^[A-Z][^\n]{0,80}\[[^\]\n]{0,40}\]:[ \t]*(?:$|Error|error|Aborted)",
     re.IGNORECASE | re.MULTILINE,
 )
 
@@ -400,7 +401,10 @@ def assess_step(
             continue
         finding = classify_failure(outcome, history, folders)
         finding.blocks = finding.severity == "critical"
-        if outcome.replaced_by:
+        if outcome.replaced_by.startswith("yes ''"):
+            finding.blocks = False
+            finding.description += " The auditor answered each with its default (Enter) in a terminal to go on."
+        elif outcome.replaced_by:
             finding.severity, finding.blocks = "warning", False
             fix, _, _ = outcome.replaced_by.partition(" && ")
             finding.description += (

@@ -18,7 +18,15 @@ from stackbench.auditing.common import (
     write_audit_result,
 )
 from stackbench.auditing.file_edits import apply_edit
-from stackbench.auditing.gap_rules import Finding, Folders, History, Outcome, assess_step, raised_as_shown
+from stackbench.auditing.gap_rules import (
+    INTERACTIVE,
+    Finding,
+    Folders,
+    History,
+    Outcome,
+    assess_step,
+    raised_as_shown,
+)
 from stackbench.auditing.step_reading import Action, StepPlan, read_step
 from stackbench.auditing.terminal import CommandResult, Terminal
 from stackbench.docs.shell_words import ENVIRONMENT_SHELL, INSTALL_FOR_TOOL, command_words
@@ -142,9 +150,12 @@ def follow_step(
         result = _perform_logged(action, terminal, number, log, observer)
         if not result.ok and (raised_as_shown(action, result.output) or _ended_as_shown(action, result)):
             result.exit_code = 0  # the page shows this ending (a traceback, pytest's "no tests ran"): as documented
-        fallback = _fallback_for(action, result, plan, history)
-        if fallback is not None:
-            # The reader hits the missing tool, then does what the step offers instead.
+        # The reader hits a missing tool or a question, fixes the evident thing and tries again; a second fix
+        # may follow the first (the tool installed, then the library it imports).
+        for _ in range(MAX_FIXES):
+            fallback = _fallback_for(action, result, plan, history)
+            if fallback is None:
+                break
             outcomes.append(Outcome(action, result, replaced_by=fallback.text))
             action, result = fallback, _perform_logged(fallback, terminal, number, log, observer)
         outcomes.append(Outcome(action, result))
@@ -161,17 +172,20 @@ def follow_step(
     folders = Folders(terminal.sandbox.files, terminal.sandbox.work, terminal.cwd)
     findings = assess_step(step, plan, outcomes, history, folders)
     history.remember(step, plan, outcomes, findings)
+    # A command the auditor fixed and ran again is judged by its second run; the fix is on record.
     not_done = [
         f"{_short_action(o.action)}: {o.skipped or f'failed (exit {o.run.exit_code})'}"
         for o in outcomes
-        if o.skipped or o.failed
+        if (o.skipped or o.failed) and not o.replaced_by
     ]
+    fixed = [f"{_short_action(o.action)}: fixed by `{o.replaced_by[:160]}` to go on" for o in outcomes if o.replaced_by]
     record = {
         "step_number": number,
         "title": step.get("title", ""),
         # Done: every action ran and ended as the page says; partly done: the ones listed did not.
         "status": "partly done" if not_done else "done",
         "not_done": not_done,
+        "fixed": fixed,
         "actions": [
             {
                 "kind": o.action.kind,
@@ -232,6 +246,9 @@ def _perform_logged(
     return result
 
 
+MAX_FIXES = 3  # evident fixes tried in a row on one command
+# A command run in a terminal (script's pty) with Enter pressed at each of its questions.
+ANSWERING = "yes '' 2>/dev/null | head -n 200 | script -qefc "
 # When a tool is missing, the one a newcomer reaches for instead (the operations may name it too).
 EQUIVALENT_TOOLS = {
     "pnpx": "npx",
@@ -262,6 +279,9 @@ def _fallback_for(action: Action, result: CommandResult, plan: StepPlan, history
     about (its page assumes it installed) is installed at the audited version."""
     if action.kind not in ("command", "background"):
         return None
+    if action.kind == "command" and INTERACTIVE.search(result.output) and not action.text.startswith(ANSWERING):
+        # Questions the page leaves unanswered: a reader presses Enter at each, taking the defaults, in a terminal.
+        return Action("command", f"{ANSWERING}{shlex.quote(action.text)} /dev/null", "fallback")
     module = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", result.output)
     if module and history.library and _normalized(module.group(1).split(".")[0]) == _normalized(history.library):
         return Action(action.kind, f"{_library_install(history)} && {action.text}", "fallback")

@@ -192,11 +192,16 @@ def read_step(step: dict, path_for_lookup: str | None = None) -> StepPlan:
     return plan
 
 
+HTML_ONLY = re.compile(r"\s*(?:</?[A-Za-z][^>]*>\s*)+")
+
+
 def _read_content(content: str, plan: StepPlan) -> None:
     last_paragraph, last_runnable, ways_taken = "", None, 0
     last_block: Action | None = None  # the code block just read, until a paragraph follows it
     parsed = tokens(content)
     for position, token in enumerate(parsed):
+        if token.type == "inline" and HTML_ONLY.fullmatch(token.content):
+            continue  # a wrapper tag (`<div class="termy">`) on its own line: layout, not prose
         if token.type == "inline":
             saved = SAVED_AFTER.match(token.content.strip())
             if saved and last_block is not None and is_file_path(saved.group(1)) and not last_block.path:

@@ -2,6 +2,7 @@
 line runs and the functions it defines, and what kind of command it is (a server that keeps running, a setup that
 only arranges files, a command at all rather than prose). The words shell commands are known by are here too."""
 
+import html
 import re
 import shlex
 import shutil
@@ -314,6 +315,7 @@ def console_transcript(block: str, console: bool = False) -> list[tuple[str, lis
     printed, so they are left out."""
     transcript: list[tuple[str, list[str]]] = [("", [])]
     current, heredoc_end = "", None
+    marked_up = bool(OUTPUT_MARKUP.search(block))  # output written as HTML (tags, `&apos;`) is read as shown
     for raw in block.splitlines():
         line = raw.rstrip()
         if heredoc_end is not None:
@@ -327,7 +329,7 @@ def console_transcript(block: str, console: bool = False) -> list[tuple[str, lis
             prompted = re.match(r"^(?:\$|%|>|❯|#\s*\$)\s+(.*)$", stripped)
             if console or block.lstrip().startswith(("$ ", "% ")):
                 if not prompted:
-                    shown = OUTPUT_MARKUP.sub("", line).strip()
+                    shown = html.unescape(OUTPUT_MARKUP.sub("", line)).strip() if marked_up else line.strip()
                     if shown and not NARRATION.match(stripped):
                         transcript[-1][1].append(shown)
                     continue

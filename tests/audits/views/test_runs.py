@@ -26,7 +26,13 @@ def test_the_run_page_shows_status_gaps_by_step_files_and_logs(viewer_client, kv
 
 def test_the_run_page_shows_how_far_the_audit_got_step_by_step(viewer_client, kv, import_audit):
     log = [
-        {"step_number": 1, "title": "Install", "status": "done", "not_done": []},
+        {
+            "step_number": 1,
+            "title": "Install",
+            "status": "done",
+            "not_done": [],
+            "fixed": ["`uv sync`: fixed by `pip`"],
+        },
         {"step_number": 2, "title": "Serve", "status": "partly done", "not_done": ["`npm run dev`: failed (exit 1)"]},
     ]
     run = import_audit(completed=1, execution_log=json.dumps(log))
@@ -34,6 +40,7 @@ def test_the_run_page_shows_how_far_the_audit_got_step_by_step(viewer_client, kv
     assert "How far it got" in page and "Steps completed" in page and "1 of 5" in page
     assert "partly done</span> Serve" in page and "<code>npm run dev</code>" not in page
     assert "`npm run dev`: failed (exit 1)" in page and "Steps 3 to 5 were not reached." in page
+    assert "`uv sync`: fixed by `pip`" in page
     older = import_audit(walkthrough_id="wt_older_tool", started="2026-11-02T10:00:00Z")
     assert "How far it got" not in viewer_client.get(older.get_absolute_url()).content.decode()
 

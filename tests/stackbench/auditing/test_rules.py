@@ -340,3 +340,24 @@ def test_a_command_that_keeps_running_and_announces_an_address_is_a_server_whate
     assert first[-1]["kind"] == "request" and first[-1]["exit_code"] == 0 and "hello" in first[-1]["output_tail"]
     assert "a server; started again in the background" in first[1]["output_tail"]
     assert result.completed_steps == 2
+
+
+def test_questions_the_page_leaves_unanswered_are_answered_with_their_defaults_to_go_on(make_walkthrough, tmp_path):
+    ask = "python3 -c \"name = input('Project name [demo]: ') or 'demo'; print('made', name)\""
+    path = make_walkthrough([("Init", f"```bash\n{ask}\n```\n\nIt prints `made demo`.", "")], name="wt_asks")
+    result = run_audit(audit_request(path, tmp_path, "demo", "1.0"))
+    assert [(g.gap_type, g.severity) for g in result.gaps] == [("clarity", "info")]
+    assert "answered each with its default (Enter) in a terminal to go on" in result.gaps[0].description
+    assert result.completed_steps == 1
+
+
+def test_one_command_may_need_two_evident_fixes_in_a_row(make_walkthrough, tmp_path):
+    command = "uv --version && python3 -c 'import six; print(six.__version__)'"
+    path = make_walkthrough([("Both", f"```bash\n{command}\n```\n\nIt prints 1.16.0.", "")], name="wt_two_fixes")
+    result = run_audit(audit_request(path, tmp_path, "six", "1.16.0"))
+    fixes = sorted(g.description.split("Fixed by ")[1] for g in result.gaps if "Fixed by" in g.description)
+    assert fixes == [
+        "`python3 -m pip install --quiet six==1.16.0` to go on, as a reader would.",
+        "`python3 -m pip install --quiet uv` to go on, as a reader would.",
+    ]
+    assert _execution_log(result)[0]["actions"][-1]["output_tail"].splitlines()[-1] == "1.16.0"

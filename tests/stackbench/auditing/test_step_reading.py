@@ -88,7 +88,7 @@ def test_each_command_of_a_console_transcript_expects_the_output_shown_under_it(
 def test_trees_banners_after_an_output_intro_and_what_if_commands_are_not_run():
     step = {
         "contentForUser": (
-            "If you go to your terminal and type:\n\n```bash\nls ./myproject\n```\n\n"
+            'If you go to your terminal and type:\n\n<div class="termy">\n\n```bash\nls ./myproject\n```\n\n</div>\n\n'
             "If you haven't already, install it:\n\n```bash\npip install demo\n```\n\n"
             "Start it:\n\n```sh\ndemo serve\n```\n\nThis is what should be output if successful:\n\n"
             "```sh\nStarting up demo\nCORS: disabled\n```\n\nThe folder then looks like this:\n\n"

@@ -66,15 +66,15 @@ def test_in_a_console_block_only_prompted_lines_are_commands():
 def test_a_console_transcript_gives_each_command_the_output_under_it_without_narration_or_markup():
     block = (
         "$ python main.py\n\nHello World\n\n// Now check the help\n$ python main.py --help\n"
-        '<b>Usage: </b><font color="#A5A5A1">main.py [OPTIONS]</font>\n'
+        '<b>Usage: </b><font color="#A5A5A1">main.py [OPTIONS]</font> &apos;name&apos;\n'
     )
     assert console_transcript(block, console=True) == [
         ("python main.py", ["Hello World"]),
-        ("python main.py --help", ["Usage: main.py [OPTIONS]"]),
+        ("python main.py --help", ["Usage: main.py [OPTIONS] 'name'"]),
     ]
     assert split_shell_lines(block, console=True) == (
         ["python main.py", "python main.py --help"],
-        ["Hello World", "Usage: main.py [OPTIONS]"],
+        ["Hello World", "Usage: main.py [OPTIONS] 'name'"],
     )
 
 
