@@ -230,6 +230,16 @@ def classify_failure(outcome: Outcome, history: History, folders: Folders) -> Fi
             evidence,
             f"url:{action.text}",
         )
+    if action.kind == "compare":
+        return Finding(
+            "execution_error",
+            "warning",
+            f"The page shows what `{action.path}` holds at this point, but the file the steps made differs: "
+            f"{output.splitlines()[0]}.",
+            "Show the file as the steps make it (or the step that makes it so).",
+            evidence,
+            f"compare:{action.path}",
+        )
     if result.timed_out:
         return Finding(
             "execution_error",

@@ -235,10 +235,10 @@ def _perform_logged(
 ) -> CommandResult:
     observer.command_started(action.path and f"write {action.path}" or action.text.strip().splitlines()[0][:300])
     result = _perform(action, terminal, number)
-    tool = {"file": "Write", "python": "Python", "request": "WebFetch"}.get(action.kind, "Bash")
+    tool = {"file": "Write", "compare": "Read", "python": "Python", "request": "WebFetch"}.get(action.kind, "Bash")
     log.tool_call(
         tool,
-        {"path": action.path} if action.kind == "file" else {"command": action.text},
+        {"path": action.path} if action.kind in ("file", "compare") else {"command": action.text},
         {"exit_code": result.exit_code, "timed_out": result.timed_out, "output": result.output},
         result.duration,
         is_error=not result.ok,
@@ -347,6 +347,8 @@ def _server_log_tail(terminal: Terminal) -> str:
 def _perform(action: Action, terminal: Terminal, step_number: int) -> CommandResult:
     if action.kind == "file":
         return _write_file(action, terminal)
+    if action.kind == "compare":
+        return _compare_file(action, terminal)
     if action.kind == "background":
         terminal.stop_servers()
         return terminal.start_background(action.text)
@@ -384,6 +386,26 @@ def _write_file(action: Action, terminal: Terminal) -> CommandResult:
         f"{verb} {posixpath.relpath(target, sandbox.work)} ({len(text.encode())} bytes)",
         0.0,
     )
+
+
+def _compare_file(action: Action, terminal: Terminal) -> CommandResult:
+    """The file the page shows as made, compared with the one on disk: the lines it shows (its `...` standing
+    for the rest) must be there, at least half of them, as output is compared."""
+    assert action.path is not None, "a compare action names its file (step_reading)"
+    command = f"compare {action.path}"
+    target = terminal.resolve_inside(action.path)
+    try:
+        text = terminal.sandbox.read_file(target, EDITED_FILE_LIMIT) if target else None
+    except OSError:
+        text = None
+    if text is None:
+        return CommandResult(command, 1, f"{action.path} does not exist (from {terminal.cwd})", 0.0)
+    shown = [line for line in action.text.splitlines() if line.strip() and line.strip() not in ("...", "…")]
+    missing = missing_lines(action.text, text)
+    if len(missing) * 2 > len(shown):
+        lines = "\n".join(f"  {line}" for line in missing[:10])
+        return CommandResult(command, 1, f"{action.path} lacks what the page shows:\n{lines}", 0.0)
+    return CommandResult(command, 0, f"{action.path} holds what the page shows", 0.0)
 
 
 def describe(sandbox: Sandbox) -> str:

@@ -54,12 +54,14 @@ from stackbench.docs.tutorial_text import (
     RUN_LABEL,
     SAVED_AFTER,
     SHELL_LANGUAGES,
+    SHOWN_STATE,
     STANDARD_ENV,
     TEMPLATE_INTRO,
     TREE_DRAWING,
     UPDATE_VERBS,
     VAGUE_PHRASES,
     VERIFICATION_CUES,
+    WRITE_IMPERATIVE,
     is_file_path,
 )
 from stackbench.lib.markdown import info_language, tokens, without_fenced_blocks
@@ -67,7 +69,7 @@ from stackbench.lib.markdown import info_language, tokens, without_fenced_blocks
 
 @dataclass
 class Action:
-    kind: str  # command, background, file, python
+    kind: str  # command, background, file, compare (a file the page shows as made), python, request
     text: str
     source: str = "content"  # content or operations
     path: str | None = None
@@ -157,11 +159,12 @@ def _strip_code_spans(text: str) -> str:
 def read_step(step: dict, path_for_lookup: str | None = None) -> StepPlan:
     """Turn a step (as next_step serves it) into what a reader would do and what to check. Only the reader's
     text (contentForUser) makes promises and can be unclear; operations only add work the reader needs."""
-    content = first_branch_only(first_tabs_only(step.get("contentForUser") or ""))
+    original = step.get("contentForUser") or ""
+    content = first_branch_only(first_tabs_only(original))
     operations = step.get("operationsForAgent") or ""
     plan = StepPlan(reader_text=content)
     _read_content(content, plan)
-    _read_operations(operations, plan, path_for_lookup)
+    _read_operations(operations, plan, path_for_lookup, _normalize(original))
     prose = without_fenced_blocks(content)
     plan.expected_outputs += [m.group(1).strip() for m in EXPECTED_OUTPUT.finditer(prose)]
     plan.urls = list(dict.fromkeys(match.rstrip(".,;:)`") for match in LOCAL_URL.findall(content)))
@@ -224,7 +227,9 @@ def _read_content(content: str, plan: StepPlan) -> None:
             last_paragraph = ""
             continue  # an indented block without prompts is a listing (options, output), not something to type
         intro = last_paragraph.strip()
-        if language not in PYTHON_LANGUAGES and (TREE_DRAWING.search(body) or OUTPUT_INTRO.search(intro)):
+        if language not in PYTHON_LANGUAGES and (
+            TREE_DRAWING.search(body) or (OUTPUT_INTRO.search(intro) and not _file_shown(intro))
+        ):
             # What the reader will see (a tree of files, a server's banner), whatever the fence says.
             if last_runnable is not None and last_runnable.expected_output is None and not TREE_DRAWING.search(body):
                 last_runnable.expected_output = None if _hedged(parsed, position) else body.strip()
@@ -237,6 +242,8 @@ def _read_content(content: str, plan: StepPlan) -> None:
         introduced_as_way = bool(ALTERNATIVE_INTRO.match(last_paragraph.strip()))
         alternative = (introduced_as_way and ways_taken > 0) or OR_INTRO.match(last_paragraph)
         path, how = _file_target(info, last_paragraph, body)
+        if not path:
+            path = _file_shown(last_paragraph)
         if not path and not _looks_like_shell(body) and not is_session(body) and language not in OUTPUT_LANGUAGES:
             target = PARAGRAPH_TARGET.search(last_paragraph)
             if target and is_file_path(target.group(1)) and language not in SHELL_LANGUAGES | PYTHON_LANGUAGES:
@@ -257,7 +264,10 @@ def _read_content(content: str, plan: StepPlan) -> None:
             plan.skipped_alternatives.append(first_line(body))
             last_paragraph, last_runnable = "", None
             continue
-        if path:
+        if path and _shows_state(last_paragraph):
+            plan.actions.append(Action("compare", body, path=path, language=language))
+            last_runnable = None
+        elif path:
             plan.actions.append(
                 Action("file", body, path=path, append=how == "append", update=how == "update", language=language)
             )
@@ -289,6 +299,23 @@ def _read_content(content: str, plan: StepPlan) -> None:
         if introduced_as_way:
             ways_taken += 1
         last_paragraph = ""
+
+
+def _shows_state(paragraph: str) -> bool:
+    """The paragraph presents what a file holds (after a tool made it) without telling the reader to write it."""
+    sentence = _last_sentence(paragraph)
+    return bool(SHOWN_STATE.search(sentence)) and not WRITE_IMPERATIVE.match(sentence)
+
+
+def _file_shown(paragraph: str) -> str | None:
+    """The file a paragraph presents the state of ("your `app.toml` now looks like this:"), if any."""
+    if not _shows_state(paragraph):
+        return None
+    return next((span for span in re.findall(r"`([^`\s]+)`", _last_sentence(paragraph)) if is_file_path(span)), None)
+
+
+def _last_sentence(paragraph: str) -> str:
+    return re.split(r"(?<=[.!?])\s+", paragraph.strip())[-1] if paragraph.strip() else ""
 
 
 def _hedged(parsed: list, position: int) -> bool:
@@ -325,7 +352,9 @@ def _file_target(info: str, paragraph: str, body: str) -> tuple[str | None, str]
     return None, "write"
 
 
-def _read_operations(operations: str, plan: StepPlan, path_for_lookup: str | None) -> None:
+def _read_operations(operations: str, plan: StepPlan, path_for_lookup: str | None, whole_page: str = "") -> None:
+    """Work the operations name that the reader's text does not show. A command the page shows in a way the
+    reader does not take (another tab, another system's section) is that way, skipped, not extra work."""
     shown = {_normalize(a.text) for a in plan.actions if a.kind in ("command", "background")}
     shown |= {_normalize(alternative) for alternative in plan.skipped_alternatives}  # not the way the reader took
     shown_blob = _normalize(" ".join(a.text for a in plan.actions))
@@ -336,6 +365,10 @@ def _read_operations(operations: str, plan: StepPlan, path_for_lookup: str | Non
             plan.operation_commands.append(command)
             normalized = _normalize(command)
             if normalized in shown or normalized in shown_blob:
+                continue
+            if normalized in whole_page:
+                plan.skipped_alternatives.append(command)
+                shown.add(normalized)
                 continue
             shown.add(normalized)
             kind = "background" if is_server_command(command) else "command"

@@ -82,6 +82,20 @@ PATH_TO_USE = re.compile(
     r"enter|import|inside)\b[^.`\n]{0,40}`([^`\s]+)`",
     re.IGNORECASE,
 )
+# A paragraph that presents a file's state rather than telling the reader to write it ("the wizard should have
+# injected these scripts in your `package.json`", "your `pyproject.toml` now looks like this"): the block is
+# compared with the file, never written over it.
+SHOWN_STATE = re.compile(
+    r"\b(?:should (?:now |also )?(?:have|contain|look)|will (?:now )?(?:have|contain|look)|looks? like|"
+    r"(?:now )?contains|(?:was|were|is|are|been|have|has) (?:generated|created|injected|added|written)|"
+    r"you(?:'ll| will| should) (?:see|find))\b",
+    re.IGNORECASE,
+)
+WRITE_IMPERATIVE = re.compile(
+    r"^\s*(?:(?:now|then|next|first|finally),?\s+)?(?:create|add|save|write|put|paste|edit|update|change|replace|"
+    r"open|copy|make|insert|append|modify)\b",
+    re.IGNORECASE,
+)
 # A file tree drawn with box characters: a listing to compare with, never commands.
 TREE_DRAWING = re.compile(r"^\s*(?:[│|]\s*)*[├└]──?", re.MULTILINE)
 RUN_INTRO = re.compile(r"(?:\b(?:run|execute|type|enter|invoke|use)\b|\bcommand\b)[^.]*:\s*$", re.IGNORECASE)

@@ -361,3 +361,22 @@ def test_one_command_may_need_two_evident_fixes_in_a_row(make_walkthrough, tmp_p
         "`python3 -m pip install --quiet uv` to go on, as a reader would.",
     ]
     assert _execution_log(result)[0]["actions"][-1]["output_tail"].splitlines()[-1] == "1.16.0"
+
+
+def test_a_file_the_page_shows_as_made_is_compared_with_the_one_on_disk_never_written(make_walkthrough, tmp_path):
+    path = make_walkthrough(
+        [
+            ("Make", "```bash\nprintf 'name = \"demo\"\\nport = 8000\\n' > app.toml\n```\n\nIt writes `app.toml`.", ""),
+            ("Check", 'Your `app.toml` now looks like this:\n\n```toml\nname = "demo"\n...\n```\n', ""),
+            ("Wrong", 'The tool should have written this in your `app.toml`:\n\n```toml\nname = "other"\n```\n', ""),
+        ],
+        name="wt_compares",
+    )
+    result = run_audit(audit_request(path, tmp_path, "demo", "1.0"))
+    serious = [(g.step_number, g.gap_type, g.severity) for g in result.gaps if g.severity != "info"]
+    assert serious == [(3, "execution_error", "warning")]
+    assert "The page shows what `app.toml` holds at this point" in result.gaps[-1].description
+    steps = _execution_log(result)
+    assert [a["kind"] for a in steps[1]["actions"] + steps[2]["actions"]] == ["compare", "compare"]
+    assert [a["exit_code"] for a in steps[1]["actions"] + steps[2]["actions"]] == [0, 1]
+    assert 'name = "other"' in result.gaps[-1].context

@@ -100,3 +100,13 @@ def test_trees_banners_after_an_output_intro_and_what_if_commands_are_not_run():
     assert [a.text for a in plan.actions] == ["pip install demo", "demo serve"]
     assert plan.actions[1].expected_output == "Starting up demo\nCORS: disabled"
     assert plan.illustrations == ["ls ./myproject"]
+
+
+def test_commands_of_the_tabs_not_taken_that_the_operations_name_are_skipped_ways_not_extra_work():
+    step = {
+        "contentForUser": "::: code-group\n\n```sh [npm]\n$ npm add -D site\n```\n\n```sh [pnpm]\n$ pnpm add -D site\n```\n\n:::\n",
+        "operationsForAgent": "1. Run: npm add -D site\n2. Run: pnpm add -D site",
+    }
+    plan = read_step(step)
+    assert [a.text for a in plan.actions] == ["npm add -D site"]
+    assert plan.skipped_alternatives == ["pnpm add -D site"]
