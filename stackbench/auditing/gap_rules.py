@@ -384,6 +384,11 @@ NETWORK_FAILURE = re.compile(
     r"unable to get local issuer certificate",
     re.IGNORECASE,
 )
+# A registry that has no such version or tag (`vitepress@next` where the mirror lists only `latest`).
+VERSION_UNAVAILABLE = re.compile(
+    r"\bnotarget\b|No matching version found for|\bETARGET\b|Could not find a version that satisfies the requirement|"
+    r"No matching distribution found for",
+)
 LOCAL_HOST = re.compile(r"localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]")
 
 
@@ -406,6 +411,11 @@ def assess_step(
     failures = [o for o in outcomes if o.failed]
     for outcome in failures:
         note = environment_failure(outcome)
+        if outcome.replaced_by and VERSION_UNAVAILABLE.search(outcome.run.output) and history.library_version:
+            note = (
+                f"`{_short(outcome.action.text)}` asks the registry for a version of {history.library} it does not "
+                f"have here; the audited version ({history.library_version}) was installed instead"
+            )
         if note:
             history.environment_notes.setdefault(number, []).append(note)
             continue

@@ -20,6 +20,7 @@ from stackbench.auditing.common import (
 from stackbench.auditing.file_edits import apply_edit
 from stackbench.auditing.gap_rules import (
     INTERACTIVE,
+    VERSION_UNAVAILABLE,
     Finding,
     Folders,
     History,
@@ -282,6 +283,9 @@ def _fallback_for(action: Action, result: CommandResult, plan: StepPlan, history
     if action.kind == "command" and INTERACTIVE.search(result.output) and not action.text.startswith(ANSWERING):
         # Questions the page leaves unanswered: a reader presses Enter at each, taking the defaults, in a terminal.
         return Action("command", f"{ANSWERING}{shlex.quote(action.text)} /dev/null", "fallback")
+    pinned = _audited_version_instead(action, result, history)
+    if pinned is not None:
+        return Action(action.kind, pinned, "fallback")
     module = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", result.output)
     if module and history.library and _normalized(module.group(1).split(".")[0]) == _normalized(history.library):
         return Action(action.kind, f"{_library_install(history)} && {action.text}", "fallback")
@@ -304,6 +308,20 @@ def _fallback_for(action: Action, result: CommandResult, plan: StepPlan, history
     if tool in INSTALL_FOR_TOOL:
         return Action(action.kind, f"{INSTALL_FOR_TOOL[tool]} && {action.text}", "fallback")
     return None
+
+
+def _audited_version_instead(action: Action, result: CommandResult, history: History) -> str | None:
+    """The install command again with the audited library at the audited version, when the registry has no
+    version or tag the command asked for (the auditor audits one release, whatever tag the page names)."""
+    if not (history.library and history.library_version and VERSION_UNAVAILABLE.search(result.output)):
+        return None
+    named = re.compile(rf"(?<![\w@/.-]){re.escape(history.library)}(?:@[\w.^~<>=*-]+|==[\w.*]+)?(?![\w/-])")
+    if not named.search(action.text):
+        return None
+    npm = bool(re.search(r"\b(?:npm|npx|yarn|pnpm|bun)\b", action.text))
+    pinned = f"{history.library}@{history.library_version}" if npm else f"{history.library}=={history.library_version}"
+    instead = named.sub(pinned, action.text, count=1)
+    return instead if instead != action.text else None
 
 
 def _library_install(history: History) -> str:

@@ -130,6 +130,16 @@ def session_actions(body: str) -> list[Action]:
     return actions
 
 
+def defines_something(code: str) -> bool:
+    """Untagged text that is Python defining or importing something (`def f(x): pass`): code shown, not output."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
+    return any(isinstance(node, kinds) for node in tree.body)
+
+
 def defines_only(code: str) -> bool:
     """Python that only imports, assigns and defines: it prepares later steps and prints nothing."""
     try:
@@ -167,7 +177,10 @@ def read_step(step: dict, path_for_lookup: str | None = None) -> StepPlan:
     _read_operations(operations, plan, path_for_lookup, _normalize(original))
     prose = without_fenced_blocks(content)
     plan.expected_outputs += [m.group(1).strip() for m in EXPECTED_OUTPUT.finditer(prose)]
-    plan.urls = list(dict.fromkeys(match.rstrip(".,;:)`") for match in LOCAL_URL.findall(content)))
+    # The addresses the text sends the reader to (or that the command line names): a sample of output listing
+    # addresses is what a server printed, not a page to open.
+    addresses = prose + "\n" + "\n".join(a.text for a in plan.actions if a.kind in ("command", "background"))
+    plan.urls = list(dict.fromkeys(match.rstrip(".,;:)`") for match in LOCAL_URL.findall(addresses)))
     plan.has_verification = (
         bool(re.search(VERIFICATION_CUES, prose, re.IGNORECASE))
         or any(action.expected_output for action in plan.actions)
@@ -272,7 +285,9 @@ def _read_content(content: str, plan: StepPlan) -> None:
                 Action("file", body, path=path, append=how == "append", update=how == "update", language=language)
             )
             last_runnable = None
-        elif language in OUTPUT_LANGUAGES or (not language and last_runnable and not _looks_like_shell(body)):
+        elif language in OUTPUT_LANGUAGES or (
+            not language and last_runnable and not _looks_like_shell(body) and not defines_something(body)
+        ):
             if last_runnable is not None and last_runnable.expected_output is None:
                 last_runnable.expected_output = None if _hedged(parsed, position) else body.strip()
         elif language in SHELL_LANGUAGES or (not language and _looks_like_shell(body)):

@@ -380,3 +380,37 @@ def test_a_file_the_page_shows_as_made_is_compared_with_the_one_on_disk_never_wr
     assert [a["kind"] for a in steps[1]["actions"] + steps[2]["actions"]] == ["compare", "compare"]
     assert [a["exit_code"] for a in steps[1]["actions"] + steps[2]["actions"]] == [0, 1]
     assert 'name = "other"' in result.gaps[-1].context
+
+
+def test_a_version_the_registry_here_lacks_is_replaced_by_the_audited_one_as_an_environment_note(
+    make_walkthrough, tmp_path
+):
+    path = make_walkthrough(
+        [("Install", "```bash\npip install six==99.0\n```\n\nThen `python3 -c 'import six'` works.", "")],
+        name="wt_no_such_version",
+    )
+    result = run_audit(audit_request(path, tmp_path, "six", "1.16.0"))
+    assert [g for g in result.gaps if g.severity in ("critical", "warning")] == []
+    (record,) = _execution_log(result)
+    assert "the audited version (1.16.0) was installed instead" in record["environment_notes"][0]
+    assert record["actions"][-1]["command"] == "pip install six==1.16.0" and record["actions"][-1]["exit_code"] == 0
+
+
+def test_a_local_https_server_with_the_readers_own_certificate_is_requested_as_a_browser_would(
+    make_walkthrough, tmp_path
+):
+    make_cert = "openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 1 -subj /CN=localhost"
+    serve = (
+        "python3 -c \"import http.server as h, ssl; s = h.HTTPServer(('127.0.0.1', 8443), h.SimpleHTTPRequestHandler); "
+        "c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); c.load_cert_chain('cert.pem', 'key.pem'); "
+        "s.socket = c.wrap_socket(s.socket, server_side=True); print('serving on https://localhost:8443', flush=True); "
+        's.serve_forever()"'
+    )
+    path = make_walkthrough(
+        [("TLS", f"```bash\n{make_cert}\necho hi > hi.txt\n{serve}\n```\n\nOpen https://localhost:8443/hi.txt.", "")],
+        name="wt_https",
+    )
+    result = run_audit(audit_request(path, tmp_path, "demo", "1.0"))
+    assert [g for g in result.gaps if g.severity in ("critical", "warning")] == []
+    request = _execution_log(result)[0]["actions"][-1]
+    assert request["kind"] == "request" and request["exit_code"] == 0 and "hi" in request["output_tail"]

@@ -110,3 +110,18 @@ def test_commands_of_the_tabs_not_taken_that_the_operations_name_are_skipped_way
     plan = read_step(step)
     assert [a.text for a in plan.actions] == ["npm add -D site"]
     assert plan.skipped_alternatives == ["pnpm add -D site"]
+
+
+def test_untagged_python_that_defines_is_code_and_addresses_in_sample_output_are_not_pages_to_open():
+    step = {
+        "contentForUser": (
+            "```python\ndef main(name):\n    pass\n```\n\nA parameter is declared like:\n\n"
+            "```\ndef bring(name):\n    pass\n```\n\nStart it:\n\n```bash\ndemo serve --port 8080\n```\n\n"
+            "This is what should be output if successful:\n\n```\nAvailable on:\n  https://127.0.0.1:8080\n```\n\n"
+            "Then open http://localhost:8080/docs."
+        ),
+        "operationsForAgent": "",
+    }
+    plan = read_step(step)
+    assert plan.actions[0].expected_output is None
+    assert plan.urls == ["http://localhost:8080/docs"]
