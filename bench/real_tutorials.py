@@ -9,7 +9,8 @@ work and never read for rules; CORPUS.md says which is which and why).
 It downloads what it needs at run time (a release's sdist from PyPI's index, `npm pack`; a repository's
 page from its local mirror at the pinned commit, skipped with a note where the mirror is absent) into
 var/bench/tutorials and prints, per tutorial: steps done (every action ran as the page says) and partly done of
-the total, whether the audit reached the end, gaps by severity, critical+warning gaps that match a labelled
+the total, whether the audit reached the end (its last step done, or stopped there at a labelled defect),
+gaps by severity, critical+warning gaps that match a labelled
 problem (true) or not (false), labelled problems found (at any severity), info gaps that match none (judged
 wrong), seconds, and the auditor's own time (the audit's seconds minus the time the tutorial's commands took);
 then each half's totals against the targets. A label names its step (the tune half's first labels) or the page
@@ -155,6 +156,7 @@ def measure(tutorial: dict, labels: list[dict], show_gaps: bool, mirrors: Path) 
     serious = [gap for gap in result.gaps if gap.severity in ("critical", "warning")]
     true = [gap for gap in serious if any(matches(gap, label, starts) for label in labels)]
     found = [label for label in labels if any(matches(gap, label, starts) for gap in result.gaps)]
+    found_gaps = [gap for gap in result.gaps if any(matches(gap, label, starts) for label in labels)]
     infos = [gap for gap in result.gaps if gap.severity == "info"]
     wrong_infos = [gap for gap in infos if not any(matches(gap, label, starts) for label in labels)]
     done, partly = step_records(log, result.total_steps)
@@ -170,13 +172,16 @@ def measure(tutorial: dict, labels: list[dict], show_gaps: bool, mirrors: Path) 
                 where = f"step {label['step']}" if "step" in label else f"line {label['line']}"
                 print(f"    missed: {where} {'/'.join(label['gap_types'])}: {label['reason']}")
     last = log[-1] if log else None
+    all_reached = bool(last) and len(log) == result.total_steps
+    last_done = all_reached and not any(a["skipped"] or a["exit_code"] not in (0, None) for a in last["actions"])
+    # Stopped at a labelled defect: the last step is partly done, and a gap there matches a labelled problem.
+    at_label = all_reached and not last_done and any(g.step_number == last["step_number"] for g in found_gaps)
     return {
         "done": done,
         "partly": partly,
         "total_steps": result.total_steps,
-        "reached_end": bool(last)
-        and len(log) == result.total_steps
-        and not any(a["skipped"] or a["exit_code"] not in (0, None) for a in last["actions"]),
+        "reached_end": last_done or at_label,
+        "end": "yes" if last_done else "label" if at_label else "no",
         "severities": {s: sum(1 for g in result.gaps if g.severity == s) for s in ("critical", "warning", "info")},
         "true": len(true),
         "false": len(serious) - len(true),
@@ -199,7 +204,7 @@ def run_half(half: str, only: str | None, show_gaps: bool, mirrors: Path) -> Non
     totals = dict.fromkeys(keys, 0) | {"ended": 0, "count": 0, "seconds": 0.0}
     worst_overhead, unavailable = 0.0, []
     print(f"== {half} half ({HALVES[half].name})")
-    header = f"{'tutorial':34} {'done+part/all':>13} {'end':>4} {'crit':>4} {'warn':>4} {'info':>4} {'true':>4} "
+    header = f"{'tutorial':34} {'done+part/all':>13} {'end':>5} {'crit':>4} {'warn':>4} {'info':>4} {'true':>4} "
     print(header + f"{'false':>5} {'found':>7} {'info wrong':>10} {'seconds':>8} {'auditor s':>9}")
     for tutorial in corpus["tutorials"]:
         if only and tutorial["name"] != only:
@@ -213,7 +218,7 @@ def run_half(half: str, only: str | None, show_gaps: bool, mirrors: Path) -> Non
         s = figures["severities"]
         steps = f"{figures['done']}+{figures['partly']}/{figures['total_steps']}"
         print(
-            f"{tutorial['name']:34} {steps:>13} {'yes' if figures['reached_end'] else 'no':>4} {s['critical']:>4} "
+            f"{tutorial['name']:34} {steps:>13} {figures['end']:>5} {s['critical']:>4} "
             f"{s['warning']:>4} {s['info']:>4} {figures['true']:>4} {figures['false']:>5} "
             f"{figures['found']:>3}/{figures['labelled']:<3} {figures['wrong_infos']:>4}/{figures['infos']:<5} "
             f"{figures['seconds']:>8.1f} {figures['overhead']:>9.2f}"
@@ -232,7 +237,10 @@ def run_half(half: str, only: str | None, show_gaps: bool, mirrors: Path) -> Non
         f"steps done:                 {totals['done']}/{totals['total_steps']} "
         f"(and {totals['partly']} partly done: an action failed or was skipped)"
     )
-    print(f"reached the end:            {totals['ended']}/{totals['count']} tutorials (target: all)")
+    print(
+        f"reached the end:            {totals['ended']}/{totals['count']} tutorials, or stopped at a labelled defect "
+        "(target: all)"
+    )
     print(f"critical+warning gaps true: {totals['true']}/{serious} = {ratio(totals['true'], serious)} (target ≥ 90%)")
     print(
         f"labelled problems found:    {totals['found']}/{totals['labelled']} = "
