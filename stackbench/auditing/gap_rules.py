@@ -235,7 +235,7 @@ def classify_failure(outcome: Outcome, history: History, folders: Folders) -> Fi
             "execution_error",
             "warning",
             f"The page shows what `{action.path}` holds at this point, but the file the steps made differs: "
-            f"{output.splitlines()[0]}.",
+            f"{' '.join(line.strip() for line in output.splitlines()[:2])}",
             "Show the file as the steps make it (or the step that makes it so).",
             evidence,
             f"compare:{action.path}",

@@ -137,7 +137,9 @@ def defines_something(code: str) -> bool:
     except SyntaxError:
         return False
     kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
-    return any(isinstance(node, kinds) for node in tree.body)
+    # An assignment of a call's result (`person = bring(...)`) is code; `name = demo` may be printed settings.
+    called = (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) for node in tree.body)
+    return any(isinstance(node, kinds) for node in tree.body) or any(called)
 
 
 def defines_only(code: str) -> bool:
@@ -240,22 +242,25 @@ def _read_content(content: str, plan: StepPlan) -> None:
             last_paragraph = ""
             continue  # an indented block without prompts is a listing (options, output), not something to type
         intro = last_paragraph.strip()
+        if not language and defines_something(body):
+            last_runnable = None  # code shown between a block and what follows: later text is not its output
         if language not in PYTHON_LANGUAGES and (
-            TREE_DRAWING.search(body) or (OUTPUT_INTRO.search(intro) and not _file_shown(intro))
+            TREE_DRAWING.search(body)
+            or (OUTPUT_INTRO.search(intro) and (PROMPTED.match(body) or not _file_shown(intro)))
         ):
             # What the reader will see (a tree of files, a server's banner), whatever the fence says.
             if last_runnable is not None and last_runnable.expected_output is None and not TREE_DRAWING.search(body):
                 last_runnable.expected_output = None if _hedged(parsed, position) else body.strip()
             last_paragraph, last_runnable = "", None
             continue
-        if HYPOTHETICAL_INTRO.match(intro):
+        if HYPOTHETICAL_INTRO.match(_last_sentence(intro)):
             plan.illustrations.append(first_line(body))
             last_paragraph, last_runnable = "", None
             continue
         introduced_as_way = bool(ALTERNATIVE_INTRO.match(last_paragraph.strip()))
         alternative = (introduced_as_way and ways_taken > 0) or OR_INTRO.match(last_paragraph)
         path, how = _file_target(info, last_paragraph, body)
-        if not path:
+        if not path and not PROMPTED.match(body):
             path = _file_shown(last_paragraph)
         if not path and not _looks_like_shell(body) and not is_session(body) and language not in OUTPUT_LANGUAGES:
             target = PARAGRAPH_TARGET.search(last_paragraph)

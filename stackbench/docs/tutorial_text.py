@@ -71,7 +71,8 @@ OUTPUT_INTRO = re.compile(
 # A paragraph that shows a command as a what-if ("If you go to your terminal and type:", "Suppose you run:"):
 # an illustration of an idea, not a step; "If you haven't already, install…" is a step.
 HYPOTHETICAL_INTRO = re.compile(
-    r"^(?:if|suppose|imagine|say)\s+you\b(?![^.:]*\b(?:haven't|have not|don't|do not|not already|need|want)\b)"
+    r"^(?:(?:for example|for instance|so|and),?\s+)?(?:if|suppose|imagine|say)\s+you\b"
+    r"(?![^.:]*\b(?:haven't|have not|don't|do not|not already|need|want)\b)"
     r"[^.]*:\s*$",
     re.IGNORECASE,
 )

@@ -90,6 +90,7 @@ def test_trees_banners_after_an_output_intro_and_what_if_commands_are_not_run():
         "contentForUser": (
             'If you go to your terminal and type:\n\n<div class="termy">\n\n```bash\nls ./myproject\n```\n\n</div>\n\n'
             "If you haven't already, install it:\n\n```bash\npip install demo\n```\n\n"
+            "An option, for example. So, if you put it first, it still works:\n\n```console\n$ ls -l ./myproject\n```\n\n"
             "Start it:\n\n```sh\ndemo serve\n```\n\nThis is what should be output if successful:\n\n"
             "```sh\nStarting up demo\nCORS: disabled\n```\n\nThe folder then looks like this:\n\n"
             "```\n.\n├─ docs\n│  └─ index.md\n└─ package.json\n```\n"
@@ -99,7 +100,7 @@ def test_trees_banners_after_an_output_intro_and_what_if_commands_are_not_run():
     plan = read_step(step)
     assert [a.text for a in plan.actions] == ["pip install demo", "demo serve"]
     assert plan.actions[1].expected_output == "Starting up demo\nCORS: disabled"
-    assert plan.illustrations == ["ls ./myproject"]
+    assert plan.illustrations == ["ls ./myproject", "$ ls -l ./myproject"]
 
 
 def test_commands_of_the_tabs_not_taken_that_the_operations_name_are_skipped_ways_not_extra_work():
@@ -125,3 +126,14 @@ def test_untagged_python_that_defines_is_code_and_addresses_in_sample_output_are
     plan = read_step(step)
     assert plan.actions[0].expected_output is None
     assert plan.urls == ["http://localhost:8080/docs"]
+
+
+def test_a_transcript_after_a_sentence_about_a_files_state_is_run_not_compared():
+    step = {
+        "contentForUser": (
+            "The environment now contains what the `pyproject.toml` file lists:\n\n```\n$ pip list\nPackage Version\n```\n"
+        ),
+        "operationsForAgent": "",
+    }
+    plan = read_step(step)
+    assert [(a.kind, a.text, a.expected_output) for a in plan.actions] == [("command", "pip list", "Package Version")]
