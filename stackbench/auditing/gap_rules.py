@@ -92,6 +92,28 @@ class History:
     # The Python files the reader wrote, with the functions and classes each defines: a later block without a
     # file name that defines the same ones is that file's next version (a tutorial growing `main.py`).
     python_files: dict[str, set[str]] = field(default_factory=dict)
+    # What each command printed at each step it ran in: output shown later that matches an earlier run belongs
+    # to the state before the steps in between changed things.
+    printed: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+
+    def earlier_state_shown(self, action: Action, output: str) -> Finding | None:
+        """A logical-flow gap when the page shows, for a command that now fails or prints something else, what
+        the same command printed at an earlier step."""
+        expected = action.expected_output or ""
+        if action.kind != "command" or not expected.strip():
+            return None
+        for step, earlier in self.printed.get(action.text, []):
+            if not missing_lines(expected, earlier):
+                return Finding(
+                    "logical_flow",
+                    "warning",
+                    f"The page shows what `{_short(action.text)}` printed at step {step}, but the steps since then "
+                    "changed what it runs, so following the page in order gives something else.",
+                    "Show the output for the reader's state at this point, or tell them what to restore first.",
+                    f"Shown:\n{expected.strip()[:600]}\nPrinted now:\n{output.strip()[-1200:]}",
+                    f"earlier:{action.text[:120]}",
+                )
+        return None
 
     def library_from_npm(self, also_seen: str = "") -> bool:
         """Whether the page (so far, and also_seen) gets its library from npm (with npm, npx, yarn or pnpm):
@@ -129,6 +151,8 @@ class History:
             if finding.severity == "critical" and finding.blocks and finding.key.startswith(EVIDENCE_KEYS) and missing:
                 self.blocking.append((step.get("step_number", 0), missing, finding.description))
         for outcome in outcomes:
+            if outcome.result is not None and outcome.action.kind == "command":
+                self.printed.setdefault(outcome.action.text, []).append((self.current_step, outcome.result.output))
             text = outcome.action.text
             if outcome.action.kind in ("command", "background"):
                 self.exported_env |= set(ENV_ASSIGNED.findall(text))
@@ -419,7 +443,9 @@ def assess_step(
         if note:
             history.environment_notes.setdefault(number, []).append(note)
             continue
-        finding = classify_failure(outcome, history, folders)
+        finding = history.earlier_state_shown(outcome.action, outcome.run.output) or classify_failure(
+            outcome, history, folders
+        )
         finding.blocks = finding.severity == "critical"
         if outcome.replaced_by.startswith("yes ''"):
             finding.blocks = False
@@ -442,7 +468,7 @@ def assess_step(
     seen_now = history.seen_text + "\n" + plan.reader_text
 
     if not failures:
-        findings += _documented_output(plan, ran)
+        findings += _documented_output(plan, ran, history)
         effective = [
             o
             for o in ran
@@ -530,7 +556,7 @@ def assess_step(
     return _one_per_cause(findings, history)
 
 
-def _documented_output(plan: StepPlan, ran: list[Outcome]) -> list[Finding]:
+def _documented_output(plan: StepPlan, ran: list[Outcome], history: History) -> list[Finding]:
     findings = []
     everything = "\n".join(o.run.output for o in ran)
     for expected in plan.expected_outputs:
@@ -545,7 +571,13 @@ def _documented_output(plan: StepPlan, ran: list[Outcome]) -> list[Finding]:
                     f"output:{expected}",
                 )
             )
-    differing = [outcome for outcome in ran if _output_differs(outcome)]
+    differing = []
+    for outcome in (o for o in ran if _output_differs(o)):
+        earlier = history.earlier_state_shown(outcome.action, outcome.run.output)
+        if earlier is not None:
+            findings.append(earlier)
+        else:
+            differing.append(outcome)
     if differing:
         # One gap for the step: its shown outputs usually go wrong together, for one reason.
         first = differing[0]

@@ -116,7 +116,7 @@ def follow_step(
     step: dict, terminal: Terminal, history: History, log: AgentLog, observer: AuditObserver
 ) -> tuple[list[Finding], dict[str, Any]]:
     """Do what the step says, in order, stopping at the first failure as a reader would; then judge it."""
-    number = step["step_number"]
+    number = history.current_step = step["step_number"]
     plan = read_step(step, path_for_lookup=terminal.env["PATH"])
     outcomes: list[Outcome] = []
     unexplained = {placeholder for placeholder, _ in plan.placeholders}

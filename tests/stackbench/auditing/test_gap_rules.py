@@ -388,3 +388,24 @@ def test_nodes_tools_are_assumed_on_the_page_of_a_library_it_gets_from_npm(make_
         == []
     )
     assert gaps_of("First:\n\n```bash\nnpm --version\n```\n\nIt prints a version number.") == [("prerequisite", "info")]
+
+
+def test_output_shown_from_before_the_steps_changed_things_is_a_logical_flow_gap(audit):
+    gaps, result = audit(
+        [
+            (
+                "Start",
+                "Create `main.py`:\n\n```python\nprint('Hello World')\n```\n\n```console\n$ python3 main.py\nHello World\n```\n",
+                "",
+            ),
+            (
+                "Grow",
+                "Update `main.py`:\n\n```python\nimport sys\nprint('Hello', sys.argv[1])\n```\n\n"
+                "```console\n$ python3 main.py Ada\nHello Ada\n```\n",
+                "",
+            ),
+            ("Again", "Run it as before:\n\n```console\n$ python3 main.py\nHello World\n```\n", ""),
+        ]
+    )
+    assert gaps == [(3, "logical_flow", "warning")]
+    assert "printed at step 1, but the steps since then changed what it runs" in result.gaps[0].description
