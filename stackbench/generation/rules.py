@@ -29,6 +29,11 @@ IMPERATIVE = re.compile(
 SUCCESS = re.compile(
     r"\b(should (see|print|show|return|display)|you('ll| will) see|prints?|outputs?|returns?)\b", re.IGNORECASE
 )
+CONTRIBUTOR_SECTION = re.compile(
+    r"(?:development|developing|contributing|contribution|contributions|contributors|license|licen[cs]e and .*|"
+    r"changelog|change log|credits|sponsors|backers|code of conduct|security|support|authors|maintainers)[:.]?",
+    re.IGNORECASE,
+)
 STEP_HEADING = re.compile(r"^(?:step\s+)?\d+[.):]?\s+", re.IGNORECASE)
 
 
@@ -50,7 +55,9 @@ def _sections(text: str) -> tuple[str, str, list[tuple[str, str]]]:
         if t.type == "heading_open" and t.map
     ]
     title = next((name for level, _, name in headings if level == 1), "")
-    cuts = [(line, name) for level, line, name in headings if level == 2]
+    # Sections are the level-2 headings, and any level-1 heading after the title (a README's "# Development").
+    first_title = next((line for level, line, _ in headings if level == 1), None)
+    cuts = [(line, name) for level, line, name in headings if level == 2 or (level == 1 and line != first_title)]
     if not cuts:
         cuts = [(line, name) for level, line, name in headings if level == 3 and STEP_HEADING.match(name)]
     if not cuts:
@@ -165,6 +172,8 @@ def generate_walkthrough(
     files are looked up beside the page and from docs_root (default: the page's folder)."""
     text = reader_text(Path(doc_path), docs_root)
     title, introduction, sections = _sections(text)
+    # A project's notes for its own contributors (how to develop it, its license) are not the reader's path.
+    sections = [(name, markdown) for name, markdown in sections if not CONTRIBUTOR_SECTION.fullmatch(name.strip())]
     context = f"{library} {version}".strip()
     prerequisites = " ".join(
         s for s in _sentences(introduction) if re.search(r"\b(need|require|install|prerequisite)", s, re.I)

@@ -97,3 +97,14 @@ def test_a_page_is_read_as_its_reader_sees_it(tmp_path):
     assert "[the API](https://example.org/guide)" in use and "![logo](logo.png)" in use
     assert "[g]:" not in use and "title: Front matter" not in export["walkthrough"]["description"]
     assert export["walkthrough"]["description"] == "Read the [guide](https://example.org/guide)."
+
+
+def test_a_later_top_heading_starts_a_section_and_contributor_notes_are_not_steps(tmp_path):
+    page = tmp_path / "README.md"
+    page.write_text(
+        "# demo\n\nA tool.\n\n## Usage\n\n```bash\ndemo run\n```\n\n# Development\n\nCheck out the repository, then:\n\n"
+        "```bash\nnpm i\nnpm start\n```\n\n## License\n\nMIT\n"
+    )
+    _, export = generate_walkthrough(page, "demo", "1.0")
+    assert [step["title"] for step in export["steps"]] == ["Usage"]
+    assert "npm start" not in export["steps"][0]["contentFields"]["contentForUser"]
