@@ -254,6 +254,15 @@ def classify_failure(outcome: Outcome, history: History, folders: Folders) -> Fi
             evidence,
             f"url:{action.text}",
         )
+    if action.kind == "tree":
+        return Finding(
+            "logical_flow",
+            "warning",
+            f"The page shows the files following it makes, but they are not there: {output.strip()}.",
+            "Show the files as the steps make them, or the choice (a folder, an option) that gives the ones shown.",
+            evidence,
+            "tree",
+        )
     if action.kind == "compare":
         return Finding(
             "execution_error",

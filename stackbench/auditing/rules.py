@@ -28,7 +28,7 @@ from stackbench.auditing.gap_rules import (
     assess_step,
     raised_as_shown,
 )
-from stackbench.auditing.step_reading import Action, StepPlan, read_step
+from stackbench.auditing.step_reading import Action, StepPlan, read_step, tree_paths
 from stackbench.auditing.terminal import CommandResult, Terminal
 from stackbench.docs.shell_words import ENVIRONMENT_SHELL, INSTALL_FOR_TOOL, command_words
 from stackbench.formats.results import AuditResult
@@ -236,7 +236,9 @@ def _perform_logged(
 ) -> CommandResult:
     observer.command_started(action.path and f"write {action.path}" or action.text.strip().splitlines()[0][:300])
     result = _perform(action, terminal, number)
-    tool = {"file": "Write", "compare": "Read", "python": "Python", "request": "WebFetch"}.get(action.kind, "Bash")
+    tool = {"file": "Write", "compare": "Read", "tree": "Glob", "python": "Python", "request": "WebFetch"}.get(
+        action.kind, "Bash"
+    )
     log.tool_call(
         tool,
         {"path": action.path} if action.kind in ("file", "compare") else {"command": action.text},
@@ -367,6 +369,8 @@ def _perform(action: Action, terminal: Terminal, step_number: int) -> CommandRes
         return _write_file(action, terminal)
     if action.kind == "compare":
         return _compare_file(action, terminal)
+    if action.kind == "tree":
+        return _compare_tree(action, terminal)
     if action.kind == "background":
         terminal.stop_servers()
         return terminal.start_background(action.text)
@@ -424,6 +428,22 @@ def _compare_file(action: Action, terminal: Terminal) -> CommandResult:
         lines = "\n".join(f"  {line}" for line in missing[:10])
         return CommandResult(command, 1, f"{action.path} lacks what the page shows:\n{lines}", 0.0)
     return CommandResult(command, 0, f"{action.path} holds what the page shows", 0.0)
+
+
+def _compare_tree(action: Action, terminal: Terminal) -> CommandResult:
+    """The files a drawn tree shows, looked for from the reader's folder: more than half of them missing means
+    following the page did not make what it shows."""
+    paths = tree_paths(action.text)
+    missing = []
+    for path in paths:
+        target = terminal.resolve_inside(path)
+        if target is None or terminal.sandbox.files.kind(target) is None:
+            missing.append(path)
+    command = "compare the files shown"
+    if paths and len(missing) * 2 > len(paths):
+        listed = ", ".join(f"`{path}`" for path in missing[:8])
+        return CommandResult(command, 1, f"{len(missing)} of the {len(paths)} paths shown are missing: {listed}", 0.0)
+    return CommandResult(command, 0, f"{len(paths) - len(missing)} of the {len(paths)} paths shown are there", 0.0)
 
 
 def describe(sandbox: Sandbox) -> str:

@@ -69,7 +69,7 @@ from stackbench.lib.markdown import info_language, tokens, without_fenced_blocks
 
 @dataclass
 class Action:
-    kind: str  # command, background, file, compare (a file the page shows as made), python, request
+    kind: str  # command, background, file, compare (a file the page shows as made), tree (files shown), python
     text: str
     source: str = "content"  # content or operations
     path: str | None = None
@@ -210,6 +210,12 @@ def read_step(step: dict, path_for_lookup: str | None = None) -> StepPlan:
     return plan
 
 
+# A sentence presenting a tree as what the steps made ("the generated file structure should look like this").
+MADE_FILES = re.compile(
+    r"\b(?:generated|created|creates|will create|scaffold(?:ed|s)?|should (?:now )?(?:look|have|contain)|"
+    r"(?:now )?looks? like|you(?:'ll| will| should) (?:see|have))\b",
+    re.IGNORECASE,
+)
 HTML_ONLY = re.compile(r"\s*(?:</?[A-Za-z][^>]*>\s*)+")
 
 
@@ -251,6 +257,9 @@ def _read_content(content: str, plan: StepPlan) -> None:
             # What the reader will see (a tree of files, a server's banner), whatever the fence says.
             if last_runnable is not None and last_runnable.expected_output is None and not TREE_DRAWING.search(body):
                 last_runnable.expected_output = None if _hedged(parsed, position) else body.strip()
+            if TREE_DRAWING.search(body) and MADE_FILES.search(_last_sentence(intro)) and not _hedged(parsed, position):
+                # The files the steps so far made, as the page shows them: compared with the reader's folder.
+                plan.actions.append(Action("tree", body))
             last_paragraph, last_runnable = "", None
             continue
         if HYPOTHETICAL_INTRO.match(_last_sentence(intro)):
@@ -336,6 +345,33 @@ def _file_shown(paragraph: str) -> str | None:
 
 def _last_sentence(paragraph: str) -> str:
     return re.split(r"(?<=[.!?])\s+", paragraph.strip())[-1] if paragraph.strip() else ""
+
+
+TREE_ENTRY = re.compile(r"^((?:[│|]\s*|\s)*)[├└]──?\s*(.+?)\s*$")
+
+
+def tree_paths(tree: str) -> list[str]:
+    """The paths a drawn tree shows, relative to its root ("." or a folder named on the first line), each entry's
+    folder found by how deep it is drawn; comments after an entry (`# config`) are not part of its name."""
+    root = ""
+    paths: list[str] = []
+    stack: list[tuple[int, str]] = []  # (indent, path) of the folders above the current entry
+    for line in tree.splitlines():
+        entry = TREE_ENTRY.match(line)
+        if entry is None:
+            name = line.strip()
+            if not paths and name and name not in (".", "./") and not stack and "─" not in name:
+                root = name.rstrip("/") + "/"
+            continue
+        indent, name = len(entry.group(1)), re.split(r"\s+(?:#|//|<-|←)", entry.group(2))[0].strip().rstrip("/")
+        if not name or name in ("...", "…"):
+            continue
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        path = (stack[-1][1] + "/" if stack else root) + name
+        paths.append(path)
+        stack.append((indent, path))
+    return paths
 
 
 def _hedged(parsed: list, position: int) -> bool:

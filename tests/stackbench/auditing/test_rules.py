@@ -414,3 +414,27 @@ def test_a_local_https_server_with_the_readers_own_certificate_is_requested_as_a
     assert [g for g in result.gaps if g.severity in ("critical", "warning")] == []
     request = _execution_log(result)[0]["actions"][-1]
     assert request["kind"] == "request" and request["exit_code"] == 0 and "hi" in request["output_tail"]
+
+
+def test_a_tree_the_page_shows_as_made_is_looked_for_in_the_readers_folder(make_walkthrough, tmp_path):
+    tree = "```\nmy-app/\n├── src/\n│   └── main.py   # the app\n└── README.md\n```\n"
+    path = make_walkthrough(
+        [
+            (
+                "Make",
+                "```bash\nmkdir -p my-app/src && touch my-app/src/main.py my-app/README.md\n```\n\nIt makes the app.",
+                "",
+            ),
+            ("Look", f"The generated project looks like this:\n\n{tree}", ""),
+            ("Other", f"A typical layout, for reference:\n\n{tree.replace('my-app', 'other-app')}", ""),
+            ("Gone", f"```bash\nrm -r my-app/src\n```\n\nThe created folder now looks like this:\n\n{tree}", ""),
+        ],
+        name="wt_tree",
+    )
+    result = run_audit(audit_request(path, tmp_path, "demo", "1.0"))
+    assert [(g.step_number, g.gap_type, g.severity) for g in result.gaps if g.severity != "info"] == [
+        (4, "logical_flow", "warning")
+    ]
+    assert "2 of the 3 paths shown are missing: `my-app/src`, `my-app/src/main.py`" in result.gaps[-1].description
+    steps = _execution_log(result)
+    assert [a["kind"] for a in steps[1]["actions"]] == ["tree"] and steps[2]["actions"] == []

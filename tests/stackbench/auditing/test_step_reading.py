@@ -98,7 +98,11 @@ def test_trees_banners_after_an_output_intro_and_what_if_commands_are_not_run():
         "operationsForAgent": "",
     }
     plan = read_step(step)
-    assert [a.text for a in plan.actions] == ["pip install demo", "demo serve"]
+    assert [(a.kind, a.text.split("\n")[0]) for a in plan.actions] == [
+        ("command", "pip install demo"),
+        ("command", "demo serve"),
+        ("tree", "."),  # what the steps made, as the page shows it: looked for, never run
+    ]
     assert plan.actions[1].expected_output == "Starting up demo\nCORS: disabled"
     assert plan.illustrations == ["ls ./myproject", "$ ls -l ./myproject"]
 
