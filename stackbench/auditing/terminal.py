@@ -127,6 +127,7 @@ class Terminal:
             started.output = capture.text()[0] + "\n[it kept running and announced an address: a server; started "
             started.output += "again in the background]\n" + started.output
             started.became_server = True
+            started.duration = time.monotonic() - watch.started  # from when it was first typed
             return started
         if outcome == "done":
             recent = bytes(capture.recent)
