@@ -399,6 +399,8 @@ def _file_target(info: str, paragraph: str, body: str) -> tuple[str | None, str]
     if PROMPTED.match(body):
         return None, "write"  # what a reader types at a prompt, with its output: never a file's content
     sentence = re.split(r"(?<=[.!?])\s+", paragraph.strip())[-1] if paragraph.strip() else ""
+    # A link after the file's name ("add a [`theme`](…) setting") is words to the reader, not another name.
+    sentence = re.sub(r"\[([^\]]*)\]\([^)]*\)", lambda link: link.group(1).replace("`", ""), sentence)
     intro = FILE_INTRO.search(sentence)
     if intro and is_file_path(intro.group(2)) and not intro.group(2).startswith(("http", "-")):
         verb = intro.group(1).lower()

@@ -141,3 +141,12 @@ def test_a_transcript_after_a_sentence_about_a_files_state_is_run_not_compared()
     }
     plan = read_step(step)
     assert [(a.kind, a.text, a.expected_output) for a in plan.actions] == [("command", "pip list", "Package Version")]
+
+
+def test_a_link_after_the_files_name_does_not_hide_it():
+    step = {
+        "contentForUser": "Edit the `site.yml` file and add a [`theme`](https://example.org/theme) setting:\n\n```yaml\ntheme: dark\n```\n",
+        "operationsForAgent": "",
+    }
+    (action,) = read_step(step).actions
+    assert (action.kind, action.path, action.update) == ("file", "site.yml", True)
