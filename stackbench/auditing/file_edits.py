@@ -1,9 +1,10 @@
 """What "update `app.py`" means when a step shows a block for a file that already exists: the whole file when
 the block is one (it starts as a file starts, or is most of the old one), otherwise an edit a careful reader
-makes: in Python, definitions replaced by name and new imports put at the top; in anything else, the block
-added at the end. The auditor says which it did, so a reader of the audit can tell."""
+makes: in Python, definitions replaced by name and new imports put at the top; in JSON, objects merged by key;
+in anything else, the block added at the end. The auditor says which it did, so a reader of the audit can tell."""
 
 import ast
+import json
 import re
 
 WHOLE_FILE_START = re.compile(
@@ -13,6 +14,10 @@ WHOLE_FILE_START = re.compile(
 
 def apply_edit(existing: str, block: str, path: str) -> tuple[str, str]:
     """(new file text, what was done: "replaced", "merged" or "appended")."""
+    if path.endswith(".json"):
+        merged_json = _merge_json(existing, block)
+        if merged_json is not None:
+            return merged_json, "merged"
     if path.endswith((".toml", ".ini", ".cfg")) and SECTION.search(block):
         old_tables = {header for header, _ in _sections(existing) if header}
         if old_tables <= {header for header, _ in _sections(block) if header}:
@@ -84,6 +89,31 @@ def _merge_python(existing: str, block: str) -> str | None:
             result.append(old_lines[index - 1])
             index += 1
     return "\n".join(imports + result + appended) + "\n"
+
+
+ELISION = re.compile(r"^\s*(?://\s*)?(?:\.\.\.|…)\s*,?\s*$", re.MULTILINE)
+
+
+def _merge_json(existing: str, block: str) -> str | None:
+    """A JSON block added to a JSON file ("add this section to `package.json`", its `...` standing for the rest)
+    merges by key, objects into objects, as a reader edits it; None when either is not a JSON object."""
+    shown = re.sub(r",(\s*[}\]])", r"\1", ELISION.sub("", block))
+    try:
+        old, new = json.loads(existing), json.loads(shown)
+    except ValueError:
+        return None
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return None
+    return json.dumps(_merged(old, new), indent=2, ensure_ascii=False) + "\n"
+
+
+def _merged(old: dict, new: dict) -> dict:
+    result = dict(old)
+    for key, value in new.items():
+        result[key] = (
+            _merged(result[key], value) if isinstance(value, dict) and isinstance(result.get(key), dict) else value
+        )
+    return result
 
 
 SECTION = re.compile(r"^\s*\[\[?([^\]]+)\]\]?\s*$", re.MULTILINE)

@@ -1,3 +1,5 @@
+import json
+
 from stackbench.auditing.file_edits import apply_edit
 
 APP = 'import os\n\n\ndef greet():\n    return "hi"\n\n\nprint(greet())\n'
@@ -34,3 +36,15 @@ def test_a_toml_block_replaces_the_table_it_declares_and_adds_new_ones():
     text, how = apply_edit(existing, "[tool.demo]\nlevel = 2\n\n[tool.other]\nx = 1\n", "pyproject.toml")
     assert how == "merged"
     assert text == '[project]\nname = "demo"\n\n[tool.demo]\nlevel = 2\n\n[tool.other]\nx = 1\n'
+
+
+def test_a_json_block_merges_into_the_file_by_key_its_ellipsis_standing_for_the_rest():
+    existing = '{\n  "name": "site",\n  "devDependencies": {"vitepress": "2.0.0"},\n  "scripts": {"test": "x"}\n}\n'
+    block = '{\n  ...\n  "scripts": {\n    "docs:dev": "vitepress dev docs",\n  },\n  ...\n}\n'
+    text, how = apply_edit(existing, block, "package.json")
+    assert how == "merged"
+    assert json.loads(text) == {
+        "name": "site",
+        "devDependencies": {"vitepress": "2.0.0"},
+        "scripts": {"test": "x", "docs:dev": "vitepress dev docs"},
+    }
