@@ -151,9 +151,11 @@ class History:
             if finding.severity == "critical" and finding.blocks and finding.key.startswith(EVIDENCE_KEYS) and missing:
                 self.blocking.append((step.get("step_number", 0), missing, finding.description))
         for outcome in outcomes:
-            if outcome.result is not None and outcome.action.kind == "command":
-                self.printed.setdefault(outcome.action.text, []).append((self.current_step, outcome.result.output))
             text = outcome.action.text
+            if outcome.result is not None and outcome.action.kind == "command":
+                # A command run again after a fix (`pip install uv && uv run main.py`) printed for the command.
+                typed = text.rsplit(" && ", 1)[-1] if outcome.action.source == "fallback" else text
+                self.printed.setdefault(typed, []).append((self.current_step, outcome.result.output))
             if outcome.action.kind in ("command", "background"):
                 self.exported_env |= set(ENV_ASSIGNED.findall(text))
                 self.shell_definitions |= shell_definitions(text)

@@ -438,3 +438,26 @@ def test_a_tree_the_page_shows_as_made_is_looked_for_in_the_readers_folder(make_
     assert "2 of the 3 paths shown are missing: `my-app/src`, `my-app/src/main.py`" in result.gaps[-1].description
     steps = _execution_log(result)
     assert [a["kind"] for a in steps[1]["actions"]] == ["tree"] and steps[2]["actions"] == []
+
+
+def test_output_a_fixed_command_printed_earlier_is_remembered_for_the_command_the_page_shows(
+    make_walkthrough, tmp_path
+):
+    run = "uv run --no-project python3 main.py"
+    path = make_walkthrough(
+        [
+            (
+                "Start",
+                f"Create `main.py`:\n\n```python\nprint('Hello World')\n```\n\n```console\n$ {run}\nHello World\n```\n",
+                "",
+            ),
+            ("Grow", "Update `main.py`:\n\n```python\nimport sys\nprint('Hello', sys.argv[1])\n```\n", ""),
+            ("Again", f"As before:\n\n```console\n$ {run}\nHello World\n```\n", ""),
+        ],
+        name="wt_fixed_then_changed",
+    )
+    result = run_audit(audit_request(path, tmp_path, "demo", "1.0"))
+    assert [(g.step_number, g.gap_type) for g in result.gaps if g.severity != "info"] == [
+        (1, "prerequisite"),
+        (3, "logical_flow"),
+    ]
