@@ -148,7 +148,7 @@ class History:
         self.reported_keys |= {finding.key for finding in findings}
         for finding in findings:
             missing = finding.key.partition(":")[2]
-            if finding.severity == "critical" and finding.blocks and finding.key.startswith(EVIDENCE_KEYS) and missing:
+            if finding.blocks and finding.key.startswith(EVIDENCE_KEYS) and missing:
                 self.blocking.append((step.get("step_number", 0), missing, finding.description))
         for outcome in outcomes:
             text = outcome.action.text
@@ -263,7 +263,8 @@ def classify_failure(outcome: Outcome, history: History, folders: Folders) -> Fi
             f"The page shows the files following it makes, but they are not there: {output.strip()}.",
             "Show the files as the steps make them, or the choice (a folder, an option) that gives the ones shown.",
             evidence,
-            "tree",
+            # What it leaves missing, for later failures that name it (see History.cause_named_in).
+            f"path:{(re.findall(r'`([^`]+)`', output) or ['tree'])[0]}",
         )
     if action.kind == "compare":
         return Finding(
@@ -457,7 +458,7 @@ def assess_step(
         finding = history.earlier_state_shown(outcome.action, outcome.run.output) or classify_failure(
             outcome, history, folders
         )
-        finding.blocks = finding.severity == "critical"
+        finding.blocks = finding.severity == "critical" or outcome.action.kind == "tree"
         if outcome.replaced_by.startswith("yes ''"):
             finding.blocks = False
             finding.description += " The auditor answered each with its default (Enter) in a terminal to go on."

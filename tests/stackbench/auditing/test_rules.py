@@ -428,6 +428,7 @@ def test_a_tree_the_page_shows_as_made_is_looked_for_in_the_readers_folder(make_
             ("Look", f"The generated project looks like this:\n\n{tree}", ""),
             ("Other", f"A typical layout, for reference:\n\n{tree.replace('my-app', 'other-app')}", ""),
             ("Gone", f"```bash\nrm -r my-app/src\n```\n\nThe created folder now looks like this:\n\n{tree}", ""),
+            ("Read", "```bash\ncat my-app/src/main.py\n```\n\nIt prints the app.", ""),
         ],
         name="wt_tree",
     )
@@ -435,7 +436,10 @@ def test_a_tree_the_page_shows_as_made_is_looked_for_in_the_readers_folder(make_
     assert [(g.step_number, g.gap_type, g.severity) for g in result.gaps if g.severity != "info"] == [
         (4, "logical_flow", "warning")
     ]
-    assert "2 of the 3 paths shown are missing: `my-app/src`, `my-app/src/main.py`" in result.gaps[-1].description
+    (later,) = [g for g in result.gaps if g.step_number == 5]
+    assert later.severity == "info" and later.description.startswith("A consequence of step 4")
+    tree_gap = next(g for g in result.gaps if g.step_number == 4)
+    assert "2 of the 3 paths shown are missing: `my-app/src`, `my-app/src/main.py`" in tree_gap.description
     steps = _execution_log(result)
     assert [a["kind"] for a in steps[1]["actions"]] == ["tree"] and steps[2]["actions"] == []
 
