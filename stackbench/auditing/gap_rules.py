@@ -102,12 +102,21 @@ class History:
         expected = action.expected_output or ""
         if action.kind != "command" or not expected.strip():
             return None
-        for step, earlier in self.printed.get(action.text, []):
-            if not missing_lines(expected, earlier):
+        # The same command, or another one run on the same file (`python main.py`, `typer main.py run`).
+        files = set(FILE_ARGUMENT.findall(action.text))
+        related = [
+            (command, runs)
+            for command, runs in self.printed.items()
+            if command == action.text or files & set(FILE_ARGUMENT.findall(command))
+        ]
+        for command, runs in related:
+            for step, earlier in runs:
+                if missing_lines(expected, earlier):
+                    continue
                 return Finding(
                     "logical_flow",
                     "warning",
-                    f"The page shows what `{_short(action.text)}` printed at step {step}, but the steps since then "
+                    f"The page shows what `{_short(command)}` printed at step {step}, but the steps since then "
                     "changed what it runs, so following the page in order gives something else.",
                     "Show the output for the reader's state at this point, or tell them what to restore first.",
                     f"Shown:\n{expected.strip()[:600]}\nPrinted now:\n{output.strip()[-1200:]}",
@@ -175,6 +184,7 @@ class History:
         return None
 
 
+FILE_ARGUMENT = re.compile(r"(?<![\w/.-])[\w./-]+\.(?:py|js|mjs|ts|rb|sh|go|rs|java|php)\b")
 NODE_TOOLS = frozenset({"node", "npm", "npx"})
 # The gaps whose key names what they leave missing: a later failure that names it is their consequence.
 EVIDENCE_KEYS = ("tool:", "module:", "path:", "name:", "env:")

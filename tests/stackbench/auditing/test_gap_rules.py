@@ -405,7 +405,8 @@ def test_output_shown_from_before_the_steps_changed_things_is_a_logical_flow_gap
                 "",
             ),
             ("Again", "Run it as before:\n\n```console\n$ python3 main.py\nHello World\n```\n", ""),
+            ("Once more", "Run it once more:\n\n```console\n$ python3 -B main.py\nHello World\n```\n", ""),
         ]
     )
-    assert gaps == [(3, "logical_flow", "warning")]
+    assert gaps == [(3, "logical_flow", "warning"), (4, "logical_flow", "warning")]
     assert "printed at step 1, but the steps since then changed what it runs" in result.gaps[0].description
