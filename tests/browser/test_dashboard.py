@@ -34,6 +34,8 @@ def test_start_a_run_from_the_ui_and_watch_it_finish_live_then_rerun_and_compare
     expect(page.locator("#run-live .status")).to_have_text("Succeeded", timeout=60_000)
     assert page.evaluate("window.stillTheSamePage") is True, "the page reloaded instead of updating in place"
     expect(page.locator("#step-3")).to_contain_text("seed.csv")
+    expect(page.locator("#how-far li").nth(2)).to_contain_text("partly done")
+    expect(page.locator("#run-live")).to_contain_text("Steps completed")
     expect(page.locator("#files")).to_contain_text("wt_kv_quickstart_audit.json")
     expect(page.locator("#run-actions")).to_contain_text("Rerun")
     screenshot(page, "run-audit")
