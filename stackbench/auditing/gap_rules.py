@@ -204,12 +204,27 @@ def _short(command: str, limit: int = 80) -> str:
     return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
+# Lines a tool prints after every failure, whatever it was: they say nothing of the cause.
+BOILERPLATE = re.compile(
+    r"A complete log of this run can be found|^npm (?:error|ERR!)\s*$|For more information|Run with --\w+|"
+    r"^note: This error originates|^hint:|^\[end of output\]",
+    re.IGNORECASE,
+)
+
+
 def _last_error_line(output: str) -> str:
-    lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
+    lines = [line.strip() for line in output.strip().splitlines() if line.strip() and not BOILERPLATE.search(line)]
     for line in reversed(lines):
         if re.match(r"^[A-Za-z_.]*(Error|Exception|Exit)\b.*:|^error\b|^fatal\b|^E\s", line, re.IGNORECASE):
             return line[:300]
     return lines[-1][:300] if lines else ""
+
+
+def failure_signature(error: str) -> str:
+    """What makes two failures the same failure: their error line with the numbers and paths that differ
+    between runs and folders masked (`npm error code ENOENT … /home/reader/work/package.json`)."""
+    masked = re.sub(r"\S*/\S*", "/…", error)
+    return re.sub(r"\d+", "0", masked).strip().lower()[:160]
 
 
 @dataclass
@@ -412,7 +427,8 @@ def classify_failure(outcome: Outcome, history: History, folders: Folders) -> Fi
         f"{what} fails (exit {result.exit_code}){detail}",
         "Fix the command or code, or state what the reader must have done first.",
         evidence,
-        f"fail:{action.text[:120]}",
+        # Repeats are the same failure, not the same command: one gap, where it first shows.
+        f"fail:{failure_signature(error)}" if error else f"fail:{action.text[:120]}",
     )
 
 

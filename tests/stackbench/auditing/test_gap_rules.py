@@ -410,3 +410,19 @@ def test_output_shown_from_before_the_steps_changed_things_is_a_logical_flow_gap
     )
     assert gaps == [(3, "logical_flow", "warning"), (4, "logical_flow", "warning")]
     assert "printed at step 1, but the steps since then changed what it runs" in result.gaps[0].description
+
+
+def test_the_same_failure_from_other_commands_is_one_gap_and_a_different_one_is_its_own(audit):
+    fail = "python3 -c \"import sys; sys.exit('Error: unknown option --{}')\""
+    gaps, result = audit(
+        [
+            ("One", f"```bash\n{fail.format('fast')}\n{fail.format('fast')} --again\n```\n\nIt prints nothing.", ""),
+            (
+                "Two",
+                f"```bash\n{fail.format('fast')} --once-more\n{fail.format('slow')}\n```\n\nIt prints nothing.",
+                "",
+            ),
+        ]
+    )
+    assert gaps == [(1, "execution_error", "critical"), (2, "execution_error", "critical")]
+    assert "--slow" in result.gaps[1].description
