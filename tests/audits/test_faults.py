@@ -359,7 +359,7 @@ def test_the_worker_survives_hostile_steps_and_leaks_no_secrets(make_walkthrough
             return f"the audit; its log so far:\n{log}\nthe worker's log:\n{worker.log.read_text()[-3000:]}"
 
         done = wait_for(lambda: fresh(run) if not fresh(run).is_active else None, timeout=120, message=stuck)
-        assert done.status == RunStatus.SUCCEEDED and done.progress_current == 5, done.error
+        assert done.status == RunStatus.SUCCEEDED and len(done.step_records()) == 5, done.error  # all followed
         assert not (APP_DIR / "pwned-by-docs").exists()
         everything = "".join(p.read_text(errors="replace") for p in done.output_path().rglob("*") if p.is_file())
         assert "alive" in everything
