@@ -135,18 +135,6 @@ def matches(gap, label: dict, starts: list[int]) -> bool:
     return gap.step_number == step and gap.gap_type in label["gap_types"]
 
 
-def step_records(log: list[dict], total: int) -> tuple[int, int]:
-    """(steps done, steps partly done): done when every action ran and ended as the page says."""
-    done = partly = 0
-    for step in log:
-        actions = step["actions"]
-        if any(a["skipped"] or a["exit_code"] not in (0, None) for a in actions):
-            partly += 1
-        else:
-            done += 1
-    return done, partly
-
-
 def measure(tutorial: dict, labels: list[dict], show_gaps: bool, mirrors: Path) -> dict:
     root = unpacked(tutorial, mirrors)
     with tempfile.TemporaryDirectory() as workspace:
@@ -166,7 +154,9 @@ def measure(tutorial: dict, labels: list[dict], show_gaps: bool, mirrors: Path) 
             paired.append(label)
     infos = [gap for gap in result.gaps if gap.severity == "info"]
     wrong_infos = [gap for gap in infos if not any(matches(gap, label, starts) for label in labels)]
-    done, partly = step_records(log, result.total_steps)
+    # The auditor's own record of each step (a fixed command is judged by its second run).
+    done = sum(1 for step in log if step["status"] == "done")
+    partly = len(log) - done
     if show_gaps:
         print(f"    steps start at page lines {starts}")
         for gap in result.gaps:
@@ -180,7 +170,7 @@ def measure(tutorial: dict, labels: list[dict], show_gaps: bool, mirrors: Path) 
                 print(f"    missed: {where} {'/'.join(label['gap_types'])}: {label['reason']}")
     last = log[-1] if log else None
     all_reached = bool(last) and len(log) == result.total_steps
-    last_done = all_reached and not any(a["skipped"] or a["exit_code"] not in (0, None) for a in last["actions"])
+    last_done = all_reached and last["status"] == "done"
     # Stopped at a labelled defect: the last step is partly done, and a gap there matches a labelled problem.
     at_label = all_reached and not last_done and any(g.step_number == last["step_number"] for g in found_gaps)
     return {

@@ -147,9 +147,9 @@ class History:
             body = ast.parse(code).body
         except SyntaxError:
             return None
-        if not any(not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for node in body):
+        if all(isinstance(node, DEFINITIONS) for node in body):
             return None
-        names = functions_and_classes(code)
+        names = {node.name for node in body if isinstance(node, DEFINITIONS)}
         return next((path for path, defined in reversed(self.python_files.items()) if names & defined), None)
 
     def remember(self, step: dict, plan: StepPlan, outcomes: list[Outcome], findings: Sequence["Finding"] = ()) -> None:
@@ -190,13 +190,15 @@ NODE_TOOLS = frozenset({"node", "npm", "npx"})
 EVIDENCE_KEYS = ("tool:", "module:", "path:", "name:", "env:")
 
 
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
 def functions_and_classes(code: str) -> set[str]:
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return set()
-    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-    return {node.name for node in tree.body if isinstance(node, kinds)}
+    return {node.name for node in tree.body if isinstance(node, DEFINITIONS)}
 
 
 def _short(command: str, limit: int = 80) -> str:

@@ -41,6 +41,7 @@ from stackbench.docs.tutorial_text import (
     INSTRUCTION_VERBS,
     LINK,
     LOCAL_URL,
+    MADE_FILES,
     NOT_WORK,
     OPS_ITEM,
     OR_INTRO,
@@ -210,12 +211,6 @@ def read_step(step: dict, path_for_lookup: str | None = None) -> StepPlan:
     return plan
 
 
-# A sentence presenting a tree as what the steps made ("the generated file structure should look like this").
-MADE_FILES = re.compile(
-    r"\b(?:generated|created|creates|will create|scaffold(?:ed|s)?|should (?:now )?(?:look|have|contain)|"
-    r"(?:now )?looks? like|you(?:'ll| will| should) (?:see|have))\b",
-    re.IGNORECASE,
-)
 HTML_ONLY = re.compile(r"\s*(?:</?[A-Za-z][^>]*>\s*)+")
 
 

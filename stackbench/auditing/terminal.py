@@ -124,8 +124,8 @@ class Terminal:
             self._kill_shell()
             self.stop_servers()
             started = self.start_background(command)
-            started.output = capture.text()[0] + "\n[it kept running and announced an address: a server; started "
-            started.output += "again in the background]\n" + started.output
+            note = "[it kept running and announced an address: a server; started again in the background]"
+            started.output = f"{capture.text()[0]}\n{note}\n{started.output}"
             started.became_server = True
             started.duration = time.monotonic() - watch.started  # from when it was first typed
             return started

@@ -92,6 +92,10 @@ SHOWN_STATE = re.compile(
     r"you(?:'ll| will| should) (?:see|find))\b",
     re.IGNORECASE,
 )
+# A sentence presenting a drawn tree as what the steps made: a shown state, or the words of making it.
+MADE_FILES = re.compile(
+    rf"{SHOWN_STATE.pattern}|\b(?:generated|created|creates|will create|scaffold(?:ed|s)?)\b", re.IGNORECASE
+)
 WRITE_IMPERATIVE = re.compile(
     r"^\s*(?:(?:now|then|next|first|finally),?\s+)?(?:create|add|save|write|put|paste|edit|update|change|replace|"
     r"open|copy|make|insert|append|modify)\b",

@@ -339,6 +339,7 @@ def test_a_command_that_keeps_running_and_announces_an_address_is_a_server_whate
     first = _execution_log(result)[0]["actions"]
     assert first[-1]["kind"] == "request" and first[-1]["exit_code"] == 0 and "hello" in first[-1]["output_tail"]
     assert "a server; started again in the background" in first[1]["output_tail"]
+    assert first[1]["output_tail"].count("[it kept running") == 1, "what it printed, then the note, then its log"
     assert result.completed_steps == 2
 
 
